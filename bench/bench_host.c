@@ -1,0 +1,107 @@
+/* Host-level benchmarks: dispatch overhead and raw tensor transfer. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static const char nop_config[] = "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
+
+static char *nop_program(int n) {
+    size_t cap = 64 + (size_t)n * 24;
+    char *p = malloc(cap), *w = p;
+    w += sprintf(w, "{\"tensors\": [], \"instructions\": [");
+    for (int i = 0; i < n; ++i) w += sprintf(w, "%s{\"opcode\": 250}", i ? "," : "");
+    sprintf(w, "]}");
+    return p;
+}
+
+typedef struct direct_arg {
+    trn_handler fn;
+    int n;
+} direct_arg;
+
+static void call_direct(void *arg) {
+    direct_arg *d = arg;
+    for (int i = 0; i < d->n; ++i) d->fn(NULL, NULL, NULL);
+}
+
+/* The same handler called directly, without the host: the module is opened
+ * the way the loader opens it. */
+static trn_handler nop_handler(void) {
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 40);
+    path[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(path, '/');
+    strcpy(slash ? slash + 1 : path, "trnsim-benchnop.so");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const trn_plugin_desc *d = h ? dlsym(h, TRN_PLUGIN_SYMBOL) : NULL;
+    return d ? d->ops[0].handler : NULL;
+}
+
+BENCH_CASE(host_dispatch) {
+    trn_handler fn = nop_handler();
+    if (!fn) {
+        printf("skipped: trnsim-benchnop.so not found beside the benchmark\n");
+        return;
+    }
+    int sizes[] = {1000, 10000, 100000};
+    for (int k = 0; k < 3; ++k) {
+        int n = bench_quick() ? sizes[k] / 10 : sizes[k];
+        trn_sim *s = bench_open(nop_config);
+        char *prog = nop_program(n);
+        bench_load(s, prog);
+        double t = bench_time_run(s, 0.3);
+        direct_arg d = {fn, n};
+        double tb = bench_time(call_direct, &d, 0.3);
+        char size[32];
+        snprintf(size, sizeof size, "%d instr", n);
+        bench_report("dispatch BenchNop (module)", size, n, "instr", t, "direct handler call", tb);
+        free(prog);
+        trn_sim_close(s);
+    }
+}
+
+typedef struct copy_arg {
+    void *dst;
+    const void *src;
+    size_t n;
+    trn_sim *sim;
+} copy_arg;
+
+static void do_memcpy(void *arg) {
+    copy_arg *c = arg;
+    memcpy(c->dst, c->src, c->n);
+}
+
+static void do_set(void *arg) {
+    copy_arg *c = arg;
+    bench_set(c->sim, "t", c->src, c->n);
+}
+
+BENCH_CASE(host_raw_write) {
+    size_t mib[] = {1, 16, 64};
+    for (int k = 0; k < 3; ++k) {
+        size_t bytes = (bench_quick() ? mib[k] / 4 + 1 : mib[k]) << 20;
+        char prog[256];
+        snprintf(prog, sizeof prog,
+                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]}],"
+                 " \"instructions\": []}", bytes / 4);
+        trn_sim *s = bench_open(nop_config);
+        bench_load(s, prog);
+        void *src = calloc(1, bytes), *dst = calloc(1, bytes);
+        memset(src, 1, bytes);
+        memset(dst, 2, bytes);
+        copy_arg c = {dst, src, bytes, s};
+        double t = bench_time(do_set, &c, 0.3), tb = bench_time(do_memcpy, &c, 0.3);
+        char size[32];
+        snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
+        bench_report("host write through AP (hbm)", size, (double)bytes, "B", t, "memcpy", tb);
+        free(src);
+        free(dst);
+        trn_sim_close(s);
+    }
+}

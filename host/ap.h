@@ -1,0 +1,46 @@
+/* Access patterns: validation, bounds, and every transfer through an AP
+ * (dense, raw, indirect), walked in the reference's runAP order. */
+#ifndef TRNSIM_HOST_AP_H
+#define TRNSIM_HOST_AP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "memory.h"
+#include "trnsim/plugin.h"
+
+typedef struct trn_ap_env {
+    trn_core_state *cores;
+    uint32_t ncores;
+    bool allow_uninit; /* reads of never-written bytes allowed */
+} trn_ap_env;
+
+/* Fields, core, dtype and bounds of every element; 0 or -1 with a message
+ * naming the offending partition / byte offset. */
+int trn_ap_check(const trn_ap_env *env, const trn_ap *ap, trn_error *e);
+
+int trn_ap_read_f32(const trn_ap_env *env, const trn_ap *ap, float *dst, trn_error *e);
+int trn_ap_read_raw(const trn_ap_env *env, const trn_ap *ap, void *dst, trn_error *e);
+/* Narrow then cast_copy_or_accumulate(op). An accumulate into a byte range
+ * never written stores the value (the reference's runAP "seen" flag). */
+int trn_ap_write_f32(const trn_ap_env *env, const trn_ap *ap, const float *src, trn_acc_op op, trn_error *e);
+int trn_ap_write_raw(const trn_ap_env *env, const trn_ap *ap, const void *src, trn_error *e);
+int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n, float *dst,
+                             trn_error *e);
+int trn_ap_write_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
+                              const float *src, trn_acc_op op, trn_error *e);
+
+/* Bounds and, when reading, the uninitialised-read guard; moves nothing. */
+int trn_ap_check_access(const trn_ap_env *env, const trn_ap *ap, bool reading, trn_error *e);
+/* src in the AP's dtype; copy, or cast_copy_or_accumulate in that dtype. */
+int trn_ap_write_raw_op(const trn_ap_env *env, const trn_ap *ap, const void *src, trn_acc_op op, trn_error *e);
+int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n, void *dst,
+                             trn_error *e);
+int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
+                              const void *src, trn_acc_op op, trn_error *e);
+
+/* "sbuf[p0:+n:s] off=.. ap=[[s,n],..] float32" for messages. */
+void trn_ap_describe(const trn_ap *ap, char *buf, size_t len);
+
+#endif

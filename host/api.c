@@ -1,0 +1,336 @@
+/* The one host API table handed to every module (plugin.h). Each entry
+ * adapts a host service to the executing instruction's context and turns
+ * host errors into the instruction's recorded error. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arith.h"
+#include "sim_internal.h"
+
+/* ---- errors and logging ---- */
+
+static trn_status api_error(trn_ctx *ctx, const char *fmt, ...) {
+    char msg[TRN_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (ctx->failed) trn_error_prefix(&ctx->err, "%s", msg); /* add context to the first message */
+    else snprintf(ctx->err.msg, sizeof ctx->err.msg, "%s", msg);
+    ctx->failed = true;
+    return TRN_ERR;
+}
+
+static trn_status host_error(trn_ctx *ctx, const trn_error *e) { return api_error(ctx, "%s", e->msg); }
+
+static void api_log(trn_ctx *ctx, trn_log_level level, const char *fmt, ...) {
+    const trn_sim *s = ctx->sim;
+    if (level == TRN_LOG_TRACE && !s->opts.trace) return;
+    if (level == TRN_LOG_INFO && !s->opts.trace) return;
+    static const char *const names[] = {"error", "warning", "info", "trace"};
+    FILE *out = s->opts.trace_out ? s->opts.trace_out : stderr;
+    fprintf(out, "%s: core %u #%llu: ", names[level <= TRN_LOG_TRACE ? level : TRN_LOG_TRACE], ctx->core,
+            (unsigned long long)ctx->index);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+}
+
+/* ---- where we are ---- */
+
+static uint32_t api_core_id(const trn_ctx *ctx) { return ctx->core; }
+static uint32_t api_core_count(const trn_ctx *ctx) { return ctx->sim->ncores; }
+static uint32_t api_opcode(const trn_ctx *ctx) { return ctx->inst->it; }
+static uint64_t api_index(const trn_ctx *ctx) { return ctx->index; }
+
+/* ---- operands ---- */
+
+static int api_operand_count(const trn_ctx *ctx, trn_dir dir) {
+    return dir == TRN_OUT ? ctx->inst->n_out : ctx->inst->n_in;
+}
+
+static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
+    const char *what = dir == TRN_OUT ? "outputs" : "inputs";
+    int n = api_operand_count(ctx, dir);
+    if (idx < 0 || idx >= n) return api_error(ctx, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
+    const trn_operand *op = dir == TRN_OUT ? &ctx->inst->out[idx] : &ctx->inst->in[idx];
+    *out = op->ap;
+    out->core = ctx->core;
+    if (op->offset_register >= 0) {
+        const trn_core_state *cs = &ctx->sim->cores[ctx->core];
+        if ((uint32_t)op->offset_register >= cs->nregs)
+            return api_error(ctx, "%s[%d]: offset_register %d, the core has %u registers", what, idx,
+                             op->offset_register, cs->nregs);
+        out->offset += cs->regs[op->offset_register];
+    }
+    trn_ap_env env = trn_ctx_env(ctx);
+    trn_error e;
+    if (trn_ap_check(&env, out, &e)) return api_error(ctx, "%s[%d]: %s", what, idx, e.msg);
+    return TRN_OK;
+}
+
+/* ---- transfers ---- */
+
+#define TRANSFER(call)                                                                                                \
+    do {                                                                                                              \
+        trn_ap_env env = trn_ctx_env(ctx);                                                                            \
+        trn_error e;                                                                                                  \
+        if (call) return host_error(ctx, &e);                                                                         \
+        return TRN_OK;                                                                                                \
+    } while (0)
+
+static trn_status api_read_f32(trn_ctx *ctx, const trn_ap *ap, float *dst) {
+    TRANSFER(trn_ap_read_f32(&env, ap, dst, &e));
+}
+static trn_status api_read_raw(trn_ctx *ctx, const trn_ap *ap, void *dst) {
+    TRANSFER(trn_ap_read_raw(&env, ap, dst, &e));
+}
+static trn_status api_write_f32(trn_ctx *ctx, const trn_ap *ap, const float *src, trn_acc_op op) {
+    TRANSFER(trn_ap_write_f32(&env, ap, src, op, &e));
+}
+static trn_status api_write_raw(trn_ctx *ctx, const trn_ap *ap, const void *src) {
+    TRANSFER(trn_ap_write_raw(&env, ap, src, &e));
+}
+static trn_status api_read_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, float *dst) {
+    TRANSFER(trn_ap_read_indirect_f32(&env, ap, idx, n, dst, &e));
+}
+static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, const float *src,
+                                     trn_acc_op op) {
+    TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e));
+}
+
+static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
+    TRANSFER(trn_ap_check_access(&env, ap, dir == TRN_IN, &e));
+}
+static trn_status api_write_raw_op(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op) {
+    TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e));
+}
+static trn_status api_read_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, void *dst) {
+    TRANSFER(trn_ap_read_indirect_raw(&env, ap, idx, n, dst, &e));
+}
+static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                         const void *src, trn_acc_op op) {
+    TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e));
+}
+
+/* ---- attributes ---- */
+
+static const trn_value *api_attr(trn_ctx *ctx, const char *key) {
+    return (const trn_value *)json_object_get(ctx->inst->obj, key);
+}
+
+static trn_lookup value_int(trn_ctx *ctx, const trn_value *v, const char *key, int64_t *out) {
+    const json_t *j = (const json_t *)v;
+    if (json_is_integer(j)) *out = json_integer_value(j);
+    else if (json_is_boolean(j)) *out = json_is_true(j);
+    else if (json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) && fabs(json_real_value(j)) < 9e18)
+        *out = (int64_t)json_real_value(j);
+    else {
+        api_error(ctx, "attribute '%s' must be an integer", key);
+        return TRN_BADTYPE;
+    }
+    return TRN_FOUND;
+}
+
+static trn_lookup value_float(trn_ctx *ctx, const trn_value *v, const char *key, double *out) {
+    const json_t *j = (const json_t *)v;
+    if (json_is_number(j)) {
+        *out = json_number_value(j);
+        return TRN_FOUND;
+    }
+    const char *s = json_string_value(j);
+    if (s && (!strcasecmp(s, "inf") || !strcasecmp(s, "+inf") || !strcasecmp(s, "infinity"))) *out = INFINITY;
+    else if (s && (!strcasecmp(s, "-inf") || !strcasecmp(s, "-infinity"))) *out = -INFINITY;
+    else if (s && !strcasecmp(s, "nan")) *out = NAN;
+    else {
+        api_error(ctx, "attribute '%s' must be a number or \"inf\", \"-inf\", \"nan\"", key);
+        return TRN_BADTYPE;
+    }
+    return TRN_FOUND;
+}
+
+static trn_lookup api_attr_int(trn_ctx *ctx, const char *key, int64_t *out) {
+    const trn_value *v = api_attr(ctx, key);
+    return v ? value_int(ctx, v, key, out) : TRN_ABSENT;
+}
+
+static trn_lookup api_attr_float(trn_ctx *ctx, const char *key, double *out) {
+    const trn_value *v = api_attr(ctx, key);
+    return v ? value_float(ctx, v, key, out) : TRN_ABSENT;
+}
+
+static trn_lookup api_attr_string(trn_ctx *ctx, const char *key, const char **out) {
+    const json_t *v = (const json_t *)api_attr(ctx, key);
+    if (!v) return TRN_ABSENT;
+    if (!json_is_string(v)) {
+        api_error(ctx, "attribute '%s' must be a string", key);
+        return TRN_BADTYPE;
+    }
+    *out = json_string_value(v);
+    return TRN_FOUND;
+}
+
+static trn_lookup api_attr_int_array(trn_ctx *ctx, const char *key, int64_t *out, size_t cap, size_t *n) {
+    const json_t *v = (const json_t *)api_attr(ctx, key);
+    if (!v) return TRN_ABSENT;
+    if (!json_is_array(v)) {
+        api_error(ctx, "attribute '%s' must be a list of integers", key);
+        return TRN_BADTYPE;
+    }
+    *n = json_array_size(v);
+    if (*n > cap) {
+        api_error(ctx, "attribute '%s' has %zu entries, at most %zu expected", key, *n, cap);
+        return TRN_BADTYPE;
+    }
+    for (size_t i = 0; i < *n; ++i)
+        if (value_int(ctx, (const trn_value *)json_array_get(v, i), key, &out[i]) != TRN_FOUND) return TRN_BADTYPE;
+    return TRN_FOUND;
+}
+
+static trn_value_kind api_value_kind(const trn_value *v) {
+    switch (json_typeof((const json_t *)v)) {
+    case JSON_TRUE:
+    case JSON_FALSE: return TRN_V_BOOL;
+    case JSON_INTEGER: return TRN_V_INT;
+    case JSON_REAL: return TRN_V_FLOAT;
+    case JSON_STRING: return TRN_V_STRING;
+    case JSON_ARRAY: return TRN_V_LIST;
+    case JSON_OBJECT: return TRN_V_OBJECT;
+    default: return TRN_V_NULL;
+    }
+}
+
+static size_t api_value_len(const trn_value *v) { return json_array_size((const json_t *)v); }
+static const trn_value *api_value_at(const trn_value *v, size_t i) {
+    return (const trn_value *)json_array_get((const json_t *)v, i);
+}
+static const trn_value *api_value_get(const trn_value *v, const char *key) {
+    return (const trn_value *)json_object_get((const json_t *)v, key);
+}
+static const char *api_value_string(const trn_value *v) { return json_string_value((const json_t *)v); }
+static trn_lookup api_value_int(trn_ctx *ctx, const trn_value *v, int64_t *out) {
+    return v ? value_int(ctx, v, "(value)", out) : TRN_ABSENT;
+}
+static trn_lookup api_value_float(trn_ctx *ctx, const trn_value *v, double *out) {
+    return v ? value_float(ctx, v, "(value)", out) : TRN_ABSENT;
+}
+
+/* ---- registers ---- */
+
+static trn_status api_reg_read(trn_ctx *ctx, uint32_t reg, int64_t *out) {
+    const trn_core_state *cs = &ctx->sim->cores[ctx->core];
+    if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
+    *out = cs->regs[reg];
+    return TRN_OK;
+}
+
+static trn_status api_reg_write(trn_ctx *ctx, uint32_t reg, int64_t value) {
+    trn_core_state *cs = &ctx->sim->cores[ctx->core];
+    if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
+    cs->regs[reg] = value;
+    return TRN_OK;
+}
+
+/* ---- settings ---- */
+
+static const trn_setting_val *setting(const trn_settings *s, const char *key, trn_setting_type t) {
+    const trn_setting_val *v = trn_settings_find(s, key);
+    return v && v->desc->type == t ? v : NULL;
+}
+
+static trn_lookup api_setting_int(const trn_settings *s, const char *key, int64_t *out) {
+    const trn_setting_val *v = setting(s, key, TRN_SET_INT);
+    if (!v) v = setting(s, key, TRN_SET_BOOL);
+    if (!v) return TRN_ABSENT;
+    *out = v->i;
+    return TRN_FOUND;
+}
+
+static trn_lookup api_setting_float(const trn_settings *s, const char *key, double *out) {
+    const trn_setting_val *v = setting(s, key, TRN_SET_FLOAT);
+    if (!v) return TRN_ABSENT;
+    *out = v->f;
+    return TRN_FOUND;
+}
+
+static trn_lookup api_setting_string(const trn_settings *s, const char *key, const char **out) {
+    const trn_setting_val *v = setting(s, key, TRN_SET_STRING);
+    if (!v) return TRN_ABSENT;
+    *out = v->s;
+    return TRN_FOUND;
+}
+
+static trn_lookup api_setting_int_array(const trn_settings *s, const char *key, int64_t *out, size_t cap, size_t *n) {
+    const trn_setting_val *v = setting(s, key, TRN_SET_INT_ARRAY);
+    if (!v) return TRN_ABSENT;
+    *n = v->n;
+    if (v->n > cap) return TRN_BADTYPE;
+    memcpy(out, v->arr, v->n * sizeof(int64_t));
+    return TRN_FOUND;
+}
+
+/* ---- arithmetic core ---- */
+
+static float api_widen(trn_dtype dt, const void *src) { return trn_dtype_widens(dt) ? trn_widen(dt, src) : NAN; }
+static void api_narrow(trn_dtype dt, float v, void *dst) {
+    if (trn_dtype_widens(dt)) trn_narrow(dt, v, dst);
+}
+static trn_status api_accumulate(trn_ctx *ctx, trn_acc_op op, void *dst, const void *src, trn_dtype dt) {
+    trn_error e;
+    if (trn_cast_copy_or_accumulate(op, dst, src, dt, &e)) return host_error(ctx, &e);
+    return TRN_OK;
+}
+static uint32_t api_dtype_width(trn_dtype dt) { return trn_dtype_width(dt); }
+static const char *api_dtype_name(trn_dtype dt) { return trn_dtype_name(dt); }
+
+const trn_host_api trn_host_api_table = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_host_api),
+    .error = api_error,
+    .log = api_log,
+    .core_id = api_core_id,
+    .core_count = api_core_count,
+    .opcode = api_opcode,
+    .instruction_index = api_index,
+    .operand_count = api_operand_count,
+    .operand = api_operand,
+    .read_f32 = api_read_f32,
+    .read_raw = api_read_raw,
+    .write_f32 = api_write_f32,
+    .write_raw = api_write_raw,
+    .read_indirect_f32 = api_read_indirect,
+    .write_indirect_f32 = api_write_indirect,
+    .attr_int = api_attr_int,
+    .attr_float = api_attr_float,
+    .attr_string = api_attr_string,
+    .attr_int_array = api_attr_int_array,
+    .attr = api_attr,
+    .value_kind = api_value_kind,
+    .value_len = api_value_len,
+    .value_at = api_value_at,
+    .value_get = api_value_get,
+    .value_int = api_value_int,
+    .value_float = api_value_float,
+    .dispatch = trn_dispatch_sub,
+    .reg_read = api_reg_read,
+    .reg_write = api_reg_write,
+    .setting_int = api_setting_int,
+    .setting_float = api_setting_float,
+    .setting_string = api_setting_string,
+    .setting_int_array = api_setting_int_array,
+    .widen = api_widen,
+    .narrow = api_narrow,
+    .accumulate = api_accumulate,
+    .dtype_width = api_dtype_width,
+    .dtype_name = api_dtype_name,
+    .check_ap = api_check_ap,
+    .write_raw_op = api_write_raw_op,
+    .read_indirect_raw = api_read_indirect_raw,
+    .write_indirect_raw = api_write_indirect_raw,
+    .value_string = api_value_string,
+};

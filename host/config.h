@@ -1,0 +1,60 @@
+/* The libconfig file: machine, unknown_opcode, plugin_paths and the plugin
+ * list, and each module's settings validated against its schema. The only
+ * file of the project that includes libconfig. */
+#ifndef TRNSIM_HOST_CONFIG_H
+#define TRNSIM_HOST_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "memory.h"
+#include "trnsim/plugin.h"
+
+typedef struct trn_plugin_cfg {
+    char *family;
+    char *module;   /* module name or a path to a .so */
+    char *replaces; /* family whose earlier module this one replaces, or NULL */
+    const void *settings; /* libconfig group (opaque here) or NULL */
+    int line;
+} trn_plugin_cfg;
+
+typedef struct trn_config {
+    char *file; /* path, or "<embedded default config>" */
+    char *dir;  /* directory of the file, for relative plugin_paths */
+    trn_machine machine;
+    uint32_t cores;
+    bool allow_uninit;
+    bool unknown_skip; /* unknown_opcode = "skip" */
+    char **plugin_paths;
+    size_t n_paths;
+    trn_plugin_cfg *plugins;
+    size_t n_plugins;
+    void *lc; /* config_t */
+} trn_config;
+
+/* Parse from path, or the embedded default when path is NULL (or from text). */
+int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e);
+void trn_config_free(trn_config *c);
+
+/* A module's settings, validated and with defaults filled in. */
+typedef struct trn_setting_val {
+    const trn_setting_desc *desc;
+    int64_t i;
+    double f;
+    char *s;
+    int64_t *arr;
+    size_t n;
+} trn_setting_val;
+
+struct trn_settings {
+    trn_setting_val *vals;
+    size_t n;
+};
+
+int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d, trn_settings *out,
+                       trn_error *e);
+void trn_settings_free(trn_settings *s);
+const trn_setting_val *trn_settings_find(const trn_settings *s, const char *key);
+
+#endif

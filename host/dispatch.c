@@ -1,0 +1,220 @@
+/* Dispatch: opcode names, program validation against the loaded modules,
+ * and the deterministic multi-core run loop with wait / deadlock handling. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opnames.h"
+#include "sim_internal.h"
+
+#define MAX_SUB_DEPTH 8
+
+int trn_dispatch_resolve_name(void *arg, const char *name, uint32_t *it, trn_error *e) {
+    const trn_sim *s = arg;
+    for (int i = 0; i <= (int)TRN_IT_MAX; ++i)
+        if (s->table[i].op && strcmp(s->table[i].op->name, name) == 0) {
+            *it = (uint32_t)i;
+            return 0;
+        }
+    const trn_known_op *k = trn_known_op_by_name(name);
+    if (k) {
+        *it = k->it;
+        return 0;
+    }
+    return trn_errorf(e, "unknown opcode name '%s' (trnsim opcodes lists the loaded ones)", name);
+}
+
+static const char *op_name(const trn_sim *s, uint32_t it) {
+    if (s->table[it].op) return s->table[it].op->name;
+    const trn_known_op *k = trn_known_op_by_it(it);
+    return k ? k->name : "?";
+}
+
+/* Why an instruction with no handler cannot run; 0 if it may be skipped. */
+static int unhandled(const trn_sim *s, uint32_t it, trn_error *e) {
+    const trn_known_op *k = trn_known_op_by_it(it);
+    char fams[256];
+    trn_loader_families(s, fams, sizeof fams);
+    if (k && k->family)
+        return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which the config does not load (loaded: %s); "
+                          "add { family = \"%s\"; module = \"trnsim-%s\"; } to plugins", k->name, it, k->family, fams,
+                          k->family, k->family);
+    if (s->cfg.unknown_skip) return 0;
+    return trn_errorf(e, "no loaded module handles opcode %s (IT %u) (loaded families: %s); set unknown_opcode = "
+                      "\"skip\" for the reference's skip-and-note", op_name(s, it), it, fams);
+}
+
+/* Static checks of a loaded program: opcodes available, operands in bounds. */
+int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
+    const trn_program *p = &s->prog;
+    trn_core_state fake = {0};
+    trn_machine m = s->cfg.machine;
+    uint64_t bytes[3] = {m.sbuf_partition_bytes, m.psum_partition_bytes, m.hbm_bytes};
+    for (int i = 0; i < 3; ++i) {
+        fake.mem[i].partitions = i == TRN_MEM_HBM ? 1 : m.partitions;
+        fake.mem[i].partition_bytes = bytes[i];
+    }
+    trn_ap_env env = {&fake, 1, true};
+    for (size_t i = 0; i < p->n_insts; ++i) {
+        const trn_inst *in = &p->insts[i];
+        if (!s->table[in->it].op && unhandled(s, in->it, e))
+            return trn_error_prefix(e, "%s: instruction %zu", p->path, i);
+        for (int d = 0; d < 2; ++d) {
+            const trn_operand *ops = d ? in->out : in->in;
+            for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
+                trn_ap ap = ops[k].ap;
+                ap.core = 0;
+                if (ops[k].offset_register < 0 && trn_ap_check(&env, &ap, e))
+                    return trn_error_prefix(e, "%s: instruction %zu (opcode %s/%u), %s[%d]", p->path, i,
+                                            op_name(s, in->it), in->it, d ? "outputs" : "inputs", k);
+            }
+        }
+    }
+    return 0;
+}
+
+trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
+    const trn_sim *s = ctx->sim;
+    bool allow = s->cfg.allow_uninit || s->prog.allow_uninit || ctx->parent_allows_uninit ||
+                 (ctx->inst && ctx->inst->allow_uninit);
+    return (trn_ap_env){s->cores, s->ncores, allow};
+}
+
+static void context_prefix(const trn_ctx *c, trn_error *e) {
+    const trn_sim *s = c->sim;
+    const char *fam = c->slot && c->slot->owner ? c->slot->owner->desc->family : "-";
+    trn_error_prefix(e, "%s: instruction %" PRIu64 " (core %u, opcode %s/%u, family %s)", s->prog.path, c->index,
+                     c->core, op_name(s, c->inst->it), c->inst->it, fam);
+}
+
+/* Run one instruction on one core. */
+static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
+    uint32_t it = c->inst->it;
+    c->slot = &s->table[it];
+    c->failed = false;
+    if (!c->slot->op) {
+        if (unhandled(s, it, e)) {
+            context_prefix(c, e);
+            return TRN_ERR;
+        }
+        s->stats.skipped[it]++;
+        if (s->opts.trace)
+            fprintf(s->opts.trace_out, "core %u #%" PRIu64 " %s (IT %u): skipped, no module handles it "
+                    "(unknown_opcode = \"skip\", the reference's skip-and-note)\n", c->core, c->index, op_name(s, it), it);
+        return TRN_OK;
+    }
+    bool timed = s->opts.trace || s->opts.stats;
+    double t0 = timed ? trn_now() : 0;
+    trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
+    double dt = timed ? trn_now() - t0 : 0;
+    if (st == TRN_WAIT && c->depth > 0) {
+        trn_errorf(e, "a sub-instruction may not wait for other cores");
+        st = TRN_ERR;
+    } else if (st == TRN_ERR) {
+        *e = c->failed ? c->err : (trn_error){"the handler failed without a message"};
+    } else if (st != TRN_OK && st != TRN_WAIT) {
+        trn_errorf(e, "the handler returned %d (expected TRN_OK, TRN_WAIT or TRN_ERR)", (int)st);
+        st = TRN_ERR;
+    }
+    if (st == TRN_ERR) {
+        if (c->depth == 0) context_prefix(c, e);
+        return TRN_ERR;
+    }
+    if (st == TRN_OK) {
+        s->stats.count[it]++;
+        s->stats.seconds[it] += dt;
+    }
+    if (s->opts.trace)
+        fprintf(s->opts.trace_out, "core %u #%" PRIu64 "%s %s (IT %u, %s) %s %.3f us\n", c->core, c->index,
+                c->depth ? " (sub)" : "", c->slot->op->name, it, c->slot->owner->desc->family,
+                st == TRN_WAIT ? "wait" : "ok", dt * 1e6);
+    return st;
+}
+
+trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
+    trn_sim *s = parent->sim;
+    if (parent->depth >= MAX_SUB_DEPTH)
+        return trn_host_api_table.error(parent, "sub-instructions nested deeper than %d", MAX_SUB_DEPTH);
+    trn_inst sub;
+    trn_error e;
+    if (trn_inst_parse(&s->prog, (json_t *)instruction, &sub, trn_dispatch_resolve_name, s, &e))
+        return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
+    trn_ctx c = {.sim = s, .core = parent->core, .index = parent->index, .inst = &sub, .depth = parent->depth + 1,
+                 .parent_allows_uninit = parent->parent_allows_uninit || parent->inst->allow_uninit};
+    trn_status st = exec(s, &c, &e);
+    trn_inst_free(&sub);
+    if (st == TRN_ERR)
+        return trn_host_api_table.error(parent, "sub-instruction (opcode %s/%u): %s", op_name(s, sub.it), sub.it, e.msg);
+    return st;
+}
+
+static int run_begin(trn_sim *s, trn_error *e) {
+    trn_run_info info = {sizeof info, s->ncores, s->cfg.machine.partitions, s->cfg.machine.registers};
+    for (size_t i = 0; i < s->n_mods; ++i) {
+        const trn_module *m = &s->mods[i];
+        if (!m->live || !m->desc->run_begin) continue;
+        char msg[512] = "";
+        if (m->desc->run_begin(m->state, &info, msg, sizeof msg) != TRN_OK)
+            return trn_errorf(e, "module '%s': run_begin failed: %s", m->desc->name, msg[0] ? msg : "(no message)");
+    }
+    return 0;
+}
+
+static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_error *e) {
+    char buf[TRN_ERROR_MAX];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s: deadlock: every unfinished core waits and none can proceed:",
+                                s->prog.path);
+    for (uint32_t c = 0; c < s->ncores && n < sizeof buf; ++c) {
+        if (done[c]) continue;
+        uint32_t it = s->prog.insts[pc[c]].it;
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %zu (%s/%u);", c, pc[c],
+                              op_name(s, it), it);
+    }
+    return trn_errorf(e, "%s", buf);
+}
+
+/* Run core c until it finishes or waits. Returns -1 on error, else whether it
+ * made progress (completed an instruction or arrived at a new one). */
+static int run_core(trn_sim *s, uint32_t c, size_t *pc, bool *waiting, trn_error *e) {
+    int progress = 0;
+    while (pc[c] < s->prog.n_insts) {
+        trn_ctx ctx = {.sim = s, .core = c, .index = pc[c], .inst = &s->prog.insts[pc[c]]};
+        trn_status st = exec(s, &ctx, e);
+        if (st == TRN_ERR) return -1;
+        if (st == TRN_WAIT) {
+            if (!waiting[c]) progress = 1;
+            waiting[c] = true;
+            return progress;
+        }
+        waiting[c] = false;
+        ++pc[c];
+        progress = 1;
+    }
+    return progress;
+}
+
+int trn_dispatch_run(trn_sim *s, trn_error *e) {
+    if (run_begin(s, e)) return -1;
+    uint32_t n = s->ncores;
+    size_t *pc = calloc(n, sizeof *pc);
+    bool *waiting = calloc(n, sizeof *waiting), *done = calloc(n, sizeof *done);
+    int rc = 0;
+    for (uint32_t left = n; left > 0 && rc == 0;) {
+        int progress = 0;
+        for (uint32_t c = 0; c < n && rc == 0; ++c) {
+            if (done[c]) continue;
+            int r = run_core(s, c, pc, waiting, e);
+            if (r < 0) rc = -1;
+            progress |= r > 0;
+            if (pc[c] == s->prog.n_insts) {
+                done[c] = true;
+                --left;
+            }
+        }
+        if (rc == 0 && left > 0 && !progress) rc = deadlock(s, pc, done, e);
+    }
+    free(pc);
+    free(waiting);
+    free(done);
+    return rc;
+}

@@ -1,0 +1,219 @@
+/* Module loading: find, open and check each module the config names, validate
+ * its whole descriptor before running any of its code, then init it and
+ * commit its opcodes to the flat dispatch table. A module whose init fails
+ * leaves nothing behind. */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_internal.h"
+
+#ifndef TRNSIM_PLUGIN_DIR
+#define TRNSIM_PLUGIN_DIR "/usr/local/lib/trnsim"
+#endif
+
+#ifdef TRNSIM_SANITIZE
+#define DL_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
+#else
+#define DL_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
+
+extern const trn_plugin_desc *const trn_static_plugins[];
+
+/* The size of a version-1 descriptor: a module must carry at least this. */
+#define DESC_V1_SIZE (offsetof(trn_plugin_desc, run_begin) + sizeof(void *))
+
+static int module_error(const trn_sim *s, const trn_plugin_cfg *p, trn_error *e) {
+    return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", s->cfg.file, p->line, p->module, p->family);
+}
+
+static const trn_plugin_desc *find_static(const char *module) {
+    for (const trn_plugin_desc *const *d = trn_static_plugins; *d; ++d)
+        if ((*d)->name && strcmp((*d)->name, module) == 0) return *d;
+    return NULL;
+}
+
+/* Candidate directories in search order; returns the count. */
+static size_t search_dirs(const trn_sim *s, char dirs[][1024], size_t max) {
+    size_t n = 0;
+    const char *env = getenv("TRNSIM_PLUGIN_PATH");
+    if (env) {
+        char *copy = strdup(env), *save = NULL;
+        for (char *t = strtok_r(copy, ":", &save); t && n < max; t = strtok_r(NULL, ":", &save))
+            snprintf(dirs[n++], 1024, "%s", t);
+        free(copy);
+    }
+    for (size_t i = 0; i < s->cfg.n_paths && n < max; ++i) snprintf(dirs[n++], 1024, "%s", s->cfg.plugin_paths[i]);
+    if (s->opts.exe_dir && n < max) snprintf(dirs[n++], 1024, "%s", s->opts.exe_dir);
+    if (n < max) snprintf(dirs[n++], 1024, "%s", TRNSIM_PLUGIN_DIR);
+    return n;
+}
+
+static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
+    const char *mod = m->cfg->module;
+    char dirs[16][1024], path[2048], tried[4096] = "";
+    size_t n = 0, used = 0;
+    if (strchr(mod, '/')) {
+        snprintf(path, sizeof path, "%s", mod);
+        if (access(path, R_OK) != 0) return trn_errorf(e, "not found at %s", path);
+    } else {
+        size_t nd = search_dirs(s, dirs, 16);
+        const char *ext = strstr(mod, ".so") ? "" : ".so";
+        for (n = 0; n < nd; ++n) {
+            snprintf(path, sizeof path, "%s/%s%s", dirs[n], mod, ext);
+            if (access(path, R_OK) == 0) break;
+            used += (size_t)snprintf(tried + used, used < sizeof tried ? sizeof tried - used : 0, "%s%s",
+                                     used ? ", " : "", path);
+        }
+        if (n == nd) return trn_errorf(e, "not found; searched %s", tried);
+    }
+    m->dl = dlopen(path, DL_FLAGS);
+    if (!m->dl) return trn_errorf(e, "dlopen failed: %s", dlerror());
+    m->path = strdup(path);
+    m->desc = dlsym(m->dl, TRN_PLUGIN_SYMBOL);
+    if (!m->desc) return trn_errorf(e, "%s exports no '%s' symbol: not a trnsim plugin", path, TRN_PLUGIN_SYMBOL);
+    return 0;
+}
+
+static int find_module(trn_sim *s, trn_module *m, trn_error *e) {
+    const trn_plugin_desc *d = strchr(m->cfg->module, '/') ? NULL : find_static(m->cfg->module);
+    if (d) {
+        m->desc = d;
+        m->path = strdup("(built in)");
+        return 0;
+    }
+    return open_module(s, m, e);
+}
+
+/* ---- descriptor validation (no module code runs here) ---- */
+
+static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_error *e) {
+    if (d->abi_version < TRN_ABI_MIN_VERSION || d->abi_version > TRN_ABI_VERSION)
+        return trn_errorf(e, "built for plugin ABI version %u; this trnsim accepts versions %u..%u", d->abi_version,
+                          TRN_ABI_MIN_VERSION, TRN_ABI_VERSION);
+    if (d->size < DESC_V1_SIZE)
+        return trn_errorf(e, "descriptor size %u is smaller than the %zu bytes of ABI version %u", d->size,
+                          (size_t)DESC_V1_SIZE, d->abi_version);
+    if (!d->name || !d->family || !d->version) return trn_errorf(e, "descriptor lacks a name, family or version");
+    if (strcmp(d->family, p->family) != 0)
+        return trn_errorf(e, "the module says it is family '%s', the config says '%s'", d->family, p->family);
+    if ((d->n_ops && !d->ops) || (d->n_settings && !d->settings) || (d->n_quirks && !d->quirks))
+        return trn_errorf(e, "descriptor has a count without its table");
+    return 0;
+}
+
+static int check_op(const trn_plugin_desc *d, uint32_t i, trn_error *e) {
+    const trn_opcode_desc *op = &d->ops[i];
+    if (!op->name || !*op->name || !op->handler) return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
+    if (op->it > TRN_IT_MAX || (op->it > TRN_IT_REF_MAX && op->it < TRN_IT_EXP_MIN))
+        return trn_errorf(e, "opcode %s has IT %u (expected 0..%u, or the experimental range %u..%u)", op->name, op->it,
+                          TRN_IT_REF_MAX, TRN_IT_EXP_MIN, TRN_IT_MAX);
+    for (uint32_t j = 0; j < i; ++j) {
+        if (d->ops[j].it == op->it) return trn_errorf(e, "registers IT %u twice (%s and %s)", op->it, d->ops[j].name, op->name);
+        if (d->ops[j].name && strcmp(d->ops[j].name, op->name) == 0)
+            return trn_errorf(e, "registers the opcode name %s twice", op->name);
+    }
+    return 0;
+}
+
+static int check_conflicts(const trn_sim *s, const trn_plugin_desc *d, trn_error *e) {
+    for (uint32_t i = 0; i < d->n_ops; ++i) {
+        const trn_slot *slot = &s->table[d->ops[i].it];
+        if (slot->op)
+            return trn_errorf(e, "IT %u (%s) is already registered by module '%s' (family %s); use replaces = \"%s\" "
+                              "to replace that family", d->ops[i].it, d->ops[i].name, slot->owner->desc->name,
+                              slot->owner->desc->family, slot->owner->desc->family);
+        for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
+            if (s->table[it].op && strcmp(s->table[it].op->name, d->ops[i].name) == 0)
+                return trn_errorf(e, "opcode name %s is already registered by module '%s'", d->ops[i].name,
+                                  s->table[it].owner->desc->name);
+    }
+    return 0;
+}
+
+static int validate(const trn_sim *s, const trn_module *m, trn_error *e) {
+    if (check_header(m->desc, m->cfg, e)) return -1;
+    for (uint32_t i = 0; i < m->desc->n_ops; ++i)
+        if (check_op(m->desc, i, e)) return -1;
+    return check_conflicts(s, m->desc, e);
+}
+
+/* ---- life cycle ---- */
+
+static void unload(trn_sim *s, trn_module *m) {
+    if (m->live) {
+        for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
+            if (s->table[it].owner == m) s->table[it] = (trn_slot){NULL, NULL};
+        if (m->desc->fini) m->desc->fini(m->state);
+    }
+    trn_settings_free(&m->settings);
+    if (m->dl) dlclose(m->dl);
+    free(m->path);
+    const trn_plugin_cfg *cfg = m->cfg;
+    memset(m, 0, sizeof *m);
+    m->cfg = cfg;
+}
+
+static int replace_family(trn_sim *s, const trn_module *m, trn_error *e) {
+    const char *fam = m->cfg->replaces;
+    int found = 0;
+    for (trn_module *o = s->mods; o < m; ++o)
+        if (o->live && strcmp(o->desc->family, fam) == 0) {
+            unload(s, o);
+            found = 1;
+        }
+    if (!found) return trn_errorf(e, "replaces = \"%s\", but no earlier module of that family is loaded", fam);
+    return 0;
+}
+
+static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
+    if (trn_settings_build(&s->cfg, m->cfg, m->desc, &m->settings, e)) return -1;
+    if (m->desc->init) {
+        char msg[512] = "";
+        if (m->desc->init(&trn_host_api_table, &m->settings, &m->state, msg, sizeof msg) != TRN_OK)
+            return trn_errorf(e, "init failed: %s", msg[0] ? msg : "(no message)");
+    }
+    for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->desc->ops[i].it] = (trn_slot){&m->desc->ops[i], m};
+    m->live = true;
+    return 0;
+}
+
+static int load_one(trn_sim *s, trn_module *m, trn_error *e) {
+    if (find_module(s, m, e)) return -1;
+    if (m->cfg->replaces && replace_family(s, m, e)) return -1;
+    if (validate(s, m, e)) return -1;
+    return init_module(s, m, e);
+}
+
+int trn_loader_load_all(trn_sim *s, trn_error *e) {
+    s->mods = calloc(s->cfg.n_plugins + 1, sizeof *s->mods);
+    for (size_t i = 0; i < s->cfg.n_plugins; ++i) {
+        trn_module *m = &s->mods[i];
+        m->cfg = &s->cfg.plugins[i];
+        s->n_mods = i + 1;
+        if (load_one(s, m, e)) {
+            unload(s, m); /* nothing of a failed module stays registered */
+            return module_error(s, m->cfg, e);
+        }
+    }
+    s->loaded = true;
+    return 0;
+}
+
+void trn_loader_unload_all(trn_sim *s) {
+    for (size_t i = s->n_mods; i-- > 0;) unload(s, &s->mods[i]);
+    free(s->mods);
+    s->mods = NULL;
+    s->n_mods = 0;
+}
+
+const char *trn_loader_families(const trn_sim *s, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < s->n_mods && n < len; ++i)
+        if (s->mods[i].live) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s->mods[i].desc->family);
+    if (!n) snprintf(buf, len, "none");
+    return buf;
+}

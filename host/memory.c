@@ -1,0 +1,79 @@
+#include "memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trnsim/plugin.h"
+
+const char *const trn_mem_names[3] = {"sbuf", "psum", "hbm"};
+
+static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_bytes, const char *name,
+                       trn_error *e) {
+    uint64_t total = (uint64_t)partitions * partition_bytes;
+    m->partitions = partitions;
+    m->partition_bytes = partition_bytes;
+    /* calloc: untouched pages of a large HBM stay unbacked. */
+    m->bytes = calloc(total ? total : 1, 1);
+    m->written = calloc(total / 64 + 1, sizeof(uint64_t));
+    if (!m->bytes || !m->written)
+        return trn_errorf(e, "out of memory allocating %s (%llu bytes)", name, (unsigned long long)total);
+    return 0;
+}
+
+int trn_core_state_init(trn_core_state *c, const trn_machine *m, trn_error *e) {
+    memset(c, 0, sizeof *c);
+    if (memory_init(&c->mem[TRN_MEM_SBUF], m->partitions, m->sbuf_partition_bytes, "sbuf", e) ||
+        memory_init(&c->mem[TRN_MEM_PSUM], m->partitions, m->psum_partition_bytes, "psum", e) ||
+        memory_init(&c->mem[TRN_MEM_HBM], 1, m->hbm_bytes, "hbm", e)) {
+        trn_core_state_free(c);
+        return -1;
+    }
+    c->nregs = m->registers;
+    c->regs = calloc(m->registers ? m->registers : 1, sizeof(int64_t));
+    if (!c->regs) {
+        trn_core_state_free(c);
+        return trn_errorf(e, "out of memory allocating registers");
+    }
+    return 0;
+}
+
+void trn_core_state_free(trn_core_state *c) {
+    for (int i = 0; i < 3; ++i) {
+        free(c->mem[i].bytes);
+        free(c->mem[i].written);
+    }
+    free(c->regs);
+    memset(c, 0, sizeof *c);
+}
+
+void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
+    uint64_t end = addr + len;
+    while (addr < end && (addr & 63)) {
+        m->written[addr >> 6] |= 1ull << (addr & 63);
+        ++addr;
+    }
+    while (addr + 64 <= end) {
+        m->written[addr >> 6] = ~0ull;
+        addr += 64;
+    }
+    while (addr < end) {
+        m->written[addr >> 6] |= 1ull << (addr & 63);
+        ++addr;
+    }
+}
+
+bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten) {
+    uint64_t end = addr + len;
+    while (addr < end) {
+        if ((addr & 63) == 0 && addr + 64 <= end && m->written[addr >> 6] == ~0ull) {
+            addr += 64;
+            continue;
+        }
+        if (!(m->written[addr >> 6] & (1ull << (addr & 63)))) {
+            if (first_unwritten) *first_unwritten = addr;
+            return false;
+        }
+        ++addr;
+    }
+    return true;
+}

@@ -1,0 +1,183 @@
+/* The host as a library: open (config + modules), load a program (tensors
+ * placed and initialised on every core), move tensor bytes, run. */
+#include "sim.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arith.h"
+#include "sim_internal.h"
+
+int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
+    trn_sim *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return trn_errorf(e, "out of memory");
+    s->opts = *opts;
+    if (!s->opts.trace_out) s->opts.trace_out = stderr;
+    if (trn_config_load(&s->cfg, opts->config_path, opts->config_path ? NULL : opts->config_text, e) ||
+        trn_loader_load_all(s, e)) {
+        trn_sim_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+static void free_program(trn_sim *s) {
+    for (uint32_t c = 0; c < s->ncores; ++c) trn_core_state_free(&s->cores[c]);
+    free(s->cores);
+    s->cores = NULL;
+    s->ncores = 0;
+    if (s->have_prog) trn_program_free(&s->prog);
+    s->have_prog = false;
+}
+
+void trn_sim_close(trn_sim *s) {
+    if (!s) return;
+    free_program(s);
+    trn_loader_unload_all(s);
+    trn_config_free(&s->cfg);
+    free(s);
+}
+
+/* ---- initial tensor data ---- */
+
+static int json_number(const json_t *v, double *out) {
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return 0;
+    }
+    const char *t = json_string_value(v);
+    if (!t) return -1;
+    if (!strcasecmp(t, "inf")) *out = INFINITY;
+    else if (!strcasecmp(t, "-inf")) *out = -INFINITY;
+    else if (!strcasecmp(t, "nan")) *out = NAN;
+    else return -1;
+    return 0;
+}
+
+/* Integer dtypes take integers in range; stored little-endian. */
+static int store_int(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e) {
+    if (!json_is_integer(v)) return trn_errorf(e, "expected an integer for a %s tensor", trn_dtype_name(dt));
+    int64_t x = json_integer_value(v);
+    uint32_t w = trn_dtype_width(dt);
+    bool is_signed = dt == TRN_DT_INT8 || dt == TRN_DT_INT16 || dt == TRN_DT_INT32 || dt == TRN_DT_INT64;
+    int64_t lo = is_signed ? (w == 8 ? INT64_MIN : -(1ll << (8 * w - 1))) : 0;
+    int64_t hi = w == 8 ? INT64_MAX : is_signed ? (1ll << (8 * w - 1)) - 1 : (1ll << (8 * w)) - 1;
+    if (x < lo || x > hi) return trn_errorf(e, "%" PRId64 " does not fit %s", x, trn_dtype_name(dt));
+    uint64_t u = (uint64_t)x;
+    for (uint32_t i = 0; i < w; ++i) dst[i] = (uint8_t)(u >> (8 * i));
+    return 0;
+}
+
+static int store_value(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e) {
+    if (!trn_dtype_is_float(dt)) return store_int(dt, v, dst, e);
+    double d;
+    if (json_number(v, &d)) return trn_errorf(e, "expected a number or \"inf\", \"-inf\", \"nan\"");
+    trn_narrow(dt, (float)d, dst); /* values travel as fp32, then narrow (RNE) */
+    return 0;
+}
+
+static int tensor_init_bytes(const trn_tensor *t, const json_t *list, const json_t *fill, uint8_t *buf,
+                             trn_error *e) {
+    uint32_t w = trn_dtype_width(t->dtype);
+    for (int64_t i = 0; i < t->count; ++i) {
+        const json_t *v = fill ? fill : json_array_get(list, (size_t)i);
+        if (store_value(t->dtype, v, buf + i * w, e)) return trn_error_prefix(e, "element %" PRId64, i);
+    }
+    return 0;
+}
+
+static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
+    if (!t->init) return 0;
+    uint8_t *buf = malloc((size_t)t->count * trn_dtype_width(t->dtype));
+    int rc = 0;
+    bool per_core = !strcmp(t->init_kind, "data_per_core");
+    const json_t *fill = !strcmp(t->init_kind, "fill") ? t->init : NULL;
+    trn_ap_env env = {s->cores, s->ncores, true};
+    for (uint32_t c = 0; c < s->ncores && rc == 0; ++c) {
+        const json_t *list = per_core ? json_array_get(t->init, c) : t->init;
+        if (c == 0 || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
+        trn_ap ap = t->ap;
+        ap.core = c;
+        if (rc == 0) rc = trn_ap_write_raw(&env, &ap, buf, e);
+    }
+    free(buf);
+    if (rc) trn_error_prefix(e, "%s: tensor '%s', %s", s->prog.path, t->name, t->init_kind);
+    return rc;
+}
+
+static int load_common(trn_sim *s, const char *path, const char *text, trn_error *e) {
+    free_program(s);
+    s->prog.cores = s->cfg.cores;
+    s->have_prog = true;
+    if (trn_program_parse(&s->prog, path, text, &s->cfg.machine, trn_dispatch_resolve_name, s, e) ||
+        trn_dispatch_check_program(s, e))
+        return -1;
+    s->ncores = s->prog.cores;
+    s->cores = calloc(s->ncores, sizeof *s->cores);
+    for (uint32_t c = 0; c < s->ncores; ++c)
+        if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e)) return -1;
+    for (int i = 0; i < s->prog.n_tensors; ++i)
+        if (init_tensor(s, &s->prog.tensors[i], e)) return -1;
+    return 0;
+}
+
+int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) { return load_common(s, path, NULL, e); }
+
+int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e) {
+    return load_common(s, name, text, e);
+}
+
+static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes, trn_error *e) {
+    if (!s->have_prog) {
+        trn_errorf(e, "no program is loaded");
+        return NULL;
+    }
+    int i = trn_program_find_tensor(&s->prog, name);
+    if (i >= s->prog.n_tensors) {
+        trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+        return NULL;
+    }
+    const trn_tensor *t = &s->prog.tensors[i];
+    if (core >= (int)s->ncores || core < -1) {
+        trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+        return NULL;
+    }
+    if (bytes != (size_t)t->count * trn_dtype_width(t->dtype)) {
+        trn_errorf(e, "tensor '%s': %zu bytes given, the tensor has %" PRId64 " bytes", name, bytes,
+                   t->count * (int64_t)trn_dtype_width(t->dtype));
+        return NULL;
+    }
+    return t;
+}
+
+int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e) {
+    const trn_tensor *t = find_tensor(s, name, core, bytes, e);
+    if (!t) return -1;
+    trn_ap_env env = {s->cores, s->ncores, true};
+    for (uint32_t c = 0; c < s->ncores; ++c) {
+        if (core >= 0 && (uint32_t)core != c) continue;
+        trn_ap ap = t->ap;
+        ap.core = c;
+        if (trn_ap_write_raw(&env, &ap, data, e)) return -1;
+    }
+    return 0;
+}
+
+int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e) {
+    const trn_tensor *t = find_tensor(s, name, core, bytes, e);
+    if (!t) return -1;
+    trn_ap_env env = {s->cores, s->ncores, true};
+    trn_ap ap = t->ap;
+    ap.core = core < 0 ? 0 : (uint32_t)core;
+    return trn_ap_read_raw(&env, &ap, data, e);
+}
+
+int trn_sim_run(trn_sim *s, trn_error *e) {
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    return trn_dispatch_run(s, e);
+}

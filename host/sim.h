@@ -1,0 +1,62 @@
+/* The host as a library: what the CLI, the benchmark and the tests drive.
+ * A trn_sim owns the config, the loaded modules, the sealed dispatch table,
+ * one loaded program and the per-core memories. */
+#ifndef TRNSIM_HOST_SIM_H
+#define TRNSIM_HOST_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct trn_sim trn_sim;
+
+typedef struct trn_sim_opts {
+    const char *config_path; /* NULL: the embedded default config */
+    const char *config_text; /* used when config_path is NULL and this is non-NULL */
+    bool trace;              /* one line per instruction on trace_out */
+    bool stats;              /* per-opcode counts and time */
+    FILE *trace_out;         /* NULL: stderr */
+    const char *exe_dir;     /* where modules are searched first; NULL: none */
+} trn_sim_opts;
+
+/* Read the config, load and validate every module, seal dispatch. */
+int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e);
+void trn_sim_close(trn_sim *s);
+
+/* Parse and validate a program (file or text), then place its tensors and
+ * give each core fresh memories with the tensors' initial data. */
+int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e);
+int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e);
+
+/* Raw bytes of a whole tensor in its dtype, C order. core -1 = every core
+ * (set) / core 0 (get). Marks the bytes written. */
+int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
+int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
+
+/* Run the loaded program from its first instruction on every core.
+ * Memories keep their contents between runs (the benchmark reruns). */
+int trn_sim_run(trn_sim *s, trn_error *e);
+
+/* A tensor of the loaded program. */
+typedef struct trn_tensor_info {
+    const char *name;
+    int dtype; /* trn_dtype */
+    int ndim;
+    const int64_t *shape;
+    int64_t count;
+} trn_tensor_info;
+
+int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out, trn_error *e);
+uint32_t trn_sim_cores(const trn_sim *s);
+const char *trn_sim_program_path(const trn_sim *s);
+
+/* Reports for the CLI. */
+void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);
+void trn_sim_print_skip_notes(const trn_sim *s, FILE *out);
+void trn_sim_print_opcodes(const trn_sim *s, FILE *out);
+void trn_sim_print_quirks(const trn_sim *s, FILE *out);
+
+#endif

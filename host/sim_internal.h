@@ -1,0 +1,69 @@
+/* The host's private state, shared by loader, dispatch, api and sim. */
+#ifndef TRNSIM_HOST_SIM_INTERNAL_H
+#define TRNSIM_HOST_SIM_INTERNAL_H
+
+#include "ap.h"
+#include "config.h"
+#include "program.h"
+#include "sim.h"
+#include "stats.h"
+
+typedef struct trn_module {
+    const trn_plugin_desc *desc;
+    void *dl;   /* dlopen handle, NULL for a static module */
+    char *path; /* where it was loaded from, or "(static)" */
+    const trn_plugin_cfg *cfg;
+    trn_settings settings;
+    void *state;
+    bool live; /* registered and initialised */
+} trn_module;
+
+typedef struct trn_slot {
+    const trn_opcode_desc *op; /* NULL: no handler */
+    trn_module *owner;
+} trn_slot;
+
+typedef enum { CORE_READY, CORE_WAITING, CORE_DONE } trn_core_phase;
+
+/* An instruction executing on one core: the opaque trn_ctx of plugin.h. */
+struct trn_ctx {
+    trn_sim *sim;
+    uint32_t core;
+    uint64_t index;       /* index in the core's stream */
+    const trn_inst *inst;
+    const trn_slot *slot;
+    int depth;            /* sub-instruction nesting */
+    bool parent_allows_uninit;
+    bool failed;
+    trn_error err;
+};
+
+struct trn_sim {
+    trn_sim_opts opts;
+    trn_config cfg;
+    trn_module *mods;
+    size_t n_mods;
+    trn_slot table[TRN_IT_MAX + 1];
+    bool loaded;
+    trn_program prog;
+    bool have_prog;
+    trn_core_state *cores;
+    uint32_t ncores;
+    trn_stats stats;
+};
+
+extern const trn_host_api trn_host_api_table;
+
+/* loader.c */
+int trn_loader_load_all(trn_sim *s, trn_error *e);
+void trn_loader_unload_all(trn_sim *s);
+const char *trn_loader_families(const trn_sim *s, char *buf, size_t len);
+
+/* dispatch.c */
+int trn_dispatch_resolve_name(void *sim, const char *name, uint32_t *it, trn_error *e);
+int trn_dispatch_check_program(trn_sim *s, trn_error *e);
+int trn_dispatch_run(trn_sim *s, trn_error *e);
+trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction);
+trn_ap_env trn_ctx_env(const trn_ctx *ctx);
+
+#endif

@@ -1,0 +1,174 @@
+/* A small module for the host's tests (family "test"):
+ *   TestCopy    (200) read_f32 inputs[0], write_f32 outputs[0] (op attr "acc": 0..3)
+ *   TestRendezvous (201) every core waits until all cores have arrived
+ *   TestWaitForever (202) always waits (deadlock)
+ *   TestFail    (203) fails with the message in attr "message"
+ *   TestScatter (204) write_indirect_f32 of inputs[0] into outputs[0] at attr "indices", op attr "acc"
+ *   TestSetting (205) writes setting "scale" (float) * 1 to every element of outputs[0]
+ *   TestSub     (206) dispatches each instruction of attr "body"
+ *   TestRegs    (207) reg_write(attr "reg", attr "value")
+ * Settings: scale (float, default 2.0, range [0, 100]), mode (string a|b),
+ * fail_init (bool): init fails when true. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trnsim/plugin.h"
+
+#define MAX_ROUNDS 1024
+
+typedef struct state {
+    double scale;
+    uint32_t cores;
+    uint32_t *arrived; /* per rendezvous round: how many cores arrived */
+    uint32_t *round;   /* per core: rendezvous rounds it has passed */
+    uint8_t *waiting;  /* per core: arrived at its current round */
+} state;
+
+static trn_status test_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
+    trn_ap in, out;
+    int64_t acc = 0;
+    if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
+    if (api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE) return TRN_ERR;
+    int64_t n = trn_ap_elems(&in);
+    if (n != trn_ap_elems(&out)) return api->error(ctx, "element counts differ: %lld vs %lld", (long long)n, (long long)trn_ap_elems(&out));
+    float *buf = malloc((size_t)n * sizeof(float));
+    trn_status rc = api->read_f32(ctx, &in, buf);
+    if (rc == TRN_OK) rc = api->write_f32(ctx, &out, buf, (trn_acc_op)acc);
+    free(buf);
+    return rc;
+}
+
+static trn_status test_rendezvous(const trn_host_api *api, trn_ctx *ctx, void *vs) {
+    state *s = vs;
+    uint32_t c = api->core_id(ctx), r = s->round[c];
+    if (r >= MAX_ROUNDS) return api->error(ctx, "more than %d rendezvous", MAX_ROUNDS);
+    if (!s->waiting[c]) { /* first arrival at this instruction */
+        s->waiting[c] = 1;
+        s->arrived[r]++;
+    }
+    if (s->arrived[r] < s->cores) return TRN_WAIT;
+    s->waiting[c] = 0;
+    s->round[c]++;
+    return TRN_OK;
+}
+
+static trn_status test_wait_forever(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_WAIT; }
+
+static trn_status test_fail(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    const char *m = "test failure";
+    api->attr_string(ctx, "message", &m);
+    return api->error(ctx, "%s", m);
+}
+
+static trn_status test_scatter(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    trn_ap in, out;
+    int64_t idx[64], acc = 1;
+    size_t n = 0;
+    if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
+    if (api->attr_int_array(ctx, "indices", idx, 64, &n) != TRN_FOUND) return api->error(ctx, "needs indices");
+    if (api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE) return TRN_ERR;
+    if ((int64_t)n != trn_ap_elems(&in)) return api->error(ctx, "one index per input element expected");
+    float buf[64];
+    if (api->read_f32(ctx, &in, buf)) return TRN_ERR;
+    return api->write_indirect_f32(ctx, &out, idx, n, buf, (trn_acc_op)acc);
+}
+
+static trn_status test_setting(const trn_host_api *api, trn_ctx *ctx, void *vs) {
+    state *s = vs;
+    trn_ap out;
+    if (api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
+    int64_t n = trn_ap_elems(&out);
+    float *buf = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < n; ++i) buf[i] = (float)s->scale;
+    trn_status rc = api->write_f32(ctx, &out, buf, TRN_ACC_COPY);
+    free(buf);
+    return rc;
+}
+
+static trn_status test_sub(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    const trn_value *body = api->attr(ctx, "body");
+    if (!body || api->value_kind(body) != TRN_V_LIST) return api->error(ctx, "needs a body list");
+    for (size_t i = 0; i < api->value_len(body); ++i)
+        if (api->dispatch(ctx, api->value_at(body, i)) != TRN_OK)
+            return api->error(ctx, "body[%zu] of %zu", i, api->value_len(body));
+    return TRN_OK;
+}
+
+static trn_status test_regs(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    int64_t reg = 0, value = 0;
+    api->attr_int(ctx, "reg", &reg);
+    api->attr_int(ctx, "value", &value);
+    return api->reg_write(ctx, (uint32_t)reg, value);
+}
+
+static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err, size_t len) {
+    int64_t fail = 0;
+    api->setting_int(set, "fail_init", &fail);
+    if (fail) {
+        strncpy(err, "fail_init is set", len - 1);
+        return TRN_ERR;
+    }
+    state *s = calloc(1, sizeof *s);
+    api->setting_float(set, "scale", &s->scale);
+    *out = s;
+    return TRN_OK;
+}
+
+static trn_status run_begin(void *vs, const trn_run_info *info, char *err, size_t len) {
+    state *s = vs;
+    free(s->arrived);
+    free(s->round);
+    free(s->waiting);
+    s->cores = info->cores;
+    s->arrived = calloc(MAX_ROUNDS, sizeof *s->arrived);
+    s->round = calloc(info->cores, sizeof *s->round);
+    s->waiting = calloc(info->cores, 1);
+    return TRN_OK;
+}
+
+static void fini(void *vs) {
+    state *s = vs;
+    if (!s) return;
+    free(s->arrived);
+    free(s->round);
+    free(s->waiting);
+    free(s);
+}
+
+static const trn_opcode_desc ops[] = {
+    {200, "TestCopy", test_copy, 0},
+    {201, "TestRendezvous", test_rendezvous, TRN_OPF_MAY_WAIT},
+    {202, "TestWaitForever", test_wait_forever, TRN_OPF_MAY_WAIT},
+    {203, "TestFail", test_fail, 0},
+    {204, "TestScatter", test_scatter, 0},
+    {205, "TestSetting", test_setting, 0},
+    {206, "TestSub", test_sub, 0},
+    {207, "TestRegs", test_regs, 0},
+};
+
+static const trn_setting_desc settings[] = {
+    {"scale", TRN_SET_FLOAT, "2.0", 0, 100, NULL, "value TestSetting writes"},
+    {"mode", TRN_SET_STRING, "a", 0, -1, "a|b", "a choice"},
+    {"fail_init", TRN_SET_BOOL, "false", 0, -1, NULL, "make init fail"},
+};
+
+static const trn_quirk_desc quirks[] = {
+    {"test.example_quirk", "mode", "a", "a quirk of the test module"},
+};
+
+TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_plugin_desc),
+    .name = TEST_PLUGIN_NAME,
+    .family = "test",
+    .version = "1",
+    .ops = ops,
+    .n_ops = sizeof ops / sizeof ops[0],
+    .settings = settings,
+    .n_settings = sizeof settings / sizeof settings[0],
+    .quirks = quirks,
+    .n_quirks = 1,
+    .init = init,
+    .fini = fini,
+    .run_begin = run_begin,
+};
