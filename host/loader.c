@@ -47,6 +47,9 @@ static size_t search_dirs(const trn_sim *s, char dirs[][1024], size_t max) {
     }
     for (size_t i = 0; i < s->cfg.n_paths && n < max; ++i) snprintf(dirs[n++], 1024, "%s", s->cfg.plugin_paths[i]);
     if (s->opts.exe_dir && n < max) snprintf(dirs[n++], 1024, "%s", s->opts.exe_dir);
+#ifdef TRNSIM_PLUGIN_RELDIR /* an installed tree, wherever its prefix went */
+    if (s->opts.exe_dir && n < max) snprintf(dirs[n++], 1024, "%s/%s", s->opts.exe_dir, TRNSIM_PLUGIN_RELDIR);
+#endif
     if (n < max) snprintf(dirs[n++], 1024, "%s", TRNSIM_PLUGIN_DIR);
     return n;
 }

@@ -407,11 +407,10 @@ static void test_write_full_device(void **state) {
 /* A successful write truncates and replaces an older, longer file. */
 static void test_write_replaces(void **state) {
     const char *p = npy_tmp("rep.npy");
-    assert_int_equal(npy_put_bytes(p, "old contents that are longer than the new file will be.............."
-                                      "......................................................................"
-                                      "......................................................................",
-                                   210),
-                     0);
+    static const char old[] = "old contents that are longer than the new file will be.............."
+                              "......................................................................"
+                              "......................................................................";
+    assert_int_equal(npy_put_bytes(p, old, sizeof old - 1), 0);
     const int64_t s[1] = {1};
     const unsigned char v[1] = {7};
     trn_error e = {{0}};

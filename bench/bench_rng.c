@@ -1,0 +1,133 @@
+/* RNG family benchmarks: Rand (each algorithm) and Rand2 over [128 x 65536]
+ * through the host (program -> dispatch -> trnsim-rng -> SBUF), each against
+ * a plain single-stream reference loop of the same generator producing the
+ * same number of values in the same run (the seed's code, one element at a
+ * time, into a dense buffer).
+ *
+ * 65536 uint32 per partition is 256 KiB, more than the default 192 KiB
+ * SBUF partition, so the bench config raises sbuf_partition_bytes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const char rng_config[] =
+    "machine = { partitions = 128; sbuf_partition_bytes = 327680; };\n"
+    "plugins = ( { family = \"rng\"; module = \"trnsim-rng\"; } );\n";
+
+#define RNG_P 128
+
+static size_t rng_cols(void) { return bench_quick() ? 4096 : 65536; }
+
+/* ---- the reference loops: one stream, one element at a time ------------ */
+
+typedef struct ref_arg {
+    int kind; /* 0 LFSR, 1 PCG32, 2 Philox, 3 XORWOW float */
+    size_t n;
+    void *out;
+} ref_arg;
+
+static uint32_t ref_lfsr(uint32_t *state) {
+    uint32_t s = *state;
+    uint32_t b = (s >> 31) ^ (s >> 21) ^ (s >> 1) ^ (s >> 0);
+    s = (s << 1) | (b & 1);
+    *state = s;
+    return s;
+}
+
+static uint32_t ref_pcg32(uint64_t *state) {
+    uint64_t oldstate = *state;
+    *state = oldstate * 0x5851F42D4C957F2DULL + 0x14057B7EF767814FULL;
+    uint32_t xorshifted = (uint32_t)(((oldstate >> 18) ^ oldstate) >> 27);
+    uint32_t rot = (uint32_t)(oldstate >> 59);
+    return (xorshifted >> rot) | (xorshifted << ((-rot) & 31));
+}
+
+static void ref_philox(uint32_t ctr[4], const uint32_t key_in[2], uint32_t out[4]) {
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key_in[0], k1 = key_in[1];
+    for (int r = 0; r < 10; ++r) {
+        if (r) {
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c0 = n0, c1 = (uint32_t)p1, c2 = n2, c3 = (uint32_t)p0;
+    }
+    out[0] = c0, out[1] = c1, out[2] = c2, out[3] = c3;
+}
+
+static uint32_t ref_xorwow(uint32_t s[6]) {
+    uint32_t t = s[0] ^ (s[0] >> 2);
+    s[0] = s[1];
+    s[1] = s[2];
+    s[2] = s[3];
+    s[3] = s[4];
+    s[4] = (s[4] ^ (s[4] << 4)) ^ (t ^ (t << 1));
+    s[5] += 362437u;
+    return s[5] + s[4];
+}
+
+static void ref_loop(void *argp) {
+    ref_arg *a = argp;
+    uint32_t *u = a->out;
+    if (a->kind == 0) {
+        uint32_t s = 1;
+        for (size_t i = 0; i < a->n; ++i) u[i] = ref_lfsr(&s);
+    } else if (a->kind == 1) {
+        uint64_t s = 0x100000001ULL;
+        for (size_t i = 0; i < a->n; ++i) u[i] = ref_pcg32(&s);
+    } else if (a->kind == 2) {
+        uint32_t ctr[4] = {1, 1, 1, 1}, key[2] = {1, 1};
+        for (size_t i = 0; i < a->n; i += 4) {
+            ref_philox(ctr, key, u + i);
+            if (++ctr[0] == 0 && ++ctr[1] == 0 && ++ctr[2] == 0) ++ctr[3];
+        }
+    } else {
+        uint32_t s[6] = {1, 1, 1, 1, 1, 1};
+        float *f = a->out, lo = 0.0f, hi = 1.0f;
+        for (size_t i = 0; i < a->n; ++i) {
+            uint32_t r = ref_xorwow(s), bits = (r & 0x7FFFFF) | 0x3F800000;
+            float x;
+            memcpy(&x, &bits, 4);
+            f[i] = lo + (hi - lo) * (x - 1.0f);
+        }
+    }
+}
+
+/* ---- through the host -------------------------------------------------- */
+
+static void rng_case(const char *kernel, const char *instr, const char *dtype, int ref_kind) {
+    size_t n = rng_cols();
+    char prog[512], size[48];
+    snprintf(prog, sizeof prog,
+             "{\"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"%s\", \"shape\": [%d, %zu]}],"
+             " \"instructions\": [%s]}",
+             dtype, RNG_P, n, instr);
+    trn_sim *s = bench_open(rng_config);
+    bench_load(s, prog);
+    double t = bench_time_run(s, 0.5);
+    ref_arg a = {ref_kind, (size_t)RNG_P * n, malloc((size_t)RNG_P * n * 4)};
+    double tb = bench_time(ref_loop, &a, 0.5);
+    snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
+    bench_report(kernel, size, (double)RNG_P * (double)n, "val", t, "single-stream reference loop", tb);
+    free(a.out);
+    trn_sim_close(s);
+}
+
+BENCH_CASE(rng_rand) {
+    static const char *const names[3] = {"Rand LFSR", "Rand PCG32", "Rand Philox4x32-10"};
+    for (int alg = 0; alg < 3; ++alg) {
+        char instr[128];
+        snprintf(instr, sizeof instr, "{\"opcode\": \"Rand\", \"algorithm\": %d, \"outputs\": [\"r\"]}", alg);
+        rng_case(names[alg], instr, "uint32", alg);
+    }
+}
+
+BENCH_CASE(rng_rand2) {
+    rng_case("Rand2 XORWOW [0,1)", "{\"opcode\": \"Rand2\", \"outputs\": [\"r\"]}", "float32", 3);
+    rng_case("Rand2 XORWOW 4x2p [-1,1)",
+             "{\"opcode\": \"Rand2\", \"min\": -1, \"max\": 1, \"is_4x2p\": true, \"outputs\": [\"r\"]}", "float32",
+             3);
+}
