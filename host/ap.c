@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arith.h"
@@ -120,6 +121,31 @@ static int walk_runs(const walk *w, const trn_ap *ap, run_fn fn, void *arg) {
     return 0;
 }
 
+/* Copy one element of width w (1, 2, 4 or 8 bytes) with a typed load. */
+static inline void copy_elem(uint8_t *dst, const uint8_t *src, uint32_t w) {
+    switch (w) {
+    case 1: *dst = *src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    default: memcpy(dst, src, 8); break;
+    }
+}
+
+/* Copy n elements with element strides ds / ss (in elements). */
+static void copy_strided(uint8_t *dst, int64_t ds, const uint8_t *src, int64_t ss, int64_t n, uint32_t w) {
+    if (ds == 1 && ss == 1) {
+        memmove(dst, src, (size_t)n * w);
+        return;
+    }
+    int64_t db = ds * (int64_t)w, sb = ss * (int64_t)w;
+    switch (w) {
+    case 1: for (int64_t i = 0; i < n; ++i) dst[i * db] = src[i * sb]; break;
+    case 2: for (int64_t i = 0; i < n; ++i) memcpy(dst + i * db, src + i * sb, 2); break;
+    case 4: for (int64_t i = 0; i < n; ++i) memcpy(dst + i * db, src + i * sb, 4); break;
+    default: for (int64_t i = 0; i < n; ++i) memcpy(dst + i * db, src + i * sb, 8); break;
+    }
+}
+
 /* ---- uninitialised-read guard ---- */
 
 typedef struct guard_arg {
@@ -131,6 +157,9 @@ static int guard_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_
     guard_arg *g = arg;
     uint32_t wd = g->w->width;
     if (stride == 1) return trn_mem_is_written(g->w->mem, addr, (uint64_t)n * wd, &g->bad) ? 0 : 1;
+    /* A strided run whose whole span was written needs no per-element look. */
+    int64_t lo = stride > 0 ? 0 : (n - 1) * stride, span = (n - 1) * (stride > 0 ? stride : -stride) + 1;
+    if (trn_mem_is_written(g->w->mem, addr + (uint64_t)(lo * wd), (uint64_t)(span * wd), NULL)) return 0;
     for (int64_t i = 0; i < n; ++i)
         if (!trn_mem_is_written(g->w->mem, addr + (uint64_t)(i * stride * wd), wd, &g->bad)) return 1;
     return 0;
@@ -185,11 +214,7 @@ static int read_raw_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int
     uint32_t wd = x->w->width;
     const uint8_t *src = x->w->mem->bytes + addr;
     uint8_t *dst = (uint8_t *)x->buf + dense * wd;
-    if (stride == 1) {
-        memcpy(dst, src, (size_t)n * wd);
-        return 0;
-    }
-    for (int64_t i = 0; i < n; ++i) memcpy(dst + i * wd, src + i * stride * (int64_t)wd, wd);
+    copy_strided(dst, 1, src, stride, n, wd);
     return 0;
 }
 
@@ -203,6 +228,15 @@ int trn_ap_read_raw(const trn_ap_env *env, const trn_ap *ap, void *dst, trn_erro
 }
 
 /* ---- dense writes ---- */
+
+/* Mark the elements of one run written. */
+static void mark_run(trn_memory *m, uint64_t addr, int64_t n, int64_t stride, uint32_t wd) {
+    if (stride == 1) {
+        trn_mem_mark_written(m, addr, (uint64_t)n * wd);
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i) trn_mem_mark_written(m, addr + (uint64_t)(i * stride * (int64_t)wd), wd);
+}
 
 static int check_op_dtype(const trn_ap *ap, trn_acc_op op, trn_error *e);
 
@@ -264,16 +298,8 @@ static int write_raw_run(void *arg, uint64_t addr, int64_t n, int64_t stride, in
     uint32_t wd = x->w->width;
     const uint8_t *src = (const uint8_t *)x->buf + dense * wd;
     uint8_t *dst = x->w->mem->bytes + addr;
-    if (stride == 1) {
-        memcpy(dst, src, (size_t)n * wd);
-        trn_mem_mark_written(x->w->mem, addr, (uint64_t)n * wd);
-        return 0;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        uint64_t a = addr + (uint64_t)(i * stride * (int64_t)wd);
-        memcpy(x->w->mem->bytes + a, src + i * wd, wd);
-        trn_mem_mark_written(x->w->mem, a, wd);
-    }
+    copy_strided(dst, stride, src, 1, n, wd);
+    mark_run(x->w->mem, addr, n, stride, wd);
     return 0;
 }
 
@@ -377,7 +403,7 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
                               "allow_uninit_read to allow)", j, idx[j], trn_mem_names[ap->mem]);
     }
     for (size_t j = 0; j < n; ++j)
-        memcpy((uint8_t *)dst + j * w.width, w.mem->bytes + element_addr(ap, &w, idx[j]), w.width);
+        copy_elem((uint8_t *)dst + j * w.width, w.mem->bytes + element_addr(ap, &w, idx[j]), w.width);
     return 0;
 }
 
@@ -387,5 +413,118 @@ int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e) || check_op_dtype(ap, op, e)) return -1;
     for (size_t j = 0; j < n; ++j)
         put_raw(&w, ap->dtype, element_addr(ap, &w, idx[j]), (const uint8_t *)src + j * w.width, op);
+    return 0;
+}
+
+/* ---- AP -> AP copy of one dtype ---- */
+
+/* Visits an AP's runs one at a time, so two APs can be walked together. */
+typedef struct run_iter {
+    const walk *w;
+    const trn_ap *ap;
+    uint32_t p;
+    int64_t o, outer, idx[TRN_AP_MAX_DIMS];
+    uint64_t addr;
+    int64_t left, stride;
+} run_iter;
+
+static void iter_load(run_iter *it) {
+    const walk *w = it->w;
+    uint32_t inner = w->ndims - 1;
+    int64_t elem = it->ap->offset;
+    for (uint32_t d = 0; d < inner; ++d) elem += it->idx[d] * w->step[d];
+    it->addr = trn_mem_addr(w->mem, it->ap->part_start + it->p * it->ap->part_step, 0) + (uint64_t)elem * w->width;
+    it->left = w->num[inner];
+    it->stride = w->step[inner];
+}
+
+static void iter_init(run_iter *it, const walk *w, const trn_ap *ap) {
+    memset(it, 0, sizeof *it);
+    it->w = w;
+    it->ap = ap;
+    it->outer = w->free_elems / w->num[w->ndims - 1];
+    iter_load(it);
+}
+
+/* Consume k elements of the current run; 0 when the AP is exhausted. */
+static int iter_advance(run_iter *it, int64_t k) {
+    it->addr += (uint64_t)(k * it->stride * (int64_t)it->w->width);
+    it->left -= k;
+    if (it->left > 0) return 1;
+    if (++it->o < it->outer) {
+        for (int d = (int)it->w->ndims - 2; d >= 0; --d) {
+            if (++it->idx[d] < it->w->num[d]) break;
+            it->idx[d] = 0;
+        }
+    } else {
+        it->o = 0;
+        memset(it->idx, 0, sizeof it->idx);
+        if (++it->p >= it->ap->part_count) return 0;
+    }
+    iter_load(it);
+    return 1;
+}
+
+/* Conservative: could the two APs touch a common byte? */
+static bool may_overlap(const trn_ap *a, const walk *wa, const trn_ap *b, const walk *wb) {
+    if (a->core != b->core || a->mem != b->mem) return false;
+    uint64_t lo[2], hi[2];
+    const trn_ap *ap[2] = {a, b};
+    const walk *w[2] = {wa, wb};
+    for (int k = 0; k < 2; ++k) {
+        int64_t elo = ap[k]->offset, ehi = ap[k]->offset;
+        for (uint32_t d = 0; d < ap[k]->ndims; ++d) {
+            int64_t span = ap[k]->dims[d].step * (ap[k]->dims[d].num - 1);
+            if (span < 0) elo += span; else ehi += span;
+        }
+        uint32_t plast = ap[k]->part_start + (ap[k]->part_count - 1) * ap[k]->part_step;
+        lo[k] = trn_mem_addr(w[k]->mem, ap[k]->part_start, 0) + (uint64_t)elo * w[k]->width;
+        hi[k] = trn_mem_addr(w[k]->mem, plast, 0) + (uint64_t)(ehi + 1) * w[k]->width;
+    }
+    return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+static void copy_chunk(const walk *wd, const run_iter *di, const run_iter *si, int64_t k, trn_dtype dt, trn_acc_op op) {
+    uint32_t w = wd->width;
+    uint8_t *dst = wd->mem->bytes + di->addr;
+    const uint8_t *src = si->w->mem->bytes + si->addr;
+    if (op == TRN_ACC_COPY) {
+        copy_strided(dst, di->stride, src, si->stride, k, w);
+        mark_run(wd->mem, di->addr, k, di->stride, w);
+    } else if (di->stride == 1 && si->stride == 1 && trn_mem_is_written(wd->mem, di->addr, (uint64_t)k * w, NULL)) {
+        trn_accumulate_span(op, dst, src, dt, (size_t)k, NULL);
+    } else {
+        for (int64_t i = 0; i < k; ++i)
+            put_raw(wd, dt, di->addr + (uint64_t)(i * di->stride * (int64_t)w), src + i * si->stride * (int64_t)w, op);
+    }
+}
+
+int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src, trn_acc_op op, trn_error *e) {
+    walk wd, ws;
+    if (walk_init(env, src, &ws, e) || walk_init(env, dst, &wd, e) || check_op_dtype(dst, op, e)) return -1;
+    if (src->dtype != dst->dtype)
+        return trn_errorf(e, "copy_raw needs one dtype, got %s -> %s", trn_dtype_name(src->dtype), trn_dtype_name(dst->dtype));
+    if (trn_ap_elems(src) != trn_ap_elems(dst))
+        return trn_errorf(e, "copy_raw: %lld source elements, %lld destination elements", (long long)trn_ap_elems(src),
+                          (long long)trn_ap_elems(dst));
+    if (guard_reads(env, &ws, src, e)) return -1;
+    if (may_overlap(src, &ws, dst, &wd)) { /* read everything first, as the semantics say */
+        size_t bytes = (size_t)trn_ap_elems(src) * ws.width;
+        void *tmp = malloc(bytes ? bytes : 1);
+        if (!tmp) return trn_errorf(e, "out of memory for a %zu-byte copy", bytes);
+        xfer_arg x = {&ws, src->dtype, tmp, TRN_ACC_COPY};
+        walk_runs(&ws, src, read_raw_run, &x);
+        int rc = trn_ap_write_raw_op(env, dst, tmp, op, e);
+        free(tmp);
+        return rc;
+    }
+    run_iter si, di;
+    iter_init(&si, &ws, src);
+    iter_init(&di, &wd, dst);
+    for (;;) {
+        int64_t k = si.left < di.left ? si.left : di.left;
+        copy_chunk(&wd, &di, &si, k, dst->dtype, op);
+        if (!iter_advance(&si, k) || !iter_advance(&di, k)) break;
+    }
     return 0;
 }

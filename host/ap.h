@@ -40,6 +40,10 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
 int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
                               const void *src, trn_acc_op op, trn_error *e);
 
+/* dst <- src (one dtype, equal element counts), as if src were read whole
+ * first; op as in trn_ap_write_raw_op. One memmove per pair of contiguous runs. */
+int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src, trn_acc_op op, trn_error *e);
+
 /* "sbuf[p0:+n:s] off=.. ap=[[s,n],..] float32" for messages. */
 void trn_ap_describe(const trn_ap *ap, char *buf, size_t len);
 

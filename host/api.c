@@ -118,6 +118,10 @@ static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const i
     TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e));
 }
 
+static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op) {
+    TRANSFER(trn_ap_copy_raw(&env, dst, src, op, &e));
+}
+
 /* ---- attributes ---- */
 
 static const trn_value *api_attr(trn_ctx *ctx, const char *key) {
@@ -333,4 +337,5 @@ const trn_host_api trn_host_api_table = {
     .read_indirect_raw = api_read_indirect_raw,
     .write_indirect_raw = api_write_indirect_raw,
     .value_string = api_value_string,
+    .copy_raw = api_copy_raw,
 };

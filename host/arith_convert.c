@@ -107,7 +107,9 @@ static inline uint32_t f16_decode_fast(uint32_t x) {
     uint32_t em = (x << 13) & 0x0fffe000u;
     uint32_t e = em & 0x0f800000u;
     uint32_t sub = trn_f32_bits(trn_bits_f32(em + 0x38800000u) - 0x1p-14f);
-    uint32_t r = e == 0x0f800000u ? em + 0x70000000u : (e ? em + 0x38000000u : sub);
+    uint32_t is_sub = 0u - (uint32_t)(e == 0);   /* masks: see f16_encode_fast */
+    uint32_t big = e == 0x0f800000u ? em + 0x70000000u : em + 0x38000000u;
+    uint32_t r = (sub & is_sub) | (big & ~is_sub);
     return r | ((x << 16) & 0x80000000u);
 }
 

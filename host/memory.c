@@ -46,34 +46,35 @@ void trn_core_state_free(trn_core_state *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* Bits [lo, hi) of one 64-bit word, 0 <= lo < hi <= 64. */
+static inline uint64_t bit_mask(unsigned lo, unsigned hi) {
+    uint64_t upper = hi == 64 ? ~0ull : (1ull << hi) - 1;
+    return upper & ~((1ull << lo) - 1);
+}
+
 void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
     uint64_t end = addr + len;
-    while (addr < end && (addr & 63)) {
-        m->written[addr >> 6] |= 1ull << (addr & 63);
-        ++addr;
-    }
-    while (addr + 64 <= end) {
-        m->written[addr >> 6] = ~0ull;
-        addr += 64;
-    }
     while (addr < end) {
-        m->written[addr >> 6] |= 1ull << (addr & 63);
-        ++addr;
+        unsigned lo = (unsigned)(addr & 63);
+        uint64_t word_end = (addr | 63) + 1;
+        unsigned hi = end < word_end ? (unsigned)(end - (addr & ~63ull)) : 64;
+        m->written[addr >> 6] |= bit_mask(lo, hi);
+        addr = word_end;
     }
 }
 
 bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten) {
     uint64_t end = addr + len;
     while (addr < end) {
-        if ((addr & 63) == 0 && addr + 64 <= end && m->written[addr >> 6] == ~0ull) {
-            addr += 64;
-            continue;
-        }
-        if (!(m->written[addr >> 6] & (1ull << (addr & 63)))) {
-            if (first_unwritten) *first_unwritten = addr;
+        unsigned lo = (unsigned)(addr & 63);
+        uint64_t word_end = (addr | 63) + 1;
+        unsigned hi = end < word_end ? (unsigned)(end - (addr & ~63ull)) : 64;
+        uint64_t missing = bit_mask(lo, hi) & ~m->written[addr >> 6];
+        if (missing) {
+            if (first_unwritten) *first_unwritten = (addr & ~63ull) + (uint64_t)__builtin_ctzll(missing);
             return false;
         }
-        ++addr;
+        addr = word_end;
     }
     return true;
 }

@@ -250,6 +250,12 @@ typedef struct trn_host_api {
                                      trn_acc_op op);
     /* The text of a string value, NULL if v is not a string. */
     const char *(*value_string)(const trn_value *v);
+    /* dst <- src for APs of one dtype and equal element counts, with no trip
+     * through fp32: every source element passes the uninitialised-read guard
+     * and every element both bounds checks before anything is written; the
+     * result is as if src were read whole first (overlap-safe). op as in
+     * write_raw_op. */
+    trn_status (*copy_raw)(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op);
 } trn_host_api;
 
 /* ---- what a module describes ----------------------------------------- */

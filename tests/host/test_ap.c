@@ -189,6 +189,47 @@ static void packed_has_no_f32(void **st) {
     assert_contains(e.msg, "has no fp32 value");
 }
 
+static void copy_raw_strided_overlap_and_accumulate(void **st) {
+    trn_error e;
+    fill_iota(2, 16);
+    int64_t every_other[1][2] = {{2, 4}}, dense4[1][2] = {{1, 4}};
+    trn_ap src = sbuf_ap(TRN_DT_FP32, 0, 2, 1, 1, every_other); /* 1,3,5,7 and 1001,... */
+    trn_ap dst = sbuf_ap(TRN_DT_FP32, 50, 2, 0, 1, dense4);
+    assert_int_equal(trn_ap_copy_raw(&env, &dst, &src, TRN_ACC_COPY, &e), 0);
+    float got[8];
+    assert_int_equal(trn_ap_read_f32(&env, &dst, got, &e), 0);
+    for (int i = 0; i < 4; ++i) assert_true(got[i] == (float)(1 + 2 * i) && got[4 + i] == (float)(1001 + 2 * i));
+    /* Overlap: shifting a row right by one reads the whole source first. */
+    int64_t d8[1][2] = {{1, 8}};
+    trn_ap a = sbuf_ap(TRN_DT_FP32, 0, 1, 0, 1, d8), b = sbuf_ap(TRN_DT_FP32, 0, 1, 1, 1, d8);
+    assert_int_equal(trn_ap_copy_raw(&env, &b, &a, TRN_ACC_COPY, &e), 0);
+    float row[9];
+    int64_t d9[1][2] = {{1, 9}};
+    trn_ap r9 = sbuf_ap(TRN_DT_FP32, 0, 1, 0, 1, d9);
+    assert_int_equal(trn_ap_read_f32(&env, &r9, row, &e), 0);
+    for (int i = 1; i < 9; ++i) assert_true(row[i] == (float)(i - 1));
+    /* Accumulate in the destination dtype: int32 wraps, no trip through fp32. */
+    int64_t d2[1][2] = {{1, 2}};
+    trn_ap is = sbuf_ap(TRN_DT_INT32, 60, 1, 0, 1, d2), id = sbuf_ap(TRN_DT_INT32, 61, 1, 0, 1, d2);
+    int32_t iv[2] = {16777217, 1}, dv[2] = {INT32_MAX, 5};
+    assert_int_equal(trn_ap_write_raw(&env, &is, iv, &e), 0);
+    assert_int_equal(trn_ap_write_raw(&env, &id, dv, &e), 0);
+    assert_int_equal(trn_ap_copy_raw(&env, &id, &is, TRN_ACC_ADD, &e), 0);
+    assert_int_equal(trn_ap_read_raw(&env, &id, dv, &e), 0);
+    assert_int_equal(dv[0], (int32_t)(INT32_MIN + 16777216));
+    assert_int_equal(dv[1], 6);
+    /* Refusals, nothing written. */
+    trn_ap bf = sbuf_ap(TRN_DT_BF16, 62, 1, 0, 1, d2);
+    assert_int_equal(trn_ap_copy_raw(&env, &bf, &is, TRN_ACC_COPY, &e), -1);
+    assert_contains(e.msg, "copy_raw needs one dtype, got int32 -> bfloat16");
+    assert_int_equal(trn_ap_copy_raw(&env, &dst, &is, TRN_ACC_COPY, &e), -1);
+    trn_ap never = sbuf_ap(TRN_DT_INT32, 63, 1, 0, 1, d2);
+    assert_int_equal(trn_ap_copy_raw(&env, &id, &never, TRN_ACC_COPY, &e), -1);
+    assert_contains(e.msg, "reads never-written sbuf bytes at partition 63");
+    assert_int_equal(trn_ap_read_raw(&env, &id, dv, &e), 0);
+    assert_int_equal(dv[1], 6);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strided_4d_walk),
@@ -199,6 +240,7 @@ int main(void) {
         cmocka_unit_test(first_accumulate_copies),
         cmocka_unit_test(indirect_repeated_indices_accumulate),
         cmocka_unit_test(packed_has_no_f32),
+        cmocka_unit_test(copy_raw_strided_overlap_and_accumulate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,7 @@
 
     progtest.py --trnsim BIN PROGRAM.json [--config CFG] [--input NAME[@K]=F.npy]...
                 [--expect NAME[@K]=F.npy]... [--output NAME[@K]]... [--check SCRIPT.py]
-                [--expect-error TEXT]... [--expect-stdout TEXT]... [--arg X]...
+                [--expect-error TEXT]... [--expect-stdout TEXT]... [--expect-stderr TEXT]... [--arg X]...
 
 --expect compares an output with an .npy file bit for bit (same dtype, same
 shape, same bytes: NaN payloads and -0.0 count). --output only asks for an
@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--check")
     ap.add_argument("--expect-error", action="append", default=[])
     ap.add_argument("--expect-stdout", action="append", default=[])
+    ap.add_argument("--expect-stderr", action="append", default=[])
     ap.add_argument("--arg", action="append", default=[])
     a = ap.parse_args()
 
@@ -92,6 +93,9 @@ def main():
         for t in a.expect_stdout:
             if t not in r.stdout:
                 fail(f"stdout lacks {t!r}")
+        for t in a.expect_stderr:
+            if t not in r.stderr:
+                fail(f"stderr lacks {t!r}")
         for name, path in wanted.items():
             compare(name, os.path.join(out, name + ".npy"), path)
         if a.check:
