@@ -21,38 +21,6 @@ static inline float bitsf(uint32_t u) { return trn_bits_f32(u); }
 /* Bit-for-bit float comparison (== would accept -0 == +0 and reject NaN). */
 #define assert_f32_bits(a, b) assert_int_equal(fbits(a), fbits(b))
 
-/* The compiler's fp32 -> fp16 conversion, (_Float16)v. GCC lowers it to
- * libgcc's soft-float __truncsfhf2 (about 60 ns) unless F16C is enabled,
- * when it emits vcvtps2ph (about 1 ns); both are the compiler's conversion
- * and arith_f16 checks that they agree. cc_f16 picks F16C when the CPU has
- * it (compiled per function, so the binary still runs without it). */
-static inline uint16_t cc_f16_soft(float v) {
-    _Float16 h = (_Float16)v;
-    uint16_t u;
-    memcpy(&u, &h, sizeof u);
-    return u;
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("f16c"))) static inline uint16_t cc_f16_hw(float v) {
-    _Float16 h = (_Float16)v;
-    uint16_t u;
-    memcpy(&u, &h, sizeof u);
-    return u;
-}
-static inline bool cc_f16_have_hw(void) { return __builtin_cpu_supports("f16c"); }
-#else
-static inline uint16_t cc_f16_hw(float v) { return cc_f16_soft(v); }
-static inline bool cc_f16_have_hw(void) { return false; }
-#endif
-
-static inline uint16_t cc_f16(float v) {
-    static int hw = -1; /* test-local cache of the CPU check */
-    if (hw < 0)
-        hw = cc_f16_have_hw();
-    return hw ? cc_f16_hw(v) : cc_f16_soft(v);
-}
-
 /* xorshift64*: fixed seeds, so every run checks the same data. */
 typedef struct test_rng {
     uint64_t s;

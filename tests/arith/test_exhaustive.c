@@ -1,5 +1,5 @@
 /* Every one of the 2^32 fp32 patterns (ctest label `exhaustive`):
- *   fp16: the element encoder equals the compiler's (_Float16)x for every
+ *   fp16: the element encoder equals the compiler's (_Float16)x (cc_f16.h) for every
  *         non-NaN pattern and gives 0x7e00 | sign for NaN;
  *   bf16: the element encoder equals the integer RNE formula
  *         (u + 0x7fff + lsb) >> 16 for every non-NaN pattern, 0x7fc0 for NaN
@@ -8,7 +8,7 @@
  *   both: the span encoders equal the element encoders.
  * Blocks of 64 Ki patterns; one cmocka test per format so a failure says
  * which. */
-#include "arith_test_util.h"
+#include "cc_f16.h"
 
 enum { BLOCK = 1 << 16 };
 

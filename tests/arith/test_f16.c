@@ -1,8 +1,8 @@
-/* float16: narrow equals the compiler's (_Float16)x for non-NaN fp32
+/* float16: narrow equals the compiler's (_Float16)x (cc_f16.h) for non-NaN fp32
  * (a dense stride here; every pattern in arith_exhaustive), NaN gives
  * 0x7e00 with the sign, widen is exact for all 65536 codes, and the span
  * forms give the element forms' bits. */
-#include "arith_test_util.h"
+#include "cc_f16.h"
 
 static void check_narrow(uint32_t u) {
     float v = bitsf(u);
@@ -84,10 +84,7 @@ static void test_widen_all(void **state) {
              * keeps the payload as it is (shifted by 13). */
             want = ((c & 0x8000u) << 16) | 0x7f800000u | ((c & 0x3ffu) << 13);
         } else {
-            _Float16 h;
-            uint16_t c16 = (uint16_t)c;
-            memcpy(&h, &c16, sizeof h);
-            want = fbits((float)h);
+            want = fbits(cc_f16_to_f32((uint16_t)c));
         }
         if (got != want)
             fail_msg("f16 %04x -> %08x, expected %08x", c, got, want);

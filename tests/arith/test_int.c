@@ -9,7 +9,7 @@
 static void narrow_expect_i64(trn_dtype dt, float v, int64_t want) {
     unsigned char buf[8] = {0};
     trn_narrow(dt, v, buf);
-    int64_t got;
+    int64_t got = 0;
     switch (dt) {
     case TRN_DT_INT8: { int8_t x; memcpy(&x, buf, 1); got = x; break; }
     case TRN_DT_INT16: { int16_t x; memcpy(&x, buf, 2); got = x; break; }
@@ -25,7 +25,7 @@ static void narrow_expect_i64(trn_dtype dt, float v, int64_t want) {
 static void narrow_expect_u64(trn_dtype dt, float v, uint64_t want) {
     unsigned char buf[8] = {0};
     trn_narrow(dt, v, buf);
-    uint64_t got;
+    uint64_t got = 0;
     switch (dt) {
     case TRN_DT_UINT8: { uint8_t x; memcpy(&x, buf, 1); got = x; break; }
     case TRN_DT_UINT16: { uint16_t x; memcpy(&x, buf, 2); got = x; break; }
@@ -145,6 +145,27 @@ static void test_cast_span(void **state) {
     assert_int_equal(g[1], 0);
     assert_int_equal(g[2], 0);
     assert_int_equal(g[3], UINT32_MAX);
+    /* every signed / unsigned width saturates at both ends of its range */
+    int64_t wide[4] = {INT64_MAX, INT64_MIN, (int64_t)INT32_MAX + 1, (int64_t)INT32_MIN - 1};
+    int32_t i32[4];
+    assert_int_equal(trn_cast_span(TRN_DT_INT32, i32, TRN_DT_INT64, wide, 4, &e), 0);
+    assert_int_equal(i32[0], INT32_MAX);
+    assert_int_equal(i32[1], INT32_MIN);
+    assert_int_equal(i32[2], INT32_MAX);
+    assert_int_equal(i32[3], INT32_MIN);
+    int8_t s8[4];
+    uint16_t u16[4];
+    uint64_t u64[4];
+    assert_int_equal(trn_cast_span(TRN_DT_INT8, s8, TRN_DT_INT64, wide, 4, &e), 0);
+    assert_int_equal(s8[0], INT8_MAX);
+    assert_int_equal(s8[1], INT8_MIN);
+    assert_int_equal(trn_cast_span(TRN_DT_UINT16, u16, TRN_DT_INT64, wide, 4, &e), 0);
+    assert_int_equal(u16[0], UINT16_MAX);
+    assert_int_equal(u16[1], 0);
+    assert_int_equal(trn_cast_span(TRN_DT_UINT64, u64, TRN_DT_INT64, wide, 4, &e), 0);
+    assert_int_equal(u64[0], (uint64_t)INT64_MAX);
+    assert_int_equal(u64[1], 0);
+    assert_int_equal(u64[2], (uint64_t)INT32_MAX + 1);
     /* uint64 above INT64_MAX -> int64 saturates; -> uint8 saturates */
     uint64_t h[2] = {UINT64_MAX, 200};
     int64_t k[2];
