@@ -122,6 +122,8 @@ static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *sr
     TRANSFER(trn_ap_copy_raw(&env, dst, src, op, &e));
 }
 
+static int api_uninit_allowed(const trn_ctx *ctx) { return trn_ctx_env(ctx).allow_uninit; }
+
 /* ---- attributes ---- */
 
 static const trn_value *api_attr(trn_ctx *ctx, const char *key) {
@@ -338,4 +340,5 @@ const trn_host_api trn_host_api_table = {
     .write_indirect_raw = api_write_indirect_raw,
     .value_string = api_value_string,
     .copy_raw = api_copy_raw,
+    .uninit_allowed = api_uninit_allowed,
 };

@@ -256,6 +256,9 @@ typedef struct trn_host_api {
      * result is as if src were read whole first (overlap-safe). op as in
      * write_raw_op. */
     trn_status (*copy_raw)(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op);
+    /* Whether the executing instruction may read never-written bytes (its own
+     * allow_uninit_read, a parent's, the program's or the config's). */
+    int (*uninit_allowed)(const trn_ctx *ctx);
 } trn_host_api;
 
 /* ---- what a module describes ----------------------------------------- */

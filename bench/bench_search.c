@@ -1,0 +1,165 @@
+/* Search family benchmark: iterative TopK-64 over [128 x 16384] fp32, 8
+ * rounds of Max + MaxIndexAndMatchReplace (imm -inf), through the real host
+ * (program -> dispatch -> trnsim-search -> memory), against the scalar
+ * oracle of tests/search (the seed transliterated, dense buffers, no host)
+ * in the same run. The host's values and indices are checked against the
+ * oracle bit for bit first, so a fast wrong kernel cannot post a number.
+ *
+ * Round 0 reads x and writes the struck-out copy to y; rounds 1-7 work on y
+ * in place. x is never modified, so every timed run does the same work.
+ * bench/topk_numpy.py times numpy's argpartition top-64 on the same data
+ * (splitmix64 below) and prints the same checksum. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* The scalar oracle itself, and the module's kernels for a no-host line. */
+#include "../plugins/search/search_kernels.c"
+#include "../tests/search/search_oracle.c"
+
+#define TOPK 64
+#define ROUNDS (TOPK / 8)
+
+static const char search_config[] = "plugins = ( { family = \"search\"; module = \"trnsim-search\"; } );";
+
+typedef struct topk_bench {
+    size_t P, N;
+    float *x, *y;      /* data, struck-out copy */
+    float *vals;       /* [P][64] */
+    uint32_t *idx;     /* [P][64] */
+    float *round_vals; /* [P][8] of the current round */
+    uint32_t *round_idx;
+} topk_bench;
+
+/* Element j is splitmix64(j + 1)'s top 24 bits as a fraction of 1 (the
+ * formula bench/topk_numpy.py vectorises). */
+static void fill_splitmix(float *x, size_t n) {
+    for (size_t j = 0; j < n; ++j) {
+        uint64_t z = (j + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        x[j] = (float)(z >> 40) * 0x1p-24f;
+    }
+}
+
+static void keep_round(topk_bench *b, int r) {
+    for (size_t p = 0; p < b->P; ++p) {
+        memcpy(b->vals + p * TOPK + r * 8, b->round_vals + p * 8, 8 * sizeof(float));
+        memcpy(b->idx + p * TOPK + r * 8, b->round_idx + p * 8, 8 * sizeof(uint32_t));
+    }
+}
+
+/* The reference's order: each instruction runs over every row. */
+static void oracle_topk(void *arg) {
+    topk_bench *b = arg;
+    for (int r = 0; r < ROUNDS; ++r) {
+        const float *src = r == 0 ? b->x : b->y;
+        for (size_t p = 0; p < b->P; ++p) oracle_max8(src + p * b->N, b->N, b->round_vals + p * 8);
+        for (size_t p = 0; p < b->P; ++p)
+            oracle_match_replace(src + p * b->N, b->N, b->round_vals + p * 8, -INFINITY, 0, b->y + p * b->N,
+                                 b->round_idx + p * 8);
+        keep_round(b, r);
+    }
+}
+
+/* The module's kernels on dense buffers, in the same order: what the host
+ * adds on top is the difference. */
+static void kernels_topk(void *arg) {
+    topk_bench *b = arg;
+    for (int r = 0; r < ROUNDS; ++r) {
+        if (r == 0) memcpy(b->y, b->x, b->P * b->N * sizeof(float));
+        for (size_t p = 0; p < b->P; ++p) search_max8_row(b->y + p * b->N, b->N, b->round_vals + p * 8);
+        for (size_t p = 0; p < b->P; ++p) {
+            search_find8_row(b->y + p * b->N, b->N, b->round_vals + p * 8, SEARCH_ASCENDING, b->round_idx + p * 8);
+            search_replace8_row(b->y + p * b->N, b->round_idx + p * 8, -INFINITY);
+        }
+        keep_round(b, r);
+    }
+}
+
+static void topk_program(char *buf, size_t len, size_t P, size_t N) {
+    int n = snprintf(buf, len,
+                     "{\"tensors\": ["
+                     "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+                     "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+                     "{\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %d]},"
+                     "{\"name\": \"idx\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [%zu, %d]}],"
+                     " \"instructions\": [",
+                     P, N, P, N, P, TOPK, P, TOPK);
+    for (int r = 0; r < ROUNDS; ++r)
+        n += snprintf(buf + n, len - (size_t)n,
+                      "%s{\"opcode\": \"Max\", \"inputs\": [\"%s\"], \"outputs\": [{\"tensor\": \"vals\", \"offset\": %d,"
+                      " \"ap\": [[1, 8]]}]},"
+                      "{\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
+                      " \"inputs\": [{\"tensor\": \"vals\", \"offset\": %d, \"ap\": [[1, 8]]}, \"%s\"],"
+                      " \"outputs\": [\"y\", {\"tensor\": \"idx\", \"offset\": %d, \"ap\": [[1, 8]]}]}",
+                      r ? "," : "", r ? "y" : "x", 8 * r, 8 * r, r ? "y" : "x", 8 * r);
+    snprintf(buf + n, len - (size_t)n, "]}");
+}
+
+static topk_bench *topk_make(size_t P, size_t N) {
+    topk_bench *b = calloc(1, sizeof *b);
+    b->P = P, b->N = N;
+    b->x = malloc(P * N * sizeof(float));
+    b->y = malloc(P * N * sizeof(float));
+    b->vals = malloc(P * TOPK * sizeof(float));
+    b->idx = malloc(P * TOPK * sizeof(uint32_t));
+    b->round_vals = malloc(P * 8 * sizeof(float));
+    b->round_idx = malloc(P * 8 * sizeof(uint32_t));
+    fill_splitmix(b->x, P * N);
+    return b;
+}
+
+static void topk_free(topk_bench *b) {
+    free(b->x), free(b->y), free(b->vals), free(b->idx), free(b->round_vals), free(b->round_idx);
+    free(b);
+}
+
+static int same(const void *got, const void *want, size_t bytes, const char *what) {
+    if (memcmp(got, want, bytes) == 0) return 1;
+    printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", what);
+    return 0;
+}
+
+BENCH_CASE(search_topk64) {
+    const size_t P = 128, N = bench_quick() ? 2048 : 16384;
+    topk_bench *b = topk_make(P, N);
+    char prog[8192], size[48];
+    topk_program(prog, sizeof prog, P, N);
+    trn_sim *s = bench_open(search_config);
+    bench_load(s, prog);
+    bench_set(s, "x", b->x, P * N * sizeof(float));
+    bench_time_run(s, 0.0);
+
+    float *got_v = malloc(P * TOPK * sizeof(float));
+    uint32_t *got_i = malloc(P * TOPK * sizeof(uint32_t));
+    bench_get(s, "vals", got_v, P * TOPK * sizeof(float));
+    bench_get(s, "idx", got_i, P * TOPK * sizeof(uint32_t));
+    oracle_topk(b);
+    int ok = same(got_v, b->vals, P * TOPK * sizeof(float), "TopK-64 values") &&
+             same(got_i, b->idx, P * TOPK * sizeof(uint32_t), "TopK-64 indices");
+    kernels_topk(b);
+    ok = ok && same(got_v, b->vals, P * TOPK * sizeof(float), "kernel TopK-64 values");
+    double sum = 0;
+    for (size_t k = 0; k < P * TOPK; ++k) sum += got_v[k];
+    printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py prints the same)\n", sum,
+           (double)got_v[0], got_i[0]);
+    if (ok) {
+        const double th = bench_time_run(s, 1.0);
+        const double to = bench_time(oracle_topk, b, 1.0);
+        const double tk = bench_time(kernels_topk, b, 1.0);
+        snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
+        bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem", th, "scalar oracle", to);
+        bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem", tk, "scalar oracle", to);
+        printf("  times: host %.3f ms, kernels without host %.3f ms, scalar oracle %.3f ms\n", th * 1e3, tk * 1e3,
+               to * 1e3);
+    }
+    free(got_v);
+    free(got_i);
+    trn_sim_close(s);
+    topk_free(b);
+}

@@ -1,0 +1,76 @@
+/* The search module's descriptor: opcodes, the one setting, named quirks,
+ * init / fini. docs/search.md explains each entry. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_ops.h"
+#include "search_state.h"
+#include "trnsim/plugin.h"
+
+static const trn_opcode_desc search_ops[] = {
+    {88, "Max", search_op_max, 0},
+    {89, "MaxIndex", search_op_max_index, 0},
+    {90, "MatchReplace", search_op_match_replace, 0},
+    {91, "MaxIndexAndMatchReplace", search_op_max_index_match_replace, 0},
+};
+
+static const trn_setting_desc search_settings[] = {
+    {"duplicate_match_order", TRN_SET_STRING, "ascending", 1, 0, "ascending|descending",
+     "equal values in vals take successive occurrences slot 0 first (ascending, the reference) "
+     "or slot 7 first (descending, the NKI documentation)"},
+};
+
+static const trn_quirk_desc search_quirks[] = {
+    {"search.sticky_nan", NULL, "always",
+     "Max: a NaN stays in the slot where it first landed; it never displaces a slot and is never displaced"},
+    {"search.earliest_tie", NULL, "always",
+     "Max: strict '>' keeps the earliest of equal values in a slot (so -0.0 seen before +0.0 stays first)"},
+    {"search.signed_zero_cascade", NULL, "always",
+     "Max: a demoted +0.0 skips an equal -0.0 below it, so equal zeros can leave in another order than they came; "
+     "in TopK a value's sign of zero can differ from the element its index names"},
+    {"search.ieee_equal_match", NULL, "always",
+     "MaxIndex/MatchReplace: matching is IEEE ==: a NaN value is never found (index 0xFFFFFFFF, nothing replaced) "
+     "and -0.0 matches +0.0"},
+    {"search.ascending_duplicate_match", "duplicate_match_order", "ascending",
+     "MaxIndex/MatchReplace: equal values in vals take their occurrences slot 0 first; the NKI docs of "
+     "nc_match_replace8 describe the reverse"},
+};
+
+static trn_status search_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
+                              size_t errlen) {
+    const char *order = "ascending";
+    if (api->setting_string(settings, "duplicate_match_order", &order) == TRN_BADTYPE) {
+        snprintf(err, errlen, "setting duplicate_match_order: expected a string");
+        return TRN_ERR;
+    }
+    search_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return TRN_ERR;
+    }
+    st->order = strcmp(order, "descending") == 0 ? SEARCH_DESCENDING : SEARCH_ASCENDING;
+    *state = st;
+    return TRN_OK;
+}
+
+static void search_fini(void *state) {
+    if (state) search_state_free(state);
+}
+
+TRN_PLUGIN_DEFINE(search) = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_plugin_desc),
+    .name = "trnsim-search",
+    .family = "search",
+    .version = "1.0.0",
+    .ops = search_ops,
+    .n_ops = sizeof search_ops / sizeof search_ops[0],
+    .settings = search_settings,
+    .n_settings = sizeof search_settings / sizeof search_settings[0],
+    .quirks = search_quirks,
+    .n_quirks = sizeof search_quirks / sizeof search_quirks[0],
+    .init = search_init,
+    .fini = search_fini,
+    .run_begin = NULL,
+};
