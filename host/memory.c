@@ -54,27 +54,43 @@ static inline uint64_t bit_mask(unsigned lo, unsigned hi) {
 
 void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
     uint64_t end = addr + len;
-    while (addr < end) {
-        unsigned lo = (unsigned)(addr & 63);
+    if ((addr & 63) && addr < end) { /* head: part of one word */
         uint64_t word_end = (addr | 63) + 1;
-        unsigned hi = end < word_end ? (unsigned)(end - (addr & ~63ull)) : 64;
-        m->written[addr >> 6] |= bit_mask(lo, hi);
+        unsigned hi = end < word_end ? (unsigned)(end & 63 ? end & 63 : 64) : 64;
+        m->written[addr >> 6] |= bit_mask((unsigned)(addr & 63), hi);
         addr = word_end;
     }
+    if (addr + 64 <= end) { /* whole words */
+        uint64_t words = (end - addr) >> 6;
+        memset(&m->written[addr >> 6], 0xff, words * sizeof(uint64_t));
+        addr += words << 6;
+    }
+    if (addr < end) m->written[addr >> 6] |= bit_mask(0, (unsigned)(end - addr));
+}
+
+static bool first_missing(const trn_memory *m, uint64_t word, uint64_t mask, uint64_t *first) {
+    uint64_t missing = mask & ~m->written[word];
+    if (missing && first) *first = (word << 6) + (uint64_t)__builtin_ctzll(missing);
+    return missing != 0;
 }
 
 bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten) {
     uint64_t end = addr + len;
-    while (addr < end) {
-        unsigned lo = (unsigned)(addr & 63);
+    if ((addr & 63) && addr < end) {
         uint64_t word_end = (addr | 63) + 1;
-        unsigned hi = end < word_end ? (unsigned)(end - (addr & ~63ull)) : 64;
-        uint64_t missing = bit_mask(lo, hi) & ~m->written[addr >> 6];
-        if (missing) {
-            if (first_unwritten) *first_unwritten = (addr & ~63ull) + (uint64_t)__builtin_ctzll(missing);
-            return false;
-        }
+        unsigned hi = end < word_end ? (unsigned)(end & 63 ? end & 63 : 64) : 64;
+        if (first_missing(m, addr >> 6, bit_mask((unsigned)(addr & 63), hi), first_unwritten)) return false;
         addr = word_end;
     }
+    if (addr + 64 <= end) {
+        const uint64_t *w = &m->written[addr >> 6];
+        uint64_t words = (end - addr) >> 6, all = ~0ull;
+        for (uint64_t i = 0; i < words; ++i) all &= w[i]; /* branch-free scan, vectorises */
+        if (all != ~0ull)
+            for (uint64_t i = 0; i < words; ++i)
+                if (first_missing(m, (addr >> 6) + i, ~0ull, first_unwritten)) return false;
+        addr += words << 6;
+    }
+    if (addr < end && first_missing(m, addr >> 6, bit_mask(0, (unsigned)(end - addr)), first_unwritten)) return false;
     return true;
 }

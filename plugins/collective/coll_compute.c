@@ -1,0 +1,151 @@
+/* CollectiveCompute (IT 48): the rendezvous. Each core's k-th
+ * CollectiveCompute is posted to the registry; the core checks that it
+ * agrees with every other core's k-th already there, and the core that
+ * completes its group runs the operation for all of them. The others
+ * return TRN_WAIT and, called again, see their record done. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coll_exec.h"
+#include "coll_ops.h"
+
+/* Operands: one input and one output; PermuteReduceImplicit two inputs. */
+static trn_status read_operands(const trn_host_api *api, trn_ctx *ctx, coll_record *rec) {
+    int want_in = rec->spec.kind == COLL_PERMUTE_REDUCE_IMPLICIT ? 2 : 1;
+    int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
+    if (n_in != want_in || n_out != 1)
+        return api->error(ctx, "%s (kind %lld) takes %d input%s and 1 output, the instruction has %d and %d",
+                          coll_kind_name(rec->spec.kind), (long long)rec->spec.kind, want_in, want_in > 1 ? "s" : "",
+                          n_in, n_out);
+    for (int k = 0; k < n_in; ++k) {
+        if (api->operand(ctx, TRN_IN, k, &rec->in[k]) != TRN_OK) return TRN_ERR;
+        rec->in_count[k] = trn_ap_elems(&rec->in[k]);
+    }
+    if (api->operand(ctx, TRN_OUT, 0, &rec->out) != TRN_OK) return TRN_ERR;
+    rec->out_count = trn_ap_elems(&rec->out);
+    rec->n_in = n_in;
+    rec->n_out = 1;
+    return TRN_OK;
+}
+
+/* Who takes part with this core: its group (members in group order) or,
+ * for Permute, the ranks src_target_pairs names (ascending). */
+typedef struct party {
+    const uint32_t *members;
+    uint32_t n, pos;
+    uint32_t *owned_members, *src_of; /* Permute */
+} party;
+
+static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, coll_record *rec, party *p) {
+    const coll_spec *sp = &rec->spec;
+    if (sp->kind == COLL_PERMUTE) {
+        char err[512];
+        if (coll_pairs_make(sp->pairs, sp->n_pairs, st->cores, &p->owned_members, &p->src_of, &p->n, err, sizeof err))
+            return api->error(ctx, "%s", err);
+        p->members = p->owned_members;
+        for (uint32_t i = 0; i < p->n; ++i)
+            if (p->members[i] == rec->core) {
+                rec->member = true;
+                p->pos = i;
+            }
+        return TRN_OK;
+    }
+    if (coll_kind_is_identity(sp->kind)) { /* the core alone, whatever the groups */
+        rec->member = true;
+        return TRN_OK;
+    }
+    rec->member = coll_groups_find(&sp->groups, rec->core, &p->members, &p->pos);
+    p->n = rec->member ? sp->groups.size : 0;
+    return TRN_OK;
+}
+
+/* The reference's rule for ReduceScatter, SendRecv, SendRecvCCE (unless
+ * multi_lnc = "allow"). */
+static trn_status check_lnc(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, const coll_record *rec,
+                            const party *p) {
+    int64_t k = rec->spec.kind;
+    if (st->set.multi_lnc_allow || (k != COLL_REDUCE_SCATTER && k != COLL_SEND_RECV && k != COLL_SEND_RECV_CCE))
+        return TRN_OK;
+    char err[512];
+    if (coll_check_single_lnc(&rec->spec.groups, p->members, p->n, st->set.cores_per_lnc, coll_kind_name(k), err,
+                              sizeof err))
+        return api->error(ctx, "%s", err);
+    return TRN_OK;
+}
+
+/* Every core's k-th collective must say the same thing (SPMD). */
+static trn_status check_agreement(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, const coll_record *rec) {
+    for (uint32_t c = 0; c < st->cores; ++c) {
+        const coll_record *o = c == rec->core ? NULL : coll_registry_get(st->reg, c, rec->seq);
+        char err[768];
+        if (o && coll_spec_compare(&rec->spec, rec->core, &o->spec, c, err, sizeof err))
+            return api->error(ctx,
+                              "collective #%llu (CollectiveCompute instruction %llu on core %u, %llu on core %u) "
+                              "disagrees: %s",
+                              (unsigned long long)rec->seq, (unsigned long long)rec->instr, rec->core,
+                              (unsigned long long)o->instr, c, err);
+    }
+    return TRN_OK;
+}
+
+/* All of the party arrived? Then run it and mark everyone done. */
+static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
+                                    const party *p) {
+    coll_record **recs = malloc((p->n ? p->n : 1) * sizeof *recs);
+    if (!recs) return api->error(ctx, "out of memory");
+    bool ready = true;
+    for (uint32_t i = 0; i < p->n && ready; ++i) {
+        recs[i] = coll_registry_get(st->reg, p->members[i], rec->seq);
+        ready = recs[i] != NULL;
+    }
+    trn_status rc = TRN_WAIT;
+    if (ready) {
+        coll_exec x = {api, ctx, st, &rec->spec, recs, p->n, p->src_of};
+        rc = coll_exec_run(&x);
+        for (uint32_t i = 0; i < p->n && rc == TRN_OK; ++i) recs[i]->done = true;
+    }
+    free(recs);
+    return rc;
+}
+
+/* Everything after the record is built and its operands resolved. */
+static trn_status arrive(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec, party *p,
+                         bool *posted) {
+    coll_core *me = &st->core[rec->core];
+    if (find_party(api, ctx, st, rec, p) != TRN_OK) return TRN_ERR;
+    if (!rec->member || coll_kind_is_identity(rec->spec.kind)) rec->done = true;
+    bool local = rec->member && st->set.multiworker && rec->spec.kind == COLL_ALL_REDUCE;
+    if (local) rec->done = true;
+    if (rec->member && !rec->done && check_lnc(api, ctx, st, rec, p) != TRN_OK) return TRN_ERR;
+    if (coll_registry_post(st->reg, rec->core, rec)) return api->error(ctx, "out of memory");
+    *posted = true; /* from here on the registry owns rec */
+    if (check_agreement(api, ctx, st, rec) != TRN_OK) return TRN_ERR;
+    if (!rec->member) return TRN_OK; /* not in any group: nothing to do (isInReplicaGroup) */
+    if (coll_kind_is_identity(rec->spec.kind)) return coll_exec_identity(api, ctx, st, rec);
+    if (local) return coll_exec_local_allreduce(api, ctx, st, rec, p->n);
+    trn_status rc = complete_if_ready(api, ctx, st, rec, p);
+    return rc == TRN_WAIT ? coll_wait_on(me, rec->instr, rec) : rc;
+}
+
+trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    coll_state *st = state;
+    uint32_t core = api->core_id(ctx);
+    uint64_t instr = api->instruction_index(ctx);
+    coll_core *me = &st->core[core];
+    if (me->waiting && me->instr == instr) return coll_resume(me);
+    coll_record *rec = calloc(1, sizeof *rec);
+    if (!rec) return api->error(ctx, "out of memory");
+    rec->core = core;
+    rec->instr = instr;
+    if (coll_spec_read(api, ctx, st->cores, &rec->spec) != TRN_OK || read_operands(api, ctx, rec) != TRN_OK) {
+        coll_record_free(rec);
+        return TRN_ERR;
+    }
+    party p = {0};
+    bool posted = false;
+    trn_status rc = arrive(api, ctx, st, rec, &p, &posted);
+    if (!posted) coll_record_free(rec);
+    free(p.owned_members);
+    free(p.src_of);
+    return rc;
+}

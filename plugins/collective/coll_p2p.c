@@ -1,0 +1,73 @@
+/* CollectiveSend (IT 49) / CollectiveRecv (IT 50): point to point through
+ * the registry. The j-th send from core a to core b meets the j-th receive
+ * at b from a; whichever arrives second copies the data and completes both.
+ * The first waits, so a send without its receive (or the reverse) never
+ * completes and the host reports the deadlock. */
+#include <stdlib.h>
+
+#include "coll_exec.h"
+#include "coll_ops.h"
+#include "registry.h"
+
+/* peer_id: one integer for every core, or a list with one entry per core;
+ * -1 means this core does not take part. */
+static trn_status read_peer(const trn_host_api *api, trn_ctx *ctx, const char *op, uint32_t core, uint32_t cores,
+                            int64_t *peer) {
+    const trn_value *v = api->attr(ctx, "peer_id");
+    if (!v) return api->error(ctx, "%s needs the attribute 'peer_id' (a core, or a list with one per core)", op);
+    if (api->value_kind(v) == TRN_V_LIST) {
+        size_t n = api->value_len(v);
+        if (n != cores) return api->error(ctx, "%s: peer_id has %zu entries, expected one per core (%u)", op, n, cores);
+        if (api->value_int(ctx, api->value_at(v, core), peer) != TRN_FOUND) return TRN_ERR;
+    } else if (api->attr_int(ctx, "peer_id", peer) != TRN_FOUND) {
+        return TRN_ERR;
+    }
+    if (*peer == -1) return TRN_OK;
+    if (*peer < 0 || *peer >= (int64_t)cores)
+        return api->error(ctx,
+                          "%s: peer_id %lld names a core that does not exist (the run has %u cores: 0..%u; -1 = "
+                          "no transfer on this core)",
+                          op, (long long)*peer, cores, cores - 1);
+    if (*peer == (int64_t)core)
+        return api->error(ctx, "%s: peer_id %lld is this core itself (a core cannot send to or receive from itself)",
+                          op, (long long)*peer);
+    return TRN_OK;
+}
+
+static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_side side) {
+    const char *op = side == COLL_SEND ? "CollectiveSend" : "CollectiveRecv";
+    uint32_t core = api->core_id(ctx);
+    uint64_t instr = api->instruction_index(ctx);
+    coll_core *me = &st->core[core];
+    if (me->waiting && me->instr == instr) return coll_resume(me);
+    int64_t peer;
+    if (read_peer(api, ctx, op, core, st->cores, &peer) != TRN_OK) return TRN_ERR;
+    int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
+    if (side == COLL_SEND ? (n_in != 1 || n_out != 0) : (n_in != 0 || n_out != 1))
+        return api->error(ctx, "%s takes %s, the instruction has %d inputs and %d outputs", op,
+                          side == COLL_SEND ? "1 input and no output" : "no input and 1 output", n_in, n_out);
+    if (peer == -1) return TRN_OK;
+    coll_record *rec = calloc(1, sizeof *rec);
+    if (!rec) return api->error(ctx, "out of memory");
+    rec->core = core;
+    rec->instr = instr;
+    rec->peer = (uint32_t)peer;
+    rec->member = true;
+    trn_status rc =
+        side == COLL_SEND ? api->operand(ctx, TRN_IN, 0, &rec->in[0]) : api->operand(ctx, TRN_OUT, 0, &rec->out);
+    rec->in_count[0] = side == COLL_SEND ? trn_ap_elems(&rec->in[0]) : 0;
+    rec->out_count = side == COLL_SEND ? 0 : trn_ap_elems(&rec->out);
+    uint32_t src = side == COLL_SEND ? core : rec->peer, dst = side == COLL_SEND ? rec->peer : core;
+    if (rc != TRN_OK || coll_registry_p2p_post(st->reg, src, dst, side, rec)) {
+        coll_record_free(rec);
+        return rc != TRN_OK ? TRN_ERR : api->error(ctx, "out of memory");
+    }
+    coll_record *other = coll_registry_p2p_get(st->reg, src, dst, side == COLL_SEND ? COLL_RECV : COLL_SEND, rec->seq);
+    if (!other) return coll_wait_on(me, instr, rec);
+    rc = side == COLL_SEND ? coll_exec_p2p(api, ctx, st, rec, other) : coll_exec_p2p(api, ctx, st, other, rec);
+    if (rc == TRN_OK) rec->done = other->done = true;
+    return rc;
+}
+
+trn_status coll_h_send(const trn_host_api *api, trn_ctx *ctx, void *state) { return p2p(api, ctx, state, COLL_SEND); }
+trn_status coll_h_recv(const trn_host_api *api, trn_ctx *ctx, void *state) { return p2p(api, ctx, state, COLL_RECV); }

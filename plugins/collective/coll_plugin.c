@@ -1,0 +1,147 @@
+/* The collective family module: IT 11, 48, 49, 50, 66, its settings, its
+ * named quirks, and the state lifecycle (settings in init, the registry in
+ * run_begin, everything freed in fini). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_group.h"
+#include "coll_ops.h"
+#include "coll_state.h"
+#include "trnsim/plugin.h"
+
+#define RANK_TABLE_MAX 65536
+
+static const trn_opcode_desc coll_opcodes[] = {
+    {11, "GetGlobalRankId", coll_h_global_rank, 0},        {48, "CollectiveCompute", coll_h_compute, TRN_OPF_MAY_WAIT},
+    {49, "CollectiveSend", coll_h_send, TRN_OPF_MAY_WAIT}, {50, "CollectiveRecv", coll_h_recv, TRN_OPF_MAY_WAIT},
+    {66, "GetCurProcessingRankID", coll_h_cur_rank, 0},
+};
+
+static const trn_setting_desc coll_settings_schema[] = {
+    {"regime", TRN_SET_STRING, "exact", 1, 0, "exact|multiworker",
+     "exact: every core's real input in one process (bit-exact); multiworker: the reference's multi-worker "
+     "emulation (AllReduce = local input x replicas)"},
+    {"cores_per_lnc", TRN_SET_INT, "1", 1, 1048576, NULL,
+     "cores per logical NeuronCore: rank of core = core / cores_per_lnc (GetGlobalRankId, the LNC rule)"},
+    {"multi_lnc", TRN_SET_STRING, "error", 1, 0, "error|allow",
+     "ReduceScatter / SendRecv / SendRecvCCE over more than one LNC: error (the reference) or allow"},
+    {"rank_table", TRN_SET_INT_ARRAY, "", 1, 0, NULL,
+     "GetCurProcessingRankID: permutation of ring positions 0..N-1 (empty = identity)"},
+};
+
+static const trn_quirk_desc coll_quirks[] = {
+    {"collective.permute_reduce_identity", NULL, "always",
+     "CollectiveCompute kind 8 (PermuteReduce) and unknown kinds copy the core's input to its output, no exchange"},
+    {"collective.multiworker_allreduce_scale", "regime", "exact",
+     "regime = multiworker: AllReduce(add) is the local input x replicas, each core alone (max / min: a copy)"},
+    {"collective.sse_minmax", NULL, "always",
+     "max / min fold as maxss(x, acc) / minss(x, acc): a NaN input or a tie keeps the running result"},
+    {"collective.scale_first_input_only", NULL, "always",
+     "reduce_op add with a scale multiplies only the first rank's input by it; the other ranks are read, not added"},
+    {"collective.unsupported_op_lazy", NULL, "always",
+     "an unsupported reduce_op fails only when the fold runs (two or more inputs, at least one element)"},
+    {"collective.multi_lnc_unsupported", "multi_lnc", "error",
+     "ReduceScatter, SendRecv, SendRecvCCE need one group of exactly the cores of one LNC"},
+    {"collective.fp32_reduction", NULL, "always",
+     "reducing kinds widen every input to fp32 and narrow the result (integers above 2^24 round)"},
+};
+
+static void free_run(coll_state *st) {
+    coll_registry_free(st->reg);
+    free(st->core);
+    st->reg = NULL;
+    st->core = NULL;
+    st->cores = 0;
+}
+
+static void coll_fini(void *state) {
+    coll_state *st = state;
+    if (!st) return;
+    free_run(st);
+    free(st->set.rank_table);
+    free(st->scratch);
+    free(st);
+}
+
+static trn_status read_settings(const trn_host_api *api, const trn_settings *s, coll_settings *set, char *err,
+                                size_t errlen) {
+    const char *regime = "exact", *multi = "error";
+    int64_t per_lnc = 1;
+    api->setting_string(s, "regime", &regime);
+    api->setting_string(s, "multi_lnc", &multi);
+    api->setting_int(s, "cores_per_lnc", &per_lnc);
+    set->multiworker = strcmp(regime, "multiworker") == 0;
+    set->multi_lnc_allow = strcmp(multi, "allow") == 0;
+    set->cores_per_lnc = (uint32_t)per_lnc;
+    if (set->multiworker && set->cores_per_lnc != 1) {
+        snprintf(err, errlen,
+                 "regime = \"multiworker\" needs cores_per_lnc = 1 (the reference's isMultiWorkerSimTest: one core "
+                 "per worker), found %u",
+                 set->cores_per_lnc);
+        return TRN_ERR;
+    }
+    int64_t *table = malloc(RANK_TABLE_MAX * sizeof *table);
+    size_t n = 0;
+    if (!table || api->setting_int_array(s, "rank_table", table, RANK_TABLE_MAX, &n) == TRN_BADTYPE) {
+        free(table);
+        snprintf(err, errlen, "rank_table: out of memory or more than %d entries", RANK_TABLE_MAX);
+        return TRN_ERR;
+    }
+    if (n && !coll_is_permutation(table, n)) {
+        free(table);
+        snprintf(err, errlen, "rank_table must be a permutation of 0..%zu (each position once)", n - 1);
+        return TRN_ERR;
+    }
+    set->rank_table = n ? table : NULL;
+    set->rank_table_len = n;
+    if (!n) free(table);
+    return TRN_OK;
+}
+
+static trn_status coll_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
+                            size_t errlen) {
+    coll_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return TRN_ERR;
+    }
+    if (read_settings(api, settings, &st->set, err, errlen) != TRN_OK) {
+        coll_fini(st);
+        return TRN_ERR;
+    }
+    *state = st;
+    return TRN_OK;
+}
+
+/* A fresh registry for every run (the benchmark reruns the same program). */
+static trn_status coll_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {
+    coll_state *st = state;
+    free_run(st);
+    st->cores = info->cores;
+    st->reg = coll_registry_new(info->cores);
+    st->core = calloc(info->cores ? info->cores : 1, sizeof *st->core);
+    if (!st->reg || !st->core) {
+        free_run(st);
+        snprintf(err, errlen, "out of memory for the collective registry of %u cores", info->cores);
+        return TRN_ERR;
+    }
+    return TRN_OK;
+}
+
+TRN_PLUGIN_DEFINE(collective) = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_plugin_desc),
+    .name = "trnsim-collective",
+    .family = "collective",
+    .version = "1.0.0",
+    .ops = coll_opcodes,
+    .n_ops = sizeof coll_opcodes / sizeof coll_opcodes[0],
+    .settings = coll_settings_schema,
+    .n_settings = sizeof coll_settings_schema / sizeof coll_settings_schema[0],
+    .quirks = coll_quirks,
+    .n_quirks = sizeof coll_quirks / sizeof coll_quirks[0],
+    .init = coll_init,
+    .fini = coll_fini,
+    .run_begin = coll_run_begin,
+};

@@ -1,0 +1,36 @@
+/* The rendezvous registry: the reference's NeuronCoresManager, which lines
+ * up each core's k-th collective with every other core's k-th.
+ *
+ * This is the only interface the handlers use to meet other cores. The
+ * implementation here keeps every core's records in one process (the
+ * single-process multi-core regime); a transport that carries ranks over a
+ * real distributed channel would implement the same five calls, publishing
+ * each posted record to the other workers and answering `get` from what
+ * they published. Records are owned by the registry from `post` on. */
+#ifndef COLL_REGISTRY_H
+#define COLL_REGISTRY_H
+
+#include <stdint.h>
+
+#include "coll_record.h"
+
+typedef struct coll_registry coll_registry;
+
+/* Point-to-point sides of a channel src -> dst. */
+typedef enum coll_side { COLL_SEND = 0, COLL_RECV = 1 } coll_side;
+
+coll_registry *coll_registry_new(uint32_t cores);
+void coll_registry_free(coll_registry *r);
+
+/* Append rec as core's next collective; rec->seq gets its number k
+ * (0, 1, ...). -1 when out of memory (rec is then not taken). */
+int coll_registry_post(coll_registry *r, uint32_t core, coll_record *rec);
+/* core's k-th collective, NULL when core has not arrived there yet. */
+coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k);
+
+/* The same for the channel src -> dst: the j-th send from src to dst
+ * meets the j-th receive at dst from src. */
+int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side, coll_record *rec);
+coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst, coll_side side, uint64_t j);
+
+#endif

@@ -1,0 +1,30 @@
+/* The scalar oracle: doReduction transliterated from the seed (000 section
+ * 4.2 and 004 "The collective reducer"), with the SSE instructions the
+ * disassembly shows (movss (x); addss/maxss/minss (acc)) written as inline
+ * assembly, so the oracle's NaN and tie behaviour is the instruction's,
+ * not the C compiler's. Plus the routing kinds written as plain index
+ * loops over (source, element). */
+#ifndef COLL_ORACLE_H
+#define COLL_ORACLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* acc = addss(x, acc) etc.: x in the destination register, acc the source. */
+float oracle_addss(float x, float acc);
+float oracle_maxss(float x, float acc);
+float oracle_minss(float x, float acc);
+float oracle_mulss(float x, float s);
+
+/* doReduction: 0, or -1 where the reference throws "Unsupported OP type". */
+int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale,
+                        float *res);
+
+/* Routing: out positions computed element by element. */
+void oracle_gather_flat(float *dst, const float *const *srcs, size_t n, size_t e);
+void oracle_gather_rows(float *dst, const float *const *srcs, size_t n, size_t parts, size_t f);
+void oracle_alltoall(float *dst, const float *const *srcs, size_t n, size_t j, size_t total);
+void oracle_alltoallv(float *dst, const float *const *srcs, size_t n, size_t j, const int64_t *counts);
+
+#endif
