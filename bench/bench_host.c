@@ -105,3 +105,35 @@ BENCH_CASE(host_raw_write) {
         trn_sim_close(s);
     }
 }
+
+static void do_get(void *arg) {
+    copy_arg *c = arg;
+    bench_get(c->sim, "t", c->dst, c->n);
+}
+
+/* Reading a dense fp32 SBUF tensor out through its AP (the path every
+ * family's read_f32 takes for fp32): walk, uninitialised-read guard, copy. */
+BENCH_CASE(host_raw_read) {
+    int cols[] = {1024, 4096, 16384};
+    for (int k = 0; k < 3; ++k) {
+        size_t bytes = (size_t)128 * cols[k] * 4;
+        char prog[256];
+        snprintf(prog, sizeof prog,
+                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %d]}],"
+                 " \"instructions\": []}", cols[k]);
+        trn_sim *s = bench_open("machine = { sbuf_partition_bytes = 65536; }; plugins = ();");
+        bench_load(s, prog);
+        void *src = malloc(bytes), *dst = malloc(bytes);
+        memset(src, 1, bytes);
+        memset(dst, 2, bytes);
+        copy_arg c = {dst, src, bytes, s};
+        bench_set(s, "t", src, bytes);
+        double t = bench_time(do_get, &c, 0.3), tb = bench_time(do_memcpy, &c, 0.3);
+        char size[32];
+        snprintf(size, sizeof size, "128 x %d fp32", cols[k]);
+        bench_report("host read through AP (sbuf)", size, (double)bytes, "B", t, "memcpy", tb);
+        free(src);
+        free(dst);
+        trn_sim_close(s);
+    }
+}

@@ -1,0 +1,188 @@
+/* BN family benchmarks: the forward statistics (BNStats + BNStatsAggregate)
+ * and the backward pair (BNGradients, BNBackprop) through the real host
+ * (program -> dispatch -> trnsim-bn -> memory), each against the scalar
+ * oracle of tests/bn (the seed transliterated, on a dense buffer, no host)
+ * and against memcpy of the bytes the instruction reads, in the same run.
+ * The host results are checked against the oracle bit for bit first, so a
+ * fast wrong kernel cannot post a number. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* The scalar oracle itself, not a copy (plain C, no test framework). */
+#include "../tests/bn/bn_oracle.c"
+
+static const char bn_config[] = "plugins = ( { family = \"bn\"; module = \"trnsim-bn\"; } );";
+
+typedef struct bn_bench {
+    size_t P, N;
+    float *x, *dy, *st, *mv, *g, *dx, *mean, *vf, *a, *bc, *scale;
+    void *copy_dst;
+} bn_bench;
+
+static void oracle_forward(void *arg) {
+    bn_bench *b = arg;
+    oracle_bn_stats(b->x, b->P, b->N, 0, b->st);
+    oracle_bn_aggregate(b->st, b->P, 6, b->mv);
+}
+
+static void oracle_gradients_run(void *arg) {
+    bn_bench *b = arg;
+    oracle_bn_gradients(b->x, b->dy, b->mean, b->vf, b->P, b->N, b->g);
+}
+
+static void oracle_backprop_run(void *arg) {
+    bn_bench *b = arg;
+    for (size_t p = 0; p < b->P; ++p)
+        for (size_t i = 0; i < b->N; ++i) {
+            const size_t k = p * b->N + i;
+            b->dx[k] = oracle_bn_backprop_elem(b->x[k], b->dy[k], b->mean[p], b->a[p], b->bc[p], b->scale[p],
+                                               (float)b->N);
+        }
+}
+
+/* memcpy of the bytes one pass reads: x, or x and dy. */
+static void copy_x(void *arg) {
+    bn_bench *b = arg;
+    memcpy(b->copy_dst, b->x, b->P * b->N * sizeof(float));
+}
+
+static void copy_x_dy(void *arg) {
+    bn_bench *b = arg;
+    const size_t n = b->P * b->N;
+    memcpy(b->copy_dst, b->x, n * sizeof(float));
+    memcpy((float *)b->copy_dst + n, b->dy, n * sizeof(float));
+}
+
+static int same_bits(const float *a, const float *b, size_t n, const char *what) {
+    if (memcmp(a, b, n * sizeof(float)) == 0) return 1;
+    printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", what);
+    return 0;
+}
+
+static bn_bench *bench_make(size_t P, size_t N) {
+    bn_bench *b = calloc(1, sizeof *b);
+    const size_t n = P * N;
+    b->P = P, b->N = N;
+    b->x = malloc(n * sizeof(float)), b->dy = malloc(n * sizeof(float)), b->dx = malloc(n * sizeof(float));
+    b->st = malloc(P * 6 * sizeof(float)), b->mv = malloc(P * 2 * sizeof(float)), b->g = malloc(P * 3 * sizeof(float));
+    b->mean = malloc(P * sizeof(float)), b->vf = malloc(P * sizeof(float)), b->a = malloc(P * sizeof(float));
+    b->bc = malloc(P * sizeof(float)), b->scale = malloc(P * sizeof(float));
+    b->copy_dst = malloc(2 * n * sizeof(float));
+    bench_fill_f32(b->x, n, 34, -3.0f, 5.0f);
+    bench_fill_f32(b->dy, n, 36, -1.0f, 1.0f);
+    bench_fill_f32(b->mean, P, 1, 0.5f, 1.5f);
+    bench_fill_f32(b->vf, P, 2, 0.5f, 2.0f);
+    bench_fill_f32(b->a, P, 3, -1.0f, 1.0f);
+    bench_fill_f32(b->bc, P, 4, -1.0f, 1.0f);
+    bench_fill_f32(b->scale, P, 5, 0.001f, 0.01f);
+    memset(b->copy_dst, 1, 2 * n * sizeof(float));
+    return b;
+}
+
+static void bench_free(bn_bench *b) {
+    float *ptrs[] = {b->x, b->dy, b->dx, b->st, b->mv, b->g, b->mean, b->vf, b->a, b->bc, b->scale};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) free(ptrs[i]);
+    free(b->copy_dst);
+    free(b);
+}
+
+static size_t bench_cols(void) {
+    return bench_quick() ? 2048 : 16384;
+}
+
+BENCH_CASE(bn_stats_aggregate) {
+    const size_t P = 128, N = bench_cols();
+    bn_bench *b = bench_make(P, N);
+    char prog[1024], size[48];
+    snprintf(prog, sizeof prog,
+             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+             " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 6]},"
+             " {\"name\": \"mv\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]}],"
+             " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
+             " {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}",
+             P, N, P, P);
+    trn_sim *s = bench_open(bn_config);
+    bench_load(s, prog);
+    bench_set(s, "x", b->x, P * N * sizeof(float));
+    float *got = malloc(P * 6 * sizeof(float));
+    bench_time_run(s, 0.0);
+    oracle_forward(b);
+    bench_get(s, "st", got, P * 6 * sizeof(float));
+    int ok = same_bits(got, b->st, P * 6, "BNStats");
+    bench_get(s, "mv", got, P * 2 * sizeof(float));
+    ok = ok && same_bits(got, b->mv, P * 2, "BNStatsAggregate");
+    if (ok) {
+        const double t = bench_time_run(s, 0.5);
+        const double to = bench_time(oracle_forward, b, 0.5);
+        const double tm = bench_time(copy_x, b, 0.5);
+        snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
+        bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem", t, "scalar oracle", to);
+        bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
+        printf("  times: host %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms (%.1f MiB)\n", t * 1e3, to * 1e3,
+               tm * 1e3, P * N * 4 / 1048576.0);
+    }
+    free(got);
+    trn_sim_close(s);
+    bench_free(b);
+}
+
+BENCH_CASE(bn_backward) {
+    const size_t P = 128, N = bench_cols() / 2;
+    bn_bench *b = bench_make(P, N);
+    char prog[2048], size[48];
+    snprintf(prog, sizeof prog,
+             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+             " {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+             " {\"name\": \"dx\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+             " {\"name\": \"m\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+             " {\"name\": \"vf\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+             " {\"name\": \"ab\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]},"
+             " {\"name\": \"scale\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+             " {\"name\": \"g\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 3]}],"
+             " \"instructions\": [{\"opcode\": \"BNGradients\", \"inputs\": [\"x\", \"dy\", \"m\", \"vf\"],"
+             " \"outputs\": [\"g\"]}]}",
+             P, N, P, N, P, N, P, P, P, P, P);
+    /* Two programs over the same tensors: one per opcode, timed apart. */
+    char prog2[2048];
+    snprintf(prog2, sizeof prog2, "%.*s\"instructions\": [{\"opcode\": \"BNBackprop2\", \"inputs\": [\"x\", \"dy\","
+             " \"m\", \"ab\", \"scale\"], \"outputs\": [\"dx\"], \"total_elements\": %zu}]}",
+             (int)(strstr(prog, "\"instructions\"") - prog), prog, N);
+    float *ab = malloc(P * 2 * sizeof(float)), *got = malloc(P * N * sizeof(float));
+    for (size_t p = 0; p < P; ++p) ab[2 * p] = b->a[p], ab[2 * p + 1] = b->bc[p];
+    trn_sim *sims[2] = {bench_open(bn_config), bench_open(bn_config)};
+    bench_load(sims[0], prog);
+    bench_load(sims[1], prog2);
+    for (int k = 0; k < 2; ++k) {
+        bench_set(sims[k], "x", b->x, P * N * sizeof(float));
+        bench_set(sims[k], "dy", b->dy, P * N * sizeof(float));
+        bench_set(sims[k], "m", b->mean, P * sizeof(float));
+        bench_set(sims[k], "vf", b->vf, P * sizeof(float));
+        bench_set(sims[k], "ab", ab, P * 2 * sizeof(float));
+        bench_set(sims[k], "scale", b->scale, P * sizeof(float));
+        bench_time_run(sims[k], 0.0);
+    }
+    oracle_gradients_run(b);
+    oracle_backprop_run(b);
+    bench_get(sims[0], "g", got, P * 3 * sizeof(float));
+    int ok = same_bits(got, b->g, P * 3, "BNGradients");
+    bench_get(sims[1], "dx", got, P * N * sizeof(float));
+    ok = ok && same_bits(got, b->dx, P * N, "BNBackprop2");
+    snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
+    if (ok) {
+        const double tm = bench_time(copy_x_dy, b, 0.5);
+        const double tg = bench_time_run(sims[0], 0.5), tgo = bench_time(oracle_gradients_run, b, 0.5);
+        bench_report("BNGradients (host)", size, (double)(P * N), "elem", tg, "scalar oracle", tgo);
+        bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", tg, "memcpy of x, dy", tm);
+        const double tb = bench_time_run(sims[1], 0.5), tbo = bench_time(oracle_backprop_run, b, 0.5);
+        bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", tb, "scalar oracle", tbo);
+        bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", tb, "memcpy of x, dy", tm);
+    }
+    free(ab);
+    free(got);
+    trn_sim_close(sims[0]);
+    trn_sim_close(sims[1]);
+    bench_free(b);
+}

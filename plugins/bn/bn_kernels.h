@@ -1,0 +1,68 @@
+/* BatchNorm kernels: pure functions on dense fp32 buffers (no host API).
+ *
+ * Every buffer is row-major [P][n] with P partitions, as the host's
+ * read_f32 / write_f32 lay out an access pattern. Each kernel performs, per
+ * partition, exactly the fp32 operations of ../shared/seeds/000 section 1 in
+ * the seed's order; speed comes only from running BN_BLOCK partitions side
+ * by side in vector lanes (the per-partition recurrences are independent;
+ * bn_simd.h) and from computing once what depends only on the element index
+ * (BNStats' r = 1/n). tests/bn holds the scalar transliteration of the seed
+ * (the oracle) and compares bits.
+ *
+ * Preconditions (the handlers validate them and report errors): counts
+ * >= 1, buffers do not overlap. */
+#ifndef TRNSIM_BN_KERNELS_H
+#define TRNSIM_BN_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Partitions processed side by side by the blocked kernels: two vectors of
+ * four. Measured on the BNStats benchmark: blocks of 4 and 16 were about
+ * 13% and 50% slower (the latter needs more than the 16 SSE registers). */
+#define BN_BLOCK 8
+
+/* Elements of one BNStats record (two Welford triples) per partition. */
+#define BN_STATS_ELEMS 6
+/* Elements of one BNStatsAggregate result (mean, variance). */
+#define BN_AGG_ELEMS 2
+/* Elements of one BNGradients result (sum dy, sum t*vf, sum t). */
+#define BN_GRAD_ELEMS 3
+/* Edge of the apply_transpose tile. */
+#define BN_TILE 32
+
+/* BNStats (IT 34): x [P][n] -> out [P][6] =
+ * [ceil(n/2), mean_A, M2_A, floor(n/2), mean_B, M2_B], the 2-lane
+ * interleaved Welford with one running count shared by both lanes.
+ * w is the shared weight table of a row of n elements (bn_stats_weights):
+ * it depends on n only, so a caller may compute it once and run the rows
+ * in several calls (each call's rows are independent). */
+size_t bn_stats_weights_len(size_t n); /* floats: 2 per pair */
+void bn_stats_weights(size_t n, float *w);
+void bn_stats_f32(const float *x, size_t parts, size_t n, const float *w, float *out);
+
+/* apply_transpose: the 32x32 tile swap of StreamTranspose on [P][n]:
+ * element (p, e) moves to row (p & ~31) | (e & 31), column (e & ~31) | (p & 31).
+ * Defined when n == 1 (then it is a plain copy) or when both P and n are
+ * multiples of 32 (bn_tile_transpose_ok). */
+bool bn_tile_transpose_ok(size_t parts, size_t n);
+void bn_tile_transpose_f32(const float *in, size_t parts, size_t n, float *out);
+
+/* BNStatsAggregate (IT 35): in [P][e] (e a multiple of 3: e/3 Welford
+ * triples (count, mean, M2)) -> out [P][2] = (mean, population variance),
+ * merged in order with the seed's Chan formula. */
+void bn_aggregate_f32(const float *in, size_t parts, size_t e, float *out);
+
+/* BNGradients (IT 36): x, dy [P][n], mean, vf [P] ->
+ * out [P][3] = [sum dy, sum (x-m)*dy*vf*vf, sum (x-m)*dy*vf], plain fp32
+ * sums in index order. */
+void bn_gradients_f32(const float *x, const float *dy, const float *mean, const float *vf, size_t parts,
+                      size_t n, float *out);
+
+/* BNBackprop / BNBackprop2 (IT 37 / 38), one per-partition coefficient set
+ * (mean, a, bc, scale: each [P]) and the scalar total:
+ * dx = (dy*total - ((x - mean)*bc + a)) * scale. */
+void bn_backprop_f32(const float *x, const float *dy, const float *mean, const float *a, const float *bc,
+                     const float *scale, float total, size_t parts, size_t n, float *dx);
+
+#endif

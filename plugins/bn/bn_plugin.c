@@ -1,0 +1,96 @@
+/* The BN module's descriptor: opcodes, named quirks, state. docs/bn.md
+ * explains each entry. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bn_ops.h"
+#include "trnsim/plugin.h"
+
+static const trn_opcode_desc bn_ops[] = {
+    {34, "BNStats", bn_op_stats, 0},
+    {35, "BNStatsAggregate", bn_op_aggregate, 0},
+    {36, "BNGradients", bn_op_gradients, 0},
+    {37, "BNBackprop", bn_op_backprop, 0},
+    {38, "BNBackprop2", bn_op_backprop2, 0},
+};
+
+static const trn_quirk_desc bn_quirks[] = {
+    {"bn.shared_welford_count", NULL, "always",
+     "BNStats: both Welford lanes share one running count that grows once per pair, before lane A's element "
+     "(the seed's prose says lane B; its code wins)"},
+    {"bn.seeded_lane_counts", NULL, "always",
+     "BNStats: the count fields are ceil(N/2) and floor(N/2) (lane sizes), not the running count"},
+    {"bn.convex_mean_update", NULL, "always",
+     "BNStats/BNStatsAggregate: means update as (1-r)*old + r*x and (mean*n + n_t*mean_t)*r, so constant input "
+     "need not give its own value and a zero variance, and a large offset makes the fp32 mean drift"},
+    {"bn.raw_m2_normalized_merge", NULL, "always",
+     "BNStats emits raw M2; BNStatsAggregate keeps a normalized variance, re-normalizes per merge and carries "
+     "an extra r on the cross term"},
+    {"bn.population_variance", NULL, "always",
+     "BNStatsAggregate: variance is sum(dev^2)/N (biased), no epsilon, no rsqrt"},
+    {"bn.aggregate_zero_count_nan", NULL, "always",
+     "BNStatsAggregate: a zero count meeting an empty accumulator divides by zero (r = +Inf): mean and variance "
+     "become NaN and stay NaN"},
+    {"bn.naive_gradient_sums", NULL, "always",
+     "BNGradients: plain fp32 sums in index order (no Kahan, no pairwise), so they differ from numpy's np.sum"},
+    {"bn.tile_swap_transpose", NULL, "always",
+     "BNStats apply_transpose swaps elements inside each 32x32 tile (StreamTranspose's idiom), it does not "
+     "transpose the whole [P][N]; other shapes than multiples of 32 (or N = 1) are an error here"},
+    {"bn.unpinned_nan_payload", NULL, "always",
+     "NaN results are NaN, but which operand's payload and sign propagate is not pinned by the seed"},
+};
+
+float *bn_scratch(const trn_host_api *api, trn_ctx *ctx, bn_state *st, size_t n) {
+    if (n <= st->cap) return st->buf;
+    float *p = NULL;
+    if (n <= SIZE_MAX / sizeof(float)) {
+        free(st->buf);
+        st->buf = NULL, st->cap = 0;
+        p = malloc(n * sizeof(float));
+    }
+    if (!p) {
+        api->error(ctx, "out of memory for %zu floats of scratch", n);
+        return NULL;
+    }
+    st->buf = p, st->cap = n;
+    return p;
+}
+
+void bn_state_free(bn_state *st) {
+    if (!st) return;
+    free(st->buf);
+    free(st);
+}
+
+static trn_status bn_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
+                          size_t errlen) {
+    bn_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return TRN_ERR;
+    }
+    *state = st;
+    return TRN_OK;
+}
+
+static void bn_fini(void *state) {
+    bn_state_free(state);
+}
+
+TRN_PLUGIN_DEFINE(bn) = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_plugin_desc),
+    .name = "trnsim-bn",
+    .family = "bn",
+    .version = "1.0.0",
+    .ops = bn_ops,
+    .n_ops = sizeof bn_ops / sizeof bn_ops[0],
+    .settings = NULL,
+    .n_settings = 0,
+    .quirks = bn_quirks,
+    .n_quirks = sizeof bn_quirks / sizeof bn_quirks[0],
+    .init = bn_init,
+    .fini = bn_fini,
+    .run_begin = NULL,
+};

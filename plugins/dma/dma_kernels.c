@@ -1,0 +1,223 @@
+/* DMA kernels on dense buffers (see dma_kernels.h, docs/dma.md). */
+#include "dma_kernels.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- CCE ------------------------------------------------------------------ */
+
+static inline uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float bits_f32(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* addss acc, x: x86 returns the first operand's NaN (quieted) when acc is a
+ * NaN, the other NaN (quieted) when only x is, else the sum. A C `acc + x`
+ * leaves the choice between two NaNs to the compiler (addition commutes), so
+ * the first rule is spelled out. */
+float dma_addss(float acc, float x) {
+    if (acc != acc) return bits_f32(f32_bits(acc) | 0x00400000u);
+    return acc + x;
+}
+
+/* The SSE min/max family: the accumulator is the second operand, so a NaN on
+ * either side or a tie returns acc. C comparisons are false on NaN, which is
+ * exactly that rule, whatever instructions the compiler picks. */
+static void fold_max(float *acc, const float *x, size_t n) {
+    for (size_t i = 0; i < n; ++i) acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+}
+
+static void fold_min(float *acc, const float *x, size_t n) {
+    for (size_t i = 0; i < n; ++i) acc[i] = x[i] < acc[i] ? x[i] : acc[i];
+}
+
+/* dma_addss without a branch, so the loop vectorises: the sum is always
+ * computed and a NaN accumulator (quieted) replaces it through a mask (a
+ * ?: would leave control flow that -ftrapping-math keeps scalar). */
+static void fold_add(float *acc, const float *x, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t a = f32_bits(acc[i]), s = f32_bits(acc[i] + x[i]);
+        uint32_t nan = 0u - (uint32_t)((a & 0x7FFFFFFFu) > 0x7F800000u);
+        acc[i] = bits_f32((s & ~nan) | ((a | 0x00400000u) & nan));
+    }
+}
+
+/* Blocks of DMA_CCE_BLOCK elements: the accumulator block stays in L1
+ * while every source is folded into it (one pass over memory). */
+#define DMA_CCE_BLOCK 1024
+
+void dma_cce_fold(int op, dma_cce_init init, const float *const *src, size_t nsrc, size_t n, float *out) {
+    for (size_t b = 0; b < n; b += DMA_CCE_BLOCK) {
+        size_t m = n - b < DMA_CCE_BLOCK ? n - b : DMA_CCE_BLOCK;
+        float *acc = out + b;
+        size_t s = 0;
+        if (init == DMA_CCE_INIT_FIRST) {
+            memcpy(acc, src[0] + b, m * sizeof *acc);
+            s = 1;
+        } else {
+            /* +0.0f: the reference's zeroed fp32 accumulator. */
+            memset(acc, 0, m * sizeof *acc);
+        }
+        for (; s < nsrc; ++s) {
+            switch (op) {
+            case DMA_ALU_MAX: fold_max(acc, src[s] + b, m); break;
+            case DMA_ALU_MIN: fold_min(acc, src[s] + b, m); break;
+            default: fold_add(acc, src[s] + b, m); break;
+            }
+        }
+    }
+}
+
+/* ---- transpose --------------------------------------------------------------- */
+
+bool dma_perm_valid(const int64_t perm[4]) {
+    unsigned seen = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (perm[k] < 0 || perm[k] > 3) return false;
+        seen |= 1u << perm[k];
+    }
+    return seen == 0xFu;
+}
+
+/* Tile edge for the two innermost destination axes: a 32 x 32 tile of 8-byte
+ * elements is 8 KiB, so the strided side of a 2-D transpose stays in L1. */
+#define DMA_TILE 32
+
+#define DMA_TRANSPOSE_BODY(T)                                                                        \
+    do {                                                                                             \
+        const T *s = (const T *)src;                                                                 \
+        T *d = (T *)dst;                                                                             \
+        for (int64_t o0 = 0; o0 < D[0]; ++o0)                                                        \
+            for (int64_t o1 = 0; o1 < D[1]; ++o1) {                                                  \
+                const T *sb = s + o0 * S[0] + o1 * S[1];                                             \
+                T *db = d + (o0 * D[1] + o1) * D[2] * D[3];                                          \
+                for (int64_t b2 = 0; b2 < D[2]; b2 += DMA_TILE)                                      \
+                    for (int64_t b3 = 0; b3 < D[3]; b3 += DMA_TILE) {                                \
+                        int64_t e2 = b2 + DMA_TILE < D[2] ? b2 + DMA_TILE : D[2];                    \
+                        int64_t e3 = b3 + DMA_TILE < D[3] ? b3 + DMA_TILE : D[3];                    \
+                        for (int64_t o2 = b2; o2 < e2; ++o2) {                                       \
+                            const T *sr = sb + o2 * S[2];                                            \
+                            T *dr = db + o2 * D[3];                                                  \
+                            for (int64_t o3 = b3; o3 < e3; ++o3) dr[o3] = sr[o3 * S[3]];             \
+                        }                                                                            \
+                    }                                                                                \
+            }                                                                                        \
+    } while (0)
+
+void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape[4], const int perm[4]) {
+    int64_t stride[4]; /* C-order strides of the source, in elements */
+    stride[3] = 1;
+    for (int a = 2; a >= 0; --a) stride[a] = stride[a + 1] * shape[a + 1];
+    int64_t D[4], S[4]; /* destination extents, and the source stride of each */
+    for (int k = 0; k < 4; ++k) {
+        D[k] = shape[perm[k]];
+        S[k] = stride[perm[k]];
+    }
+    switch (width) {
+    case 1: DMA_TRANSPOSE_BODY(uint8_t); break;
+    case 2: DMA_TRANSPOSE_BODY(uint16_t); break;
+    case 4: DMA_TRANSPOSE_BODY(uint32_t); break;
+    default: DMA_TRANSPOSE_BODY(uint64_t); break;
+    }
+}
+
+/* ---- replicate ----------------------------------------------------------------- */
+
+void dma_replicate(const void *src, size_t bytes, void *dst, size_t copies) {
+    unsigned char *d = dst;
+    for (size_t c = 0; c < copies; ++c) memcpy(d + c * bytes, src, bytes);
+}
+
+/* ---- AluOpType -> MemoryReductionOp --------------------------------------------- */
+
+const char *dma_aluop_name(int64_t aluop) {
+    switch (aluop) {
+    case DMA_ALU_BYPASS: return "bypass";
+    case DMA_ALU_ADD: return "add";
+    case DMA_ALU_MAX: return "max";
+    case DMA_ALU_MIN: return "min";
+    default: return NULL;
+    }
+}
+
+int dma_aluop_to_memop(int64_t aluop, bool allow_minmax, trn_acc_op *out, char *err, size_t errlen) {
+    switch (aluop) {
+    case DMA_ALU_BYPASS: *out = TRN_ACC_COPY; return 0;
+    case DMA_ALU_ADD: *out = TRN_ACC_ADD; return 0;
+    case DMA_ALU_MAX:
+        if (allow_minmax) { *out = TRN_ACC_MAX; return 0; }
+        break;
+    case DMA_ALU_MIN:
+        if (allow_minmax) { *out = TRN_ACC_MIN; return 0; }
+        break;
+    default: break;
+    }
+    const char *name = dma_aluop_name(aluop);
+    char label[48];
+    if (name)
+        snprintf(label, sizeof label, "%" PRId64 " (%s)", aluop, name);
+    else
+        snprintf(label, sizeof label, "%" PRId64, aluop);
+    snprintf(err, errlen,
+             "AluOpType %s has no MemoryReductionOp: the reference accepts only bypass (0) and add (4)%s", label,
+             (aluop == DMA_ALU_MAX || aluop == DMA_ALU_MIN) ? " (setting allow_minmax_reduce = true maps max / min)"
+                                                            : "");
+    return -1;
+}
+
+/* ---- indices ---------------------------------------------------------------------- */
+
+bool dma_index_dtype_ok(trn_dtype dt) {
+    switch (dt) {
+    case TRN_DT_INT8: case TRN_DT_UINT8: case TRN_DT_INT16: case TRN_DT_UINT16:
+    case TRN_DT_INT32: case TRN_DT_UINT32: case TRN_DT_INT64: case TRN_DT_UINT64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* One raw index as a signed 64-bit value; uint64 beyond INT64_MAX maps to -1
+ * so the range check rejects it. */
+static int64_t load_index(trn_dtype dt, const unsigned char *p, size_t j) {
+    switch (dt) {
+    case TRN_DT_INT8: { int8_t v; memcpy(&v, p + j, 1); return v; }
+    case TRN_DT_UINT8: return p[j];
+    case TRN_DT_INT16: { int16_t v; memcpy(&v, p + 2 * j, 2); return v; }
+    case TRN_DT_UINT16: { uint16_t v; memcpy(&v, p + 2 * j, 2); return v; }
+    case TRN_DT_INT32: { int32_t v; memcpy(&v, p + 4 * j, 4); return v; }
+    case TRN_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * j, 4); return v; }
+    case TRN_DT_INT64: { int64_t v; memcpy(&v, p + 8 * j, 8); return v; }
+    default: { uint64_t v; memcpy(&v, p + 8 * j, 8); return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v; }
+    }
+}
+
+int dma_expand_indices(trn_dtype dt, const void *raw, size_t n, int64_t row, int64_t rows, int64_t *out,
+                       char *err, size_t errlen) {
+    const unsigned char *p = raw;
+    for (size_t j = 0; j < n; ++j) {
+        int64_t v = load_index(dt, p, j);
+        if (v < 0 || v >= rows) {
+            if (dt == TRN_DT_UINT64 && v < 0) {
+                uint64_t u;
+                memcpy(&u, p + 8 * j, 8);
+                snprintf(err, errlen, "index %" PRIu64 " at position %zu is outside the table of %" PRId64 " %s",
+                         u, j, rows, row == 1 ? "elements" : "rows");
+            } else {
+                snprintf(err, errlen, "index %" PRId64 " at position %zu is outside the table of %" PRId64 " %s", v,
+                         j, rows, row == 1 ? "elements" : "rows");
+            }
+            return -1;
+        }
+        for (int64_t t = 0; t < row; ++t) out[(int64_t)j * row + t] = v * row + t;
+    }
+    return 0;
+}
