@@ -315,6 +315,8 @@ int trn_ap_write_raw(const trn_ap_env *env, const trn_ap *ap, const void *src, t
 
 /* Byte address of element k of the AP's visiting order. */
 static uint64_t element_addr(const trn_ap *ap, const walk *w, int64_t k) {
+    if (ap->part_count == 1 && ap->ndims == 1) /* a flat table: no divisions */
+        return trn_mem_addr(w->mem, ap->part_start, 0) + (uint64_t)((ap->offset + k * ap->dims[0].step) * w->width);
     int64_t p = k / w->free_elems, f = k % w->free_elems;
     int64_t elem = ap->offset;
     for (int d = (int)ap->ndims - 1; d >= 0; --d) {
@@ -411,8 +413,20 @@ int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int
                               const void *src, trn_acc_op op, trn_error *e) {
     walk w;
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e) || check_op_dtype(ap, op, e)) return -1;
-    for (size_t j = 0; j < n; ++j)
-        put_raw(&w, ap->dtype, element_addr(ap, &w, idx[j]), (const uint8_t *)src + j * w.width, op);
+    const uint8_t *s = src;
+    uint64_t *addr = op != TRN_ACC_COPY ? malloc((n ? n : 1) * sizeof *addr) : NULL;
+    bool all_written = addr != NULL;
+    for (size_t j = 0; addr && j < n; ++j) {
+        addr[j] = element_addr(ap, &w, idx[j]);
+        all_written = all_written && trn_mem_is_written(w.mem, addr[j], w.width, NULL);
+    }
+    /* Accumulating into elements that were all written: no per-element
+     * bookkeeping, so independent updates overlap their memory latency. */
+    if (all_written)
+        trn_accumulate_scatter(op, w.mem->bytes, addr, s, ap->dtype, n, NULL);
+    else
+        for (size_t j = 0; j < n; ++j) put_raw(&w, ap->dtype, addr ? addr[j] : element_addr(ap, &w, idx[j]), s + j * w.width, op);
+    free(addr);
     return 0;
 }
 

@@ -88,6 +88,11 @@ int trn_cast_copy_or_accumulate(trn_acc_op op, void *dst, const void *src, trn_d
 /* The same over n contiguous elements. */
 int trn_accumulate_span(trn_acc_op op, void *dst, const void *src, trn_dtype dt, size_t n, trn_error *e);
 
+/* The same at scattered places: element j is base + offsets[j] (bytes);
+ * applied in order j = 0..n-1, so repeated offsets accumulate. */
+int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
+                           size_t n, trn_error *e);
+
 /* The fp32 ALU core (sub_28f700): acc = op(acc, x) with SSE semantics. */
 float trn_alu_f32(trn_acc_op op, float acc, float x);
 

@@ -249,3 +249,23 @@ int trn_aluop_to_memop(int64_t aluop, bool allow_minmax, trn_acc_op *out, trn_er
         *out = op;
     return 0;
 }
+
+/* ---- scatter: n elements at scattered byte offsets ------------------------ */
+
+int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
+                           size_t n, trn_error *e) {
+    if (check(op, dt, e))
+        return -1;
+    const unsigned char *s = src;
+    if (dt == TRN_DT_FP32 && op != TRN_ACC_COPY) { /* the dtype and op switches hoisted out of the loop */
+        for (size_t j = 0; j < n; j++) {
+            float a = LOAD(float, base + offsets[j]), x = LOAD(float, s + j * 4);
+            STORE(float, base + offsets[j], op == TRN_ACC_ADD ? sse_add(a, x) : op == TRN_ACC_MIN ? sse_min(a, x) : sse_max(a, x));
+        }
+        return 0;
+    }
+    uint32_t w = trn_dtype_width(dt);
+    for (size_t j = 0; j < n; j++)
+        trn_cast_copy_or_accumulate(op, base + offsets[j], s + j * w, dt, NULL);
+    return 0;
+}
