@@ -1,0 +1,101 @@
+/* The trnsim-experimental module: descriptor, settings, quirks, lifetime.
+ *
+ * It takes two ITs the reference leaves to its skip-and-note leaf (seed
+ * sections 2.3 and 3): Rng (100) and NonzeroWithCount (104). The default
+ * config does not load it, so the reference's behaviour stays the default;
+ * config/experimental.cfg loads it next to the five stock families. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp_ops.h"
+#include "exp_rng.h"
+#include "exp_state.h"
+#include "trnsim/plugin.h"
+
+static const trn_opcode_desc exp_ops[] = {
+    {EXP_IT_RNG, "Rng", exp_op_rng, 0},
+    {EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero, 0},
+};
+
+static const trn_setting_desc exp_settings[] = {
+    {"rng_seed", TRN_SET_STRING, "", 1, 0, NULL,
+     "Rng lanes: \"\" starts every lane at the engine default {1,1,1,1,1,1}; a uint64 (decimal or 0x hex) fills "
+     "them from MT19937-64 as trnsim-rng's scalar seed does"},
+    {"nonzero_partitions", TRN_SET_STRING, "all", 1, 0, "all|gpsimd",
+     "NonzeroWithCount: every partition (\"all\"), or only the tile's partitions 0, 16, ..., 112 as NKI's GpSimd "
+     "does (\"gpsimd\")"},
+};
+
+static const trn_quirk_desc exp_quirks[] = {
+    {"experimental.not_in_reference", NULL, "always",
+     "Rng (100) and NonzeroWithCount (104) are skipped by the reference; these are NKI's documented semantics, "
+     "loaded only by config/experimental.cfg"},
+    {"experimental.rng_own_lanes", NULL, "always",
+     "Rng draws from this module's own XORWOW lane per core and partition, not trnsim-rng's state: "
+     "SetRandState/SetRandState2 do not reach it"},
+    {"experimental.rng_start", "rng_seed", "\"\"",
+     "every Rng lane starts at {1,1,1,1,1,1}, so all partitions and cores draw the same stream until rng_seed is "
+     "set (cores always start alike)"},
+    {"experimental.nonzero_nan", NULL, "always",
+     "NonzeroWithCount tests x != 0 on the fp32-widened value: NaN and subnormals count as nonzero, -0.0 as zero"},
+    {"experimental.nonzero_partitions", "nonzero_partitions", "all",
+     "NonzeroWithCount runs on every partition; NKI hardware only reads/writes tile partitions 0, 16, ..., 112 "
+     "(\"gpsimd\")"},
+};
+
+static trn_status exp_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
+                           size_t errlen) {
+    const char *seed = "", *parts = "all";
+    exp_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return TRN_ERR;
+    }
+    if (settings && (api->setting_string(settings, "rng_seed", &seed) == TRN_BADTYPE ||
+                     api->setting_string(settings, "nonzero_partitions", &parts) == TRN_BADTYPE)) {
+        free(st);
+        snprintf(err, errlen, "settings rng_seed and nonzero_partitions must be strings");
+        return TRN_ERR;
+    }
+    if (exp_parse_seed(seed, &st->seeded, &st->seed) != 0) {
+        snprintf(err, errlen, "setting rng_seed = \"%s\": expected \"\" or a uint64 in decimal or 0x hex", seed);
+        free(st);
+        return TRN_ERR;
+    }
+    st->nonzero_gpsimd = strcmp(parts, "gpsimd") == 0;
+    *state = st;
+    return TRN_OK;
+}
+
+static void exp_fini(void *state) {
+    exp_state *st = state;
+    if (!st) return;
+    exp_state_free(st);
+    free(st);
+}
+
+static trn_status exp_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {
+    if (exp_state_begin(state, info->cores, info->partitions) != 0) {
+        snprintf(err, errlen, "out of memory for Rng lanes of %u cores x %u partitions", info->cores, info->partitions);
+        return TRN_ERR;
+    }
+    return TRN_OK;
+}
+
+TRN_PLUGIN_DEFINE(experimental) = {
+    .abi_version = TRN_ABI_VERSION,
+    .size = sizeof(trn_plugin_desc),
+    .name = "trnsim-experimental",
+    .family = "experimental",
+    .version = "0.1.0",
+    .ops = exp_ops,
+    .n_ops = sizeof exp_ops / sizeof exp_ops[0],
+    .settings = exp_settings,
+    .n_settings = sizeof exp_settings / sizeof exp_settings[0],
+    .quirks = exp_quirks,
+    .n_quirks = sizeof exp_quirks / sizeof exp_quirks[0],
+    .init = exp_init,
+    .fini = exp_fini,
+    .run_begin = exp_run_begin,
+};
