@@ -1,26 +1,12 @@
 #include "coll_oracle.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-/* AT&T order: `addss src, dst` computes dst = dst op src; dst holds x. */
-float oracle_addss(float x, float acc) {
-    __asm__("addss %1, %0" : "+x"(x) : "x"(acc));
-    return x;
-}
-float oracle_maxss(float x, float acc) {
-    __asm__("maxss %1, %0" : "+x"(x) : "x"(acc));
-    return x;
-}
-float oracle_minss(float x, float acc) {
-    __asm__("minss %1, %0" : "+x"(x) : "x"(acc));
-    return x;
-}
-float oracle_mulss(float x, float s) {
-    __asm__("mulss %1, %0" : "+x"(x) : "x"(s));
-    return x;
-}
-#else
-#error "the collective oracle transliterates x86 SSE instructions"
-#endif
+#include "../common/sse_insn.h"
+
+/* doReduction: `movss (x); OPss (acc)`, so x is the destination register. */
+float oracle_addss(float x, float acc) { return sse_addss(x, acc); }
+float oracle_maxss(float x, float acc) { return sse_maxss(x, acc); }
+float oracle_minss(float x, float acc) { return sse_minss(x, acc); }
+float oracle_mulss(float x, float s) { return sse_mulss(x, s); }
 
 int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale,
                         float *res) {

@@ -3,38 +3,13 @@
 
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-/* AT&T order: `op src, dst` computes dst = op(dst, src); the Intel first
- * operand is dst. */
-float oracle_addss(float acc, float x) {
-    __asm__("addss %1, %0" : "+x"(acc) : "x"(x));
-    return acc;
-}
-float oracle_maxss(float x, float acc) {
-    __asm__("maxss %1, %0" : "+x"(x) : "x"(acc));
-    return x;
-}
-float oracle_minss(float x, float acc) {
-    __asm__("minss %1, %0" : "+x"(x) : "x"(acc));
-    return x;
-}
-#else
-/* The Intel SDM's definitions, written out. */
-static float quiet(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u |= 0x00400000u;
-    memcpy(&f, &u, 4);
-    return f;
-}
-float oracle_addss(float acc, float x) {
-    if (acc != acc) return quiet(acc);
-    if (x != x) return quiet(x);
-    return acc + x;
-}
-float oracle_maxss(float x, float acc) { return (x > acc) ? x : acc; }
-float oracle_minss(float x, float acc) { return (x < acc) ? x : acc; }
-#endif
+#include "../common/sse_insn.h"
+
+/* CCE: add with the accumulator as destination; max / min as `movss (x);
+ * OPss (acc)`. */
+float oracle_addss(float acc, float x) { return sse_addss(acc, x); }
+float oracle_maxss(float x, float acc) { return sse_maxss(x, acc); }
+float oracle_minss(float x, float acc) { return sse_minss(x, acc); }
 
 void oracle_cce(int op, int first_init, const float *const *src, size_t nsrc, size_t n, float *out) {
     for (size_t i = 0; i < n; ++i) {
