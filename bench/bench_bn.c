@@ -13,6 +13,12 @@
 
 /* The scalar oracle itself, not a copy (plain C, no test framework). */
 #include "../tests/bn/bn_oracle.c"
+/* The BNStats kernels themselves, to time each vector path without the
+ * host (built here at the bench's -O2; the plugin uses -O3, which the
+ * kernels do not need: their lane loops carry unroll pragmas). */
+#include "../plugins/bn/bn_stats.c"
+#include "../plugins/bn/bn_stats_avx.c"
+#include "../plugins/bn/bn_stats_v4.c"
 
 static const char bn_config[] = "plugins = ( { family = \"bn\"; module = \"trnsim-bn\"; } );";
 
@@ -126,6 +132,57 @@ BENCH_CASE(bn_stats_aggregate) {
     }
     free(got);
     trn_sim_close(s);
+    bench_free(b);
+}
+
+/* One BNStats path on a dense buffer: bn_stats_f32_isa with the weight
+ * table built once (as a handler does per instruction). */
+typedef struct kernel_run {
+    bn_bench *b;
+    bn_isa isa;
+    float *w, *out;
+} kernel_run;
+
+static void kernel_stats_run(void *arg) {
+    kernel_run *k = arg;
+    bn_stats_f32_isa(k->isa, k->b->x, k->b->P, k->b->N, k->w, k->out);
+}
+
+static void oracle_stats_run(void *arg) {
+    bn_bench *b = arg;
+    oracle_bn_stats(b->x, b->P, b->N, 0, b->st);
+}
+
+/* The BNStats kernel alone, each path this CPU runs, against the oracle
+ * and memcpy of x: where the host case's time goes besides the read. */
+BENCH_CASE(bn_stats_kernel) {
+    const size_t P = 128, N = bench_cols();
+    bn_bench *b = bench_make(P, N);
+    kernel_run k = {b, BN_ISA_V4, malloc(bn_stats_weights_len(N) * sizeof(float)), malloc(P * 6 * sizeof(float))};
+    char size[48];
+    snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
+    bn_stats_weights(N, k.w);
+    oracle_stats_run(b);
+    const double to = bench_time(oracle_stats_run, b, 0.5), tm = bench_time(copy_x, b, 0.5);
+    const bn_isa isas[] = {BN_ISA_V4, BN_ISA_AVX};
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; ++i) {
+        if (isas[i] == BN_ISA_AVX && bn_isa_best() != BN_ISA_AVX) {
+            printf("  (no AVX on this CPU: the AVX path is not timed)\n");
+            continue;
+        }
+        k.isa = isas[i];
+        memset(k.out, 0, P * 6 * sizeof(float));
+        kernel_stats_run(&k);
+        const char *name = isas[i] == BN_ISA_AVX ? "BNStats kernel, AVX" : "BNStats kernel, 4-lane";
+        if (!same_bits(k.out, b->st, P * 6, name)) continue;
+        const double t = bench_time(kernel_stats_run, &k, 0.5);
+        bench_report(name, size, (double)(P * N), "elem", t, "scalar oracle", to);
+        bench_report(name, size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
+        printf("  times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n", t * 1e3, to * 1e3, tm * 1e3,
+               bn_isa_best() == isas[i] ? " (the path the plugin picks here)" : "");
+    }
+    free(k.w);
+    free(k.out);
     bench_free(b);
 }
 

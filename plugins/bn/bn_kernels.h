@@ -5,9 +5,10 @@
  * partition, exactly the fp32 operations of ../shared/seeds/000 section 1 in
  * the seed's order; speed comes only from running BN_BLOCK partitions side
  * by side in vector lanes (the per-partition recurrences are independent;
- * bn_simd.h) and from computing once what depends only on the element index
- * (BNStats' r = 1/n). tests/bn holds the scalar transliteration of the seed
- * (the oracle) and compares bits.
+ * bn_simd.h, and for BNStats an AVX path chosen at run time) and from
+ * computing once what depends only on the element index (BNStats' r = 1/n).
+ * tests/bn holds the scalar transliteration of the seed (the oracle) and
+ * compares bits.
  *
  * Preconditions (the handlers validate them and report errors): counts
  * >= 1, buffers do not overlap. */
@@ -17,9 +18,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Partitions processed side by side by the blocked kernels: two vectors of
- * four. Measured on the BNStats benchmark: blocks of 4 and 16 were about
- * 13% and 50% slower (the latter needs more than the 16 SSE registers). */
+/* Partitions processed side by side by the blocked kernels. Measured on the
+ * BNStats benchmark: blocks of 4 and 16 were slower (too few independent
+ * chains; more state than the 16 SSE / AVX registers hold), and a block of
+ * 8 rows of 16384 fp32 (512 KiB) is what the handler keeps in cache. */
 #define BN_BLOCK 8
 
 /* Elements of one BNStats record (two Welford triples) per partition. */
@@ -40,6 +42,18 @@
 size_t bn_stats_weights_len(size_t n); /* floats: 2 per pair */
 void bn_stats_weights(size_t n, float *w);
 void bn_stats_f32(const float *x, size_t parts, size_t n, const float *w, float *out);
+
+/* The vector widths BNStats can run on; every one gives the same bits.
+ * bn_stats_f32 uses bn_isa_best(); the tests run each path explicitly. */
+typedef enum bn_isa {
+    BN_ISA_V4,  /* four-lane GNU C vectors: baseline SSE2 on x86-64, portable */
+    BN_ISA_AVX, /* eight-lane AVX (x86, chosen at run time; no -march) */
+} bn_isa;
+/* BN_ISA_AVX when this build has the AVX kernel and the CPU and OS support
+ * AVX, else BN_ISA_V4. */
+bn_isa bn_isa_best(void);
+/* bn_stats_f32 on a given path; BN_ISA_AVX only where bn_isa_best() gives it. */
+void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out);
 
 /* apply_transpose: the 32x32 tile swap of StreamTranspose on [P][n]:
  * element (p, e) moves to row (p & ~31) | (e & 31), column (e & ~31) | (p & 31).

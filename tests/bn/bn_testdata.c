@@ -88,10 +88,31 @@ void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const ch
     _fail(file, line);
 }
 
-void bn_stats_whole(const float *x, size_t parts, size_t n, float *out) {
+void bn_stats_whole_isa(bn_isa isa, const float *x, size_t parts, size_t n, float *out) {
     float *w = malloc(bn_stats_weights_len(n) * sizeof *w + sizeof *w);
     assert_non_null(w);
     bn_stats_weights(n, w);
-    bn_stats_f32(x, parts, n, w, out);
+    bn_stats_f32_isa(isa, x, parts, n, w, out);
     free(w);
+}
+
+void bn_stats_whole(const float *x, size_t parts, size_t n, float *out) {
+    bn_stats_whole_isa(bn_isa_best(), x, parts, n, out);
+}
+
+const char *bn_isa_name(bn_isa isa) {
+    return isa == BN_ISA_AVX ? "avx" : "v4";
+}
+
+size_t bn_test_isas(bn_isa isas[2]) {
+    static int told;
+    size_t k = 0;
+    isas[k++] = BN_ISA_V4;
+    if (bn_isa_best() == BN_ISA_AVX) isas[k++] = BN_ISA_AVX;
+    if (!told) {
+        print_message("BNStats paths tested on this CPU: v4%s\n",
+                      k == 2 ? ", avx" : " (no AVX here: the AVX path is not exercised)");
+        told = 1;
+    }
+    return k;
 }

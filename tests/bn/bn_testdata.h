@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bn_kernels.h"
+
 typedef enum bn_kind {
     BN_KIND_RANDOM = 0, /* uniform in [-1, 1) times a per-row power of two */
     BN_KIND_CONSTANT,   /* one value per row */
@@ -46,5 +48,11 @@ void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const ch
 
 /* bn_stats_f32 over all rows in one call, with its weight table. */
 void bn_stats_whole(const float *x, size_t parts, size_t n, float *out);
+/* The same on one vector path (bn_stats_f32_isa). */
+void bn_stats_whole_isa(bn_isa isa, const float *x, size_t parts, size_t n, float *out);
+/* The BNStats paths this CPU can run, BN_ISA_V4 first; returns how many
+ * (1 or 2). The first call prints which ones the tests exercise. */
+size_t bn_test_isas(bn_isa isas[2]);
+const char *bn_isa_name(bn_isa isa);
 
 #endif

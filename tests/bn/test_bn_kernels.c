@@ -1,6 +1,9 @@
 /* The blocked kernels of plugins/bn against the scalar oracle, bit for bit
  * (NaN payloads included), over every input kind, odd and even N, N = 1 and
- * 2, and partition counts that are not a multiple of BN_BLOCK. */
+ * 2, and partition counts that are not a multiple of BN_BLOCK nor of a
+ * vector's partitions (2 in the four-lane BNStats path, 4 in the AVX one);
+ * N mod 4 takes every value (the BNStats kernels do two pairs per step).
+ * Every BNStats path the CPU can run is checked, not only the one picked. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +17,8 @@
 #include "bn_oracle.h"
 #include "bn_testdata.h"
 
-static const size_t kParts[] = {1, 3, BN_BLOCK - 1, BN_BLOCK, BN_BLOCK + 1, 17, 128, 131};
-static const size_t kElems[] = {1, 2, 3, 4, 5, 63, 64, 65, 127, 128, 129, 1000, 1001};
+static const size_t kParts[] = {1, 2, 3, 6, BN_BLOCK - 1, BN_BLOCK, BN_BLOCK + 1, 12, 13, 17, 128, 131};
+static const size_t kElems[] = {1, 2, 3, 4, 5, 6, 7, 63, 64, 65, 127, 128, 129, 1000, 1001};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static float *alloc_f(size_t n) {
@@ -24,12 +27,21 @@ static float *alloc_f(size_t n) {
     return p;
 }
 
+/* Every BNStats path this CPU runs (bn_test_isas), and the dispatching
+ * entry point, against the oracle. */
 static void check_stats(size_t P, size_t N, bn_kind k, bn_rng *r) {
     float *x = alloc_f(P * N), *fast = alloc_f(P * 6), *ref = alloc_f(P * 6);
     bn_fill(x, P, N, k, r);
-    bn_stats_whole(x, P, N, fast);
     oracle_bn_stats(x, P, N, 0, ref);
     char what[96];
+    bn_isa isas[2];
+    const size_t nisa = bn_test_isas(isas);
+    for (size_t i = 0; i < nisa; ++i) {
+        bn_stats_whole_isa(isas[i], x, P, N, fast);
+        snprintf(what, sizeof what, "BNStats[%s] P=%zu N=%zu %s", bn_isa_name(isas[i]), P, N, bn_kind_name(k));
+        assert_same_bits(fast, ref, P * 6, what);
+    }
+    bn_stats_whole(x, P, N, fast);
     snprintf(what, sizeof what, "BNStats P=%zu N=%zu %s", P, N, bn_kind_name(k));
     assert_same_bits(fast, ref, P * 6, what);
     free(x), free(fast), free(ref);
@@ -54,9 +66,13 @@ static void test_stats_split_rows(void **state) {
     bn_stats_whole(x, P, N, whole);
     bn_stats_weights(N, w);
     static const size_t cuts[] = {0, 1, 4, 12, 13, 29, P};
-    for (size_t i = 0; i + 1 < COUNT(cuts); ++i)
-        bn_stats_f32(x + cuts[i] * N, cuts[i + 1] - cuts[i], N, w, split + cuts[i] * 6);
-    assert_same_bits(split, whole, P * 6, "rows split across calls");
+    bn_isa isas[2];
+    const size_t nisa = bn_test_isas(isas);
+    for (size_t j = 0; j < nisa; ++j) {
+        for (size_t i = 0; i + 1 < COUNT(cuts); ++i)
+            bn_stats_f32_isa(isas[j], x + cuts[i] * N, cuts[i + 1] - cuts[i], N, w, split + cuts[i] * 6);
+        assert_same_bits(split, whole, P * 6, bn_isa_name(isas[j]));
+    }
     free(x), free(w);
 }
 
@@ -80,10 +96,15 @@ static void check_transpose(size_t P, size_t N, bn_kind k, bn_rng *r) {
     char what[96];
     snprintf(what, sizeof what, "tile transpose P=%zu N=%zu %s", P, N, bn_kind_name(k));
     assert_same_bits(t, tref, P * N, what);
-    bn_stats_whole(t, P, N, fast);
     oracle_bn_stats(x, P, N, 1, ref);
-    snprintf(what, sizeof what, "BNStats transposed P=%zu N=%zu %s", P, N, bn_kind_name(k));
-    assert_same_bits(fast, ref, P * 6, what);
+    bn_isa isas[2];
+    const size_t nisa = bn_test_isas(isas);
+    for (size_t i = 0; i < nisa; ++i) {
+        bn_stats_whole_isa(isas[i], t, P, N, fast);
+        snprintf(what, sizeof what, "BNStats[%s] transposed P=%zu N=%zu %s", bn_isa_name(isas[i]), P, N,
+                 bn_kind_name(k));
+        assert_same_bits(fast, ref, P * 6, what);
+    }
     free(x), free(t), free(tref), free(fast), free(ref);
 }
 
