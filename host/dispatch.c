@@ -65,8 +65,10 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
                 trn_ap ap = ops[k].ap;
                 ap.core = 0;
                 if (ops[k].offset_register < 0 && trn_ap_check(&env, &ap, e))
-                    return trn_error_prefix(e, "%s: instruction %zu (opcode %s/%u), %s[%d]", p->path, i,
-                                            op_name(s, in->it), in->it, d ? "outputs" : "inputs", k);
+                    return trn_error_prefix(e, "%s: instruction %zu (opcode %s/%u, family %s), %s[%d]", p->path, i,
+                                            op_name(s, in->it), in->it,
+                                            s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
+                                            d ? "outputs" : "inputs", k);
             }
         }
     }

@@ -80,7 +80,7 @@ static void placement(void **st) {
 static void static_operand_bounds(void **st) {
     expect_load_error("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": 200, \"inputs\": [\"x\"], \"outputs\": "
                       "[{\"memory\": \"psum\", \"dtype\": \"float32\", \"offset\": 4095, \"ap\": [[1, 2]]}]}]}",
-                      "p.json: instruction 0 (opcode TestCopy/200), outputs[0]: element at byte offset 16384 (4 bytes) "
+                      "p.json: instruction 0 (opcode TestCopy/200, family test), outputs[0]: element at byte offset 16384 (4 bytes) "
                       "is past the end of psum (16384 bytes per partition)");
 }
 
