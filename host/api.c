@@ -60,7 +60,8 @@ static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
     if (idx < 0 || idx >= n) return api_error(ctx, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
     const trn_operand *op = dir == TRN_OUT ? &ctx->inst->out[idx] : &ctx->inst->in[idx];
     *out = op->ap;
-    out->core = ctx->core;
+    int64_t cores = ctx->sim->ncores;
+    out->core = op->core >= 0 ? (uint32_t)op->core : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
         if ((uint32_t)op->offset_register >= cs->nregs)

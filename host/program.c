@@ -235,12 +235,19 @@ static int operand_base(const trn_program *p, json_t *o, trn_operand *op, const 
 
 static int parse_operand_obj(const trn_program *p, json_t *o, trn_operand *op, const char *where, trn_error *e) {
     static const char *const keys[] = {"tensor", "memory", "partition", "partitions", "partition_step", "offset",
-                                       "ap", "dtype", "offset_register", "comment", NULL};
+                                       "ap", "dtype", "offset_register", "core", "core_offset", "comment", NULL};
     if (check_keys(o, keys, where, e) || operand_base(p, o, op, where, e)) return -1;
     const trn_tensor *t = op->tensor >= 0 ? &p->tensors[op->tensor] : NULL;
     trn_ap *ap = &op->ap;
     int64_t avail = t ? (int64_t)ap->part_count : 1 << 20;
-    int64_t part, count, step, off, reg;
+    int64_t part, count, step, off, reg, core, core_off;
+    if (get_int(o, "core", -1, 0, 1023, &core, where, e) || get_int(o, "core_offset", 0, -1023, 1023, &core_off, where, e))
+        return -1;
+    if (core >= 0 && core_off != 0) return trn_errorf(e, "%s: give 'core' or 'core_offset', not both", where);
+    if (core >= (int64_t)p->cores)
+        return trn_errorf(e, "%s: core %" PRId64 " does not exist (the program has %u cores)", where, core, p->cores);
+    op->core = (int)core;
+    op->core_offset = (int)core_off;
     if (get_int(o, "partition", 0, 0, avail - 1, &part, where, e)) return -1;
     if (get_int(o, "partitions", t ? avail - part : 1, 1, 1 << 20, &count, where, e) ||
         get_int(o, "partition_step", 1, 0, 1 << 20, &step, where, e) ||
@@ -270,6 +277,8 @@ static int parse_operand_obj(const trn_program *p, json_t *o, trn_operand *op, c
 
 static int parse_operand(const trn_program *p, json_t *o, trn_operand *op, const char *where, trn_error *e) {
     op->offset_register = -1;
+    op->core = -1;
+    op->core_offset = 0;
     if (json_is_string(o)) {
         op->tensor = trn_program_find_tensor(p, json_string_value(o));
         if (op->tensor >= p->n_tensors) return trn_errorf(e, "%s: no tensor named '%s'", where, json_string_value(o));

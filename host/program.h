@@ -31,6 +31,8 @@ typedef struct trn_operand {
     trn_ap ap;
     int tensor;          /* index, -1 for raw memory */
     int offset_register; /* -1: none */
+    int core;            /* remote: this core's memory; -1: the executing core */
+    int core_offset;     /* remote: (executing core + core_offset) mod cores */
 } trn_operand;
 
 typedef struct trn_inst {

@@ -163,6 +163,28 @@ static void per_core_data_and_tensor_io(void **st) {
     trn_sim_close(s);
 }
 
+static void remote_operands(void **st) {
+    trn_sim *s = run_ok("{\"cores\": 3, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
+                        " \"shape\": [1, 2], \"data_per_core\": [[0, 1], [10, 11], [20, 21]]}," Y4 ","
+                        " {\"name\": \"z\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [2]}],"
+                        " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                        " \"outputs\": [{\"tensor\": \"y\", \"ap\": [[1, 2]], \"core_offset\": 1}]},"
+                        " {\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"core\": 2}], \"outputs\": [\"z\"]}]}");
+    trn_error e;
+    for (int c = 0; c < 3; ++c) {
+        float y[4], z[2];
+        assert_int_equal(trn_sim_get_tensor(s, "y", c, y, sizeof y, &e), 0);
+        assert_int_equal(trn_sim_get_tensor(s, "z", c, z, sizeof z, &e), 0);
+        int from = (c + 2) % 3; /* written by the core before it */
+        assert_true(y[0] == (float)(10 * from) && y[1] == (float)(10 * from + 1));
+        assert_true(z[0] == 20.0f && z[1] == 21.0f);
+    }
+    trn_sim_close(s);
+    expect_load_error("{\"cores\": 2, \"tensors\": [" X4 "], \"instructions\": [{\"opcode\": 200, \"inputs\":"
+                      " [{\"tensor\": \"x\", \"core\": 2}], \"outputs\": [\"x\"]}]}",
+                      "inputs[0]: core 2 does not exist (the program has 2 cores)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_errors),
@@ -174,6 +196,7 @@ int main(void) {
         cmocka_unit_test(attribute_type_errors),
         cmocka_unit_test(multicore_rendezvous_and_deadlock),
         cmocka_unit_test(per_core_data_and_tensor_io),
+        cmocka_unit_test(remote_operands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
