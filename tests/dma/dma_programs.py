@@ -197,6 +197,21 @@ def copy_reshape(c):
 
 
 @case
+def copy_remote_ring(c):
+    """Remote DMA on 4 cores: TensorCopy into the next core's SBUF
+    (core_offset 1), and every core Saves its x into core 3's HBM; the last
+    core to run that instruction (core 3, in the host's core order) wins."""
+    x = rng(40).standard_normal((4, 2, 8)).astype(np.float32)
+    p = prog([("x", "sbuf", "float32", [2, 8]), ("y", "sbuf", "float32", [2, 8]), ("h", "hbm", "float32", [16])],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": [{"tensor": "y", "core_offset": 1}]},
+              {"opcode": "Save", "inputs": ["x"], "outputs": [{"tensor": "h", "core": 3}]}])
+    p["cores"] = 4
+    out = c.run(p, {"x": x}, ["y", "h@3"])
+    same("y", out["y"], np.roll(x, 1, axis=0))
+    same("h@3", out["h@3"], x[3].reshape(16))
+
+
+@case
 def copy_large(c):
     """Copies of >= 4 MiB (the chunked path): SBUF -> HBM contiguous, a
     strided destination AP that transposes, a cast to bf16, an accumulate;
