@@ -95,12 +95,20 @@ static void bench_free(bn_bench *b) {
     free(b);
 }
 
-static size_t bench_cols(void) {
-    return bench_quick() ? 2048 : 16384;
+/* Three sizes per case so the growth of the cost with the work shows: the
+ * issue's [128 x 16384] and x1/4, x1/16 of it (x1/8 of each under --quick,
+ * which also shortens every timing). */
+#define BN_SIZES 3
+
+static size_t bench_cols(int k) {
+    static const size_t full[BN_SIZES] = {1024, 4096, 16384}, quick[BN_SIZES] = {128, 512, 2048};
+    return bench_quick() ? quick[k] : full[k];
 }
 
-BENCH_CASE(bn_stats_aggregate) {
-    const size_t P = 128, N = bench_cols();
+static double min_s(double full) { return bench_quick() ? full / 10 : full; }
+
+static void stats_aggregate_at(size_t N) {
+    const size_t P = 128;
     bn_bench *b = bench_make(P, N);
     char prog[1024], size[48];
     snprintf(prog, sizeof prog,
@@ -121,9 +129,9 @@ BENCH_CASE(bn_stats_aggregate) {
     bench_get(s, "mv", got, P * 2 * sizeof(float));
     ok = ok && same_bits(got, b->mv, P * 2, "BNStatsAggregate");
     if (ok) {
-        const double t = bench_time_run(s, 0.5);
-        const double to = bench_time(oracle_forward, b, 0.5);
-        const double tm = bench_time(copy_x, b, 0.5);
+        const double t = bench_time_run(s, min_s(0.5));
+        const double to = bench_time(oracle_forward, b, min_s(0.5));
+        const double tm = bench_time(copy_x, b, min_s(0.5));
         snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
         bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem", t, "scalar oracle", to);
         bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
@@ -133,6 +141,10 @@ BENCH_CASE(bn_stats_aggregate) {
     free(got);
     trn_sim_close(s);
     bench_free(b);
+}
+
+BENCH_CASE(bn_stats_aggregate) {
+    for (int k = 0; k < BN_SIZES; ++k) stats_aggregate_at(bench_cols(k));
 }
 
 /* One BNStats path on a dense buffer: bn_stats_f32_isa with the weight
@@ -155,15 +167,15 @@ static void oracle_stats_run(void *arg) {
 
 /* The BNStats kernel alone, each path this CPU runs, against the oracle
  * and memcpy of x: where the host case's time goes besides the read. */
-BENCH_CASE(bn_stats_kernel) {
-    const size_t P = 128, N = bench_cols();
+static void stats_kernel_at(size_t N) {
+    const size_t P = 128;
     bn_bench *b = bench_make(P, N);
     kernel_run k = {b, BN_ISA_V4, malloc(bn_stats_weights_len(N) * sizeof(float)), malloc(P * 6 * sizeof(float))};
     char size[48];
     snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
     bn_stats_weights(N, k.w);
     oracle_stats_run(b);
-    const double to = bench_time(oracle_stats_run, b, 0.5), tm = bench_time(copy_x, b, 0.5);
+    const double to = bench_time(oracle_stats_run, b, min_s(0.5)), tm = bench_time(copy_x, b, min_s(0.5));
     const bn_isa isas[] = {BN_ISA_V4, BN_ISA_AVX};
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; ++i) {
         if (isas[i] == BN_ISA_AVX && bn_isa_best() != BN_ISA_AVX) {
@@ -175,7 +187,7 @@ BENCH_CASE(bn_stats_kernel) {
         kernel_stats_run(&k);
         const char *name = isas[i] == BN_ISA_AVX ? "BNStats kernel, AVX" : "BNStats kernel, 4-lane";
         if (!same_bits(k.out, b->st, P * 6, name)) continue;
-        const double t = bench_time(kernel_stats_run, &k, 0.5);
+        const double t = bench_time(kernel_stats_run, &k, min_s(0.5));
         bench_report(name, size, (double)(P * N), "elem", t, "scalar oracle", to);
         bench_report(name, size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
         printf("  times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n", t * 1e3, to * 1e3, tm * 1e3,
@@ -186,8 +198,13 @@ BENCH_CASE(bn_stats_kernel) {
     bench_free(b);
 }
 
-BENCH_CASE(bn_backward) {
-    const size_t P = 128, N = bench_cols() / 2;
+BENCH_CASE(bn_stats_kernel) {
+    for (int k = 0; k < BN_SIZES; ++k) stats_kernel_at(bench_cols(k));
+}
+
+/* Half the forward's columns: each pass reads x and dy. */
+static void backward_at(size_t N) {
+    const size_t P = 128;
     bn_bench *b = bench_make(P, N);
     char prog[2048], size[48];
     snprintf(prog, sizeof prog,
@@ -229,11 +246,13 @@ BENCH_CASE(bn_backward) {
     ok = ok && same_bits(got, b->dx, P * N, "BNBackprop2");
     snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
     if (ok) {
-        const double tm = bench_time(copy_x_dy, b, 0.5);
-        const double tg = bench_time_run(sims[0], 0.5), tgo = bench_time(oracle_gradients_run, b, 0.5);
+        const double tm = bench_time(copy_x_dy, b, min_s(0.5));
+        const double tg = bench_time_run(sims[0], min_s(0.5));
+        const double tgo = bench_time(oracle_gradients_run, b, min_s(0.5));
         bench_report("BNGradients (host)", size, (double)(P * N), "elem", tg, "scalar oracle", tgo);
         bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", tg, "memcpy of x, dy", tm);
-        const double tb = bench_time_run(sims[1], 0.5), tbo = bench_time(oracle_backprop_run, b, 0.5);
+        const double tb = bench_time_run(sims[1], min_s(0.5));
+        const double tbo = bench_time(oracle_backprop_run, b, min_s(0.5));
         bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", tb, "scalar oracle", tbo);
         bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", tb, "memcpy of x, dy", tm);
     }
@@ -242,4 +261,8 @@ BENCH_CASE(bn_backward) {
     trn_sim_close(sims[0]);
     trn_sim_close(sims[1]);
     bench_free(b);
+}
+
+BENCH_CASE(bn_backward) {
+    for (int k = 0; k < BN_SIZES; ++k) backward_at(bench_cols(k) / 2);
 }

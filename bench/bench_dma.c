@@ -47,6 +47,24 @@ static int check(const void *got, const void *want, size_t bytes, const char *wh
     return 0;
 }
 
+/* Three sizes per case so the growth of the cost with the work shows: the
+ * issue's size (64 MiB for the contiguous copy; the old single size for the
+ * others) and x1/4, x1/16 of it. --quick takes smaller sizes and shortens
+ * every timing. */
+#define DMA_SIZES 3
+
+static size_t pick(int k, const size_t full[DMA_SIZES], const size_t quick[DMA_SIZES]) {
+    return bench_quick() ? quick[k] : full[k];
+}
+
+static double min_s(double full) { return bench_quick() ? full / 10 : full; }
+
+/* "256 KiB" or "64 MiB". */
+static void bytes_label(char *buf, size_t len, size_t bytes, const char *what) {
+    if (bytes >= (1u << 20)) snprintf(buf, len, "%zu MiB %s", bytes >> 20, what);
+    else snprintf(buf, len, "%zu KiB %s", bytes >> 10, what);
+}
+
 static trn_sim *open_with(const char *prog) {
     trn_sim *s = bench_open(dma_config);
     bench_load(s, prog);
@@ -55,8 +73,7 @@ static trn_sim *open_with(const char *prog) {
 
 /* ---- contiguous copy, >= 64 MiB ---- */
 
-BENCH_CASE(dma_copy_contiguous) {
-    const size_t n = (bench_quick() ? 4u : 64u) << 18; /* float32 elements: 64 MiB */
+static void copy_contiguous_at(size_t n) {
     const size_t bytes = n * sizeof(float);
     char prog[512], size[48];
     snprintf(prog, sizeof prog,
@@ -72,9 +89,9 @@ BENCH_CASE(dma_copy_contiguous) {
     bench_get(s, "y", got, bytes);
     if (check(got, x, bytes, "TensorCopy")) {
         copy_arg base = memcpy_baseline(bytes);
-        const double t = bench_time_run(s, 1.0);
-        const double tb = bench_time(do_memcpy, &base, 1.0);
-        snprintf(size, sizeof size, "%zu MiB fp32", bytes >> 20);
+        const double t = bench_time_run(s, min_s(1.0));
+        const double tb = bench_time(do_memcpy, &base, min_s(1.0));
+        bytes_label(size, sizeof size, bytes, "fp32");
         bench_report("TensorCopy hbm->hbm", size, (double)bytes, "B", t, "memcpy", tb);
         free_copy(&base);
     }
@@ -83,10 +100,17 @@ BENCH_CASE(dma_copy_contiguous) {
     trn_sim_close(s);
 }
 
+BENCH_CASE(dma_copy_contiguous) {
+    /* float32 elements: 4, 16, 64 MiB (quick: 256 KiB, 1, 4 MiB) */
+    static const size_t full[DMA_SIZES] = {1u << 20, 4u << 20, 16u << 20};
+    static const size_t quick[DMA_SIZES] = {1u << 16, 1u << 18, 1u << 20};
+    for (int k = 0; k < DMA_SIZES; ++k) copy_contiguous_at(pick(k, full, quick));
+}
+
 /* ---- strided: every other element of each SBUF partition ---- */
 
-BENCH_CASE(dma_copy_strided) {
-    const size_t P = 128, N = bench_quick() ? 4096 : 16384; /* dst N/2 per partition */
+static void copy_strided_at(size_t N) { /* dst N/2 per partition */
+    const size_t P = 128;
     char prog[768], size[48];
     snprintf(prog, sizeof prog,
              "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
@@ -104,8 +128,8 @@ BENCH_CASE(dma_copy_strided) {
     bench_get(s, "y", got, P * N / 2 * sizeof(float));
     if (check(got, want, P * N / 2 * sizeof(float), "strided Save")) {
         copy_arg base = memcpy_baseline(P * N / 2 * sizeof(float));
-        const double t = bench_time_run(s, 0.5);
-        const double tb = bench_time(do_memcpy, &base, 0.5);
+        const double t = bench_time_run(s, min_s(0.5));
+        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
         snprintf(size, sizeof size, "128x%zu step 2", N);
         bench_report("Save sbuf->hbm strided", size, (double)(P * N / 2 * sizeof(float)), "B", t,
                      "memcpy (dst bytes)", tb);
@@ -117,6 +141,11 @@ BENCH_CASE(dma_copy_strided) {
     trn_sim_close(s);
 }
 
+BENCH_CASE(dma_copy_strided) {
+    static const size_t full[DMA_SIZES] = {1024, 4096, 16384}, quick[DMA_SIZES] = {256, 1024, 4096};
+    for (int k = 0; k < DMA_SIZES; ++k) copy_strided_at(pick(k, full, quick));
+}
+
 /* ---- cast: fp32 -> bf16 ---- */
 
 static uint16_t bf16_rne(float f) {
@@ -125,8 +154,7 @@ static uint16_t bf16_rne(float f) {
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* finite inputs only */
 }
 
-BENCH_CASE(dma_copy_cast_bf16) {
-    const size_t n = (bench_quick() ? 2u : 16u) << 20;
+static void copy_cast_bf16_at(size_t n) {
     char prog[512], size[48];
     snprintf(prog, sizeof prog,
              "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
@@ -143,9 +171,10 @@ BENCH_CASE(dma_copy_cast_bf16) {
     bench_get(s, "y", got, n * 2);
     if (check(got, want, n * 2, "fp32 -> bf16 TensorCopy")) {
         copy_arg base = memcpy_baseline(n * sizeof(float));
-        const double t = bench_time_run(s, 0.5);
-        const double tb = bench_time(do_memcpy, &base, 0.5);
-        snprintf(size, sizeof size, "%zuM fp32->bf16", n >> 20);
+        const double t = bench_time_run(s, min_s(0.5));
+        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
+        if (n >= (1u << 20)) snprintf(size, sizeof size, "%zuM fp32->bf16", n >> 20);
+        else snprintf(size, sizeof size, "%zuK fp32->bf16", n >> 10);
         bench_report("TensorCopy cast", size, (double)(n * sizeof(float)), "B", t, "memcpy (src bytes)", tb);
         free_copy(&base);
     }
@@ -153,6 +182,12 @@ BENCH_CASE(dma_copy_cast_bf16) {
     free(got);
     free(want);
     trn_sim_close(s);
+}
+
+BENCH_CASE(dma_copy_cast_bf16) {
+    static const size_t full[DMA_SIZES] = {1u << 20, 4u << 20, 16u << 20};
+    static const size_t quick[DMA_SIZES] = {1u << 17, 1u << 19, 2u << 20};
+    for (int k = 0; k < DMA_SIZES; ++k) copy_cast_bf16_at(pick(k, full, quick));
 }
 
 /* ---- transpose: SBUF [128, N] -> HBM [N, 128] ---- */
@@ -169,8 +204,8 @@ static void oracle_tr(void *arg) {
     oracle_transpose(a->src, a->dst, 4, a->shape, a->perm);
 }
 
-BENCH_CASE(dma_transpose) {
-    const size_t P = 128, N = bench_quick() ? 1024 : 8192;
+static void transpose_at(size_t N) {
+    const size_t P = 128;
     char prog[768], size[48];
     snprintf(prog, sizeof prog,
              "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
@@ -189,9 +224,9 @@ BENCH_CASE(dma_transpose) {
     bench_get(s, "y", got, bytes);
     if (check(got, want, bytes, "DMACopy transpose")) {
         copy_arg base = memcpy_baseline(bytes);
-        const double t = bench_time_run(s, 0.5);
-        const double tb = bench_time(do_memcpy, &base, 0.5);
-        const double to = bench_time(oracle_tr, &ta, 0.5);
+        const double t = bench_time_run(s, min_s(0.5));
+        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
+        const double to = bench_time(oracle_tr, &ta, min_s(0.5));
         snprintf(size, sizeof size, "128x%zu fp32", N);
         bench_report("DMACopy transpose", size, (double)bytes, "B", t, "memcpy", tb);
         bench_report("DMACopy transpose", size, (double)bytes, "B", t, "scalar oracle (no host)", to);
@@ -201,6 +236,11 @@ BENCH_CASE(dma_transpose) {
     free(got);
     free(want);
     trn_sim_close(s);
+}
+
+BENCH_CASE(dma_transpose) {
+    static const size_t full[DMA_SIZES] = {512, 2048, 8192}, quick[DMA_SIZES] = {64, 256, 1024};
+    for (int k = 0; k < DMA_SIZES; ++k) transpose_at(pick(k, full, quick));
 }
 
 /* ---- scatter-add: random indices with repeats ---- */
@@ -217,8 +257,10 @@ static void scalar_scatter_add(void *arg) {
     for (size_t j = 0; j < a->n; ++j) a->table[a->idx[j]] += a->src[j];
 }
 
-BENCH_CASE(dma_scatter_add) {
-    const size_t T = 1u << 20, n = bench_quick() ? (1u << 18) : (1u << 21);
+/* n updates into a fixed table of T = 1M floats: the work grows, the
+ * table (and so the cache behaviour of the targets) does not. */
+static void scatter_add_at(size_t n) {
+    const size_t T = 1u << 20;
     char prog[1024], size[48];
     snprintf(prog, sizeof prog,
              "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
@@ -241,16 +283,17 @@ BENCH_CASE(dma_scatter_add) {
     bench_set(s, "s", src, n * sizeof(float));
     bench_set(s, "i", idx, n * sizeof(int32_t));
     trn_error e;
-    if (trn_sim_run(s, &e)) { /* exactly one run: scatter-add is not idempotent */
-        printf("run failed: %s\n", e.msg);
-        return;
-    }
-    bench_get(s, "t", got, T * sizeof(float));
+    const int ran = trn_sim_run(s, &e) == 0; /* exactly one run: scatter-add is not idempotent */
     sc_arg sa = {table, src, idx, n};
-    scalar_scatter_add(&sa);
-    if (check(got, table, T * sizeof(float), "scatter-add")) {
-        const double t = bench_time_run(s, 0.5);
-        const double tb = bench_time(scalar_scatter_add, &sa, 0.5);
+    if (ran) {
+        bench_get(s, "t", got, T * sizeof(float));
+        scalar_scatter_add(&sa);
+    } else {
+        printf("run failed: %s\n", e.msg);
+    }
+    if (ran && check(got, table, T * sizeof(float), "scatter-add")) {
+        const double t = bench_time_run(s, min_s(0.5));
+        const double tb = bench_time(scalar_scatter_add, &sa, min_s(0.5));
         snprintf(size, sizeof size, "%zuK into %zuK", n >> 10, T >> 10);
         bench_report("DMACopy scatter-add fp32", size, (double)n, "elem", t, "scalar loop", tb);
     }
@@ -259,6 +302,12 @@ BENCH_CASE(dma_scatter_add) {
     free(got);
     free(idx);
     trn_sim_close(s);
+}
+
+BENCH_CASE(dma_scatter_add) {
+    static const size_t full[DMA_SIZES] = {1u << 17, 1u << 19, 1u << 21};
+    static const size_t quick[DMA_SIZES] = {1u << 14, 1u << 16, 1u << 18};
+    for (int k = 0; k < DMA_SIZES; ++k) scatter_add_at(pick(k, full, quick));
 }
 
 /* ---- CCE: four sources folded with add ---- */
@@ -274,8 +323,8 @@ static void oracle_cce_run(void *arg) {
     oracle_cce(4, 0, a->srcs, 4, a->n, a->out);
 }
 
-BENCH_CASE(dma_cce_add) {
-    const size_t P = 128, N = bench_quick() ? 1024 : 8192, n = P * N;
+static void cce_add_at(size_t N) {
+    const size_t P = 128, n = P * N;
     char prog[1024], size[48];
     snprintf(prog, sizeof prog,
              "{\"tensors\": [{\"name\": \"a\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [4, %zu]},"
@@ -294,8 +343,8 @@ BENCH_CASE(dma_cce_add) {
     bench_time_run(s, 0.0);
     bench_get(s, "y", got, n * sizeof(float));
     if (check(got, want, n * sizeof(float), "CCE add")) {
-        const double t = bench_time_run(s, 0.5);
-        const double to = bench_time(oracle_cce_run, &ca, 0.5);
+        const double t = bench_time_run(s, min_s(0.5));
+        const double to = bench_time(oracle_cce_run, &ca, min_s(0.5));
         snprintf(size, sizeof size, "4 x 128x%zu", N);
         bench_report("DMACopy CCE add", size, (double)n, "elem", t, "scalar oracle (no host)", to);
     }
@@ -303,4 +352,9 @@ BENCH_CASE(dma_cce_add) {
     free(got);
     free(want);
     trn_sim_close(s);
+}
+
+BENCH_CASE(dma_cce_add) {
+    static const size_t full[DMA_SIZES] = {512, 2048, 8192}, quick[DMA_SIZES] = {64, 256, 1024};
+    for (int k = 0; k < DMA_SIZES; ++k) cce_add_at(pick(k, full, quick));
 }

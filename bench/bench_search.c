@@ -1,4 +1,5 @@
-/* Search family benchmark: iterative TopK-64 over [128 x 16384] fp32, 8
+/* Search family benchmark: iterative TopK-64 over [128 x N] fp32 for N =
+ * 1024, 4096 and 16384 (the issue's size; --quick: 128, 512, 2048), 8
  * rounds of Max + MaxIndexAndMatchReplace (imm -inf), through the real host
  * (program -> dispatch -> trnsim-search -> memory), against the scalar
  * oracle of tests/search (the seed transliterated, dense buffers, no host)
@@ -8,7 +9,7 @@
  * Round 0 reads x and writes the struck-out copy to y; rounds 1-7 work on y
  * in place. x is never modified, so every timed run does the same work.
  * bench/topk_numpy.py times numpy's argpartition top-64 on the same data
- * (splitmix64 below) and prints the same checksum. */
+ * (splitmix64 below, --cols N) and prints the same checksum. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,8 +126,12 @@ static int same(const void *got, const void *want, size_t bytes, const char *wha
     return 0;
 }
 
-BENCH_CASE(search_topk64) {
-    const size_t P = 128, N = bench_quick() ? 2048 : 16384;
+#define SEARCH_SIZES 3
+
+static double min_s(double full) { return bench_quick() ? full / 10 : full; }
+
+static void topk64_at(size_t N) {
+    const size_t P = 128;
     topk_bench *b = topk_make(P, N);
     char prog[8192], size[48];
     topk_program(prog, sizeof prog, P, N);
@@ -146,12 +151,12 @@ BENCH_CASE(search_topk64) {
     ok = ok && same(got_v, b->vals, P * TOPK * sizeof(float), "kernel TopK-64 values");
     double sum = 0;
     for (size_t k = 0; k < P * TOPK; ++k) sum += got_v[k];
-    printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py prints the same)\n", sum,
-           (double)got_v[0], got_i[0]);
+    printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py --cols %zu prints the same)\n",
+           sum, (double)got_v[0], got_i[0], N);
     if (ok) {
-        const double th = bench_time_run(s, 1.0);
-        const double to = bench_time(oracle_topk, b, 1.0);
-        const double tk = bench_time(kernels_topk, b, 1.0);
+        const double th = bench_time_run(s, min_s(1.0));
+        const double to = bench_time(oracle_topk, b, min_s(1.0));
+        const double tk = bench_time(kernels_topk, b, min_s(1.0));
         snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
         bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem", th, "scalar oracle", to);
         bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem", tk, "scalar oracle", to);
@@ -162,4 +167,9 @@ BENCH_CASE(search_topk64) {
     free(got_i);
     trn_sim_close(s);
     topk_free(b);
+}
+
+BENCH_CASE(search_topk64) {
+    static const size_t full[SEARCH_SIZES] = {1024, 4096, 16384}, quick[SEARCH_SIZES] = {128, 512, 2048};
+    for (int k = 0; k < SEARCH_SIZES; ++k) topk64_at(bench_quick() ? quick[k] : full[k]);
 }
