@@ -10,6 +10,7 @@
 /* Limits that keep every address computation inside int64. */
 #define AP_MAX_NUM (1ll << 32)
 #define AP_MAX_STEP (1ll << 32)
+#define AP_MAX_ELEMS (1ll << 30)
 
 /* An AP reduced to what the walk needs: runs along the innermost dim. */
 typedef struct walk {
@@ -36,12 +37,18 @@ static int check_fields(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     if (trn_dtype_width(ap->dtype) == 0) return trn_errorf(e, "AP has unknown dtype %u", ap->dtype);
     if (ap->ndims > TRN_AP_MAX_DIMS) return trn_errorf(e, "AP has %u dims (at most %d)", ap->ndims, TRN_AP_MAX_DIMS);
     if (ap->part_count == 0) return trn_errorf(e, "AP has 0 partitions");
+    __int128 total = ap->part_count;
     for (uint32_t d = 0; d < ap->ndims; ++d) {
         if (ap->dims[d].num < 1 || ap->dims[d].num > AP_MAX_NUM)
             return trn_errorf(e, "AP dim %u has num %" PRId64 " (expected 1..2^32)", d, ap->dims[d].num);
         if (ap->dims[d].step > AP_MAX_STEP || ap->dims[d].step < -AP_MAX_STEP)
             return trn_errorf(e, "AP dim %u has step %" PRId64 " (|step| at most 2^32)", d, ap->dims[d].step);
+        total *= ap->dims[d].num;
     }
+    /* Step-0 dims can repeat an address without end; a dense buffer of more
+     * than 2^30 elements (4 GiB of fp32) is refused before anyone allocates it. */
+    if (total > AP_MAX_ELEMS)
+        return trn_errorf(e, "AP visits %.0f elements (at most 2^30)", (double)total);
     return 0;
 }
 

@@ -89,6 +89,10 @@ static void bounds_errors(void **st) {
     ap.core = 1;
     assert_int_equal(trn_ap_check(&env, &ap, &e), -1);
     assert_contains(e.msg, "AP names core 1, the run has 1");
+    int64_t huge[2][2] = {{0, 1 << 20}, {0, 1 << 11}}; /* 2^31 visits of one address */
+    ap = sbuf_ap(TRN_DT_FP32, 0, 1, 0, 2, huge);
+    assert_int_equal(trn_ap_check(&env, &ap, &e), -1);
+    assert_contains(e.msg, "AP visits 2147483648 elements (at most 2^30)");
     /* Nothing is written when any element is out of bounds. */
     float v[8] = {9, 9, 9, 9, 9, 9, 9, 9};
     int64_t d8[1][2] = {{1, 4}};
