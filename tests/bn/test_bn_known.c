@@ -97,10 +97,12 @@ static void test_aggregate_hand(void **state) {
     assert_floats(got, want, 2, "BNStatsAggregate of [1,2,3,4]");
 }
 
-/* QUIRK bn.aggregate_zero_count: nothing guards a zero count. The first
+/* QUIRK bn.aggregate_zero_count_nan: nothing guards a zero count. The first
  * triple with n = 0 meets an empty accumulator: N = 0, r = 1/0 = +Inf, and
  * mean = (0*0 + 0*mean_t) * Inf = NaN, var likewise; NaN then stays. A zero
- * triple after a non-empty one is harmless: N = n_acc. */
+ * triple after a non-empty one no longer divides by zero (N = n_acc) but is
+ * not ignored: its M2 is added, an infinite mean gives NaN, and even
+ * (0, 0, 0) can re-round the mean. */
 static void test_aggregate_zero_counts(void **state) {
     (void)state;
     const float first_empty[6] = {0, 5, 0, 2, 1, 1};
@@ -122,6 +124,30 @@ static void test_aggregate_zero_counts(void **state) {
     bn_aggregate_f32(st, 1, 6, got);
     const float want1[2] = {3.25f, 0.0f};
     assert_floats(got, want1, 2, "aggregate of N=1 stats");
+    /* A zero count after a non-empty accumulator still adds its M2 (the
+     * merge does not look at n_t): (2,1,1) then (0,5,7) gives
+     * var = (.5*2 + 7)*.5 + 0 = 4, not .5. And an infinite mean with a zero
+     * count gives 0*Inf = NaN: (2,1,1) then (0,Inf,0) -> NaN, NaN. */
+    const float zero_m2[6] = {2, 1, 1, 0, 5, 7}, want_m2[2] = {1.0f, 4.0f};
+    bn_aggregate_f32(zero_m2, 1, 6, got);
+    assert_floats(got, want_m2, 2, "aggregate, zero count with M2 != 0");
+    const float zero_inf[6] = {2, 1, 1, 0, INFINITY, 0};
+    bn_aggregate_f32(zero_inf, 1, 6, got);
+    assert_true(isnan(got[0]) && isnan(got[1]));
+    float ref[2];
+    oracle_bn_aggregate_row(zero_m2, 6, ref);
+    assert_floats(ref, want_m2, 2, "oracle, zero count with M2 != 0");
+    oracle_bn_aggregate_row(zero_inf, 6, ref);
+    assert_true(isnan(ref[0]) && isnan(ref[1]));
+    /* Even (0, 0, 0) re-rounds the mean: mean*7*(1/7) is one ulp above
+     * mean for the mean (7, 0.3f, 1) leaves (0x3e99999b -> 0x3e99999c). */
+    const float seven[6] = {7, 0.3f, 1, 0, 0, 0};
+    bn_aggregate_f32(seven, 1, 3, got);
+    assert_int_equal(bn_bits(got[0]), 0x3e99999bu);
+    bn_aggregate_f32(seven, 1, 6, got);
+    assert_int_equal(bn_bits(got[0]), 0x3e99999cu);
+    oracle_bn_aggregate_row(seven, 6, ref);
+    assert_int_equal(bn_bits(ref[0]), 0x3e99999cu);
 }
 
 /* QUIRK bn.convex_mean_update: the mean update (1-r)*old + r*x and the
