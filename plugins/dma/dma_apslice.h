@@ -5,8 +5,8 @@
  * is a mixed-radix interval, so it is the concatenation of at most
  * DMA_SLICE_MAX APs of the same memory and dtype: partial head rows, one
  * block of whole rows, partial tail rows, at each level. The DMA family uses
- * this to reach the row idx*row .. idx*row+row-1 of a table bit for bit
- * (raw gather / scatter) with one host call per piece. */
+ * this for large casting copies (dma_copy.c, chunked_cast): each chunk of the
+ * dense range is read and written through its pieces, one host call each. */
 #ifndef TRNSIM_DMA_APSLICE_H
 #define TRNSIM_DMA_APSLICE_H
 

@@ -119,6 +119,21 @@ static void test_add_nan_fp32(void **state) {
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x7c00, 0xfc00), 0xfe00);
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_BF16, 0x7f80, 0xff80), 0x7fc0);
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP8_E4M3, 0x78, 0xf8), 0x7c);
+    /* fp16 keeps a NaN's sign, so there the surviving NaN is visible after
+     * the narrow: two NaNs -> the accumulator's (dst) sign; one NaN -> its
+     * sign, whichever side it is on. */
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0xfd01, 0x7d02), 0xfe00);
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x7d01, 0xfd02), 0x7e00);
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0xfe00, 0x7e00), 0xfe00);
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x3c00, 0xfe00), 0xfe00);
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0xfe00, 0x3c00), 0xfe00);
+    /* the span form (blocked widen / ALU / narrow) gives the same bits */
+    uint16_t d[3] = {0xfd01, 0x7d01, 0x3c00}, s[3] = {0x7d02, 0xfd02, 0xfe00};
+    trn_error e = {{0}};
+    assert_int_equal(trn_accumulate_span(TRN_ACC_ADD, d, s, TRN_DT_FP16, 3, &e), 0);
+    assert_int_equal(d[0], 0xfe00);
+    assert_int_equal(d[1], 0x7e00);
+    assert_int_equal(d[2], 0xfe00);
 }
 
 /* The narrow float dtypes follow the same order: widened NaN accumulators
@@ -132,6 +147,10 @@ static void test_sse_operand_order_narrow(void **state) {
     assert_int_equal(acc1(TRN_ACC_MAX, TRN_DT_FP16, 0x3c00, 0x7d01), 0x3c00);
     assert_int_equal(acc1(TRN_ACC_MIN, TRN_DT_FP16, 0x8000, 0x0000), 0x8000);
     assert_int_equal(acc1(TRN_ACC_MAX, TRN_DT_FP16, 0x0000, 0x8000), 0x0000);
+    /* two NaNs of opposite signs: min / max keep the accumulator's */
+    assert_int_equal(acc1(TRN_ACC_MAX, TRN_DT_FP16, 0xfe00, 0x7e00), 0xfe00);
+    assert_int_equal(acc1(TRN_ACC_MIN, TRN_DT_FP16, 0x7e00, 0xfe00), 0x7e00);
+    assert_int_equal(acc1(TRN_ACC_MIN, TRN_DT_FP16, 0x3c00, 0xfe00), 0x3c00);
     assert_int_equal(acc1(TRN_ACC_MIN, TRN_DT_BF16, 0x7fc1, 0x3f80), 0x7fc0);
     assert_int_equal(acc1(TRN_ACC_MIN, TRN_DT_BF16, 0x3f80, 0xffc1), 0x3f80);
     assert_int_equal(acc1(TRN_ACC_MAX, TRN_DT_BF16, 0x8000, 0x0000), 0x8000);
