@@ -91,14 +91,20 @@ static trn_status chunked_cast(const trn_host_api *api, trn_ctx *ctx, dma_state 
     return TRN_OK;
 }
 
+/* reduce_op belongs to indirect copies and CCE; elsewhere it would be
+ * silently ignored, so it is refused. */
+static trn_status no_reduce_op(const trn_host_api *api, trn_ctx *ctx, const char *what) {
+    if (api->attr(ctx, "reduce_op"))
+        return api->error(ctx, "%s: reduce_op applies to indirect copies and CCE; a %s adds with \"accumulate\": true",
+                          what, what);
+    return TRN_OK;
+}
+
 static trn_status direct_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *st) {
     const char *what = "copy";
     trn_ap src, dst;
     bool acc;
-    if (src_dst(api, ctx, &src, &dst, &acc)) return TRN_ERR;
-    if (api->attr(ctx, "reduce_op"))
-        return api->error(ctx, "copy: reduce_op applies to indirect copies and CCE; a plain copy adds with "
-                               "\"accumulate\": true");
+    if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what)) return TRN_ERR;
     int64_t n = trn_ap_elems(&src), m = trn_ap_elems(&dst);
     if (n != m)
         return api->error(ctx,
@@ -180,7 +186,7 @@ trn_status dma_mode_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *
     bool acc;
     int perm[4];
     int64_t shape[4];
-    if (src_dst(api, ctx, &src, &dst, &acc) || transpose_perm(api, ctx, perm) ||
+    if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what) || transpose_perm(api, ctx, perm) ||
         transpose_shape(api, ctx, &src, shape))
         return TRN_ERR;
     int64_t n = trn_ap_elems(&src), m = trn_ap_elems(&dst);
@@ -208,7 +214,7 @@ trn_status dma_mode_replicate(const trn_host_api *api, trn_ctx *ctx, dma_state *
     const char *what = "replicate";
     trn_ap src, dst;
     bool acc;
-    if (src_dst(api, ctx, &src, &dst, &acc)) return TRN_ERR;
+    if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what)) return TRN_ERR;
     int64_t n = trn_ap_elems(&src), per = trn_ap_free_elems(&dst);
     if (per != n)
         return api->error(ctx, "replicate: every destination partition receives the whole source: the source has %" PRId64

@@ -603,6 +603,9 @@ def errors_shapes(c):
                  "unknown DMACopy mode 7 (expected 0 copy, 1 transpose, 2 CCE, 3 replicate)")
     expect_error(c, {"opcode": "DMADescriptorCCE", "mode": 1, "inputs": ["x", "x"], "outputs": ["y"]},
                  "this descriptor is mode 2 (CCE), but its 'mode' attribute is 1")
+    for mode, what in ((0, "copy"), (1, "transpose"), (3, "replicate")):  # reduce_op is never silently ignored
+        expect_error(c, {"opcode": "DMACopy", "mode": mode, "reduce_op": 4, "perm": [0, 1, 2, 3], "inputs": ["x"],
+                         "outputs": ["y"]}, f"{what}: reduce_op applies to indirect copies and CCE")
 
 
 @case
