@@ -28,13 +28,33 @@ static trn_status read_operands(const trn_host_api *api, trn_ctx *ctx, coll_reco
     return TRN_OK;
 }
 
-/* Who takes part with this core: its group (members in group order) or,
- * for Permute, the ranks src_target_pairs names (ascending). */
+/* Who takes part with this core: its group or, for Permute, the ranks
+ * src_target_pairs names (ascending). A group's members are in ascending
+ * core order for the kinds the reference gathers by core id
+ * (coll_sort_members), in listed order for the peer and ring kinds
+ * (SendRecv, SendRecvCCE, PermuteImplicit, PermuteReduceImplicit). */
 typedef struct party {
     const uint32_t *members;
     uint32_t n, pos;
-    uint32_t *owned_members, *src_of; /* Permute */
+    uint32_t *owned_members, *src_of; /* Permute; the sorted group */
 } party;
+
+static bool kind_in_core_order(int64_t k) {
+    return k == COLL_ALL_REDUCE || k == COLL_REDUCE_SCATTER || k == COLL_ALL_GATHER || k == COLL_ALL_TO_ALL ||
+           k == COLL_ALL_TO_ALL_V;
+}
+
+/* p->members replaced by an ascending copy, p->pos found again in it. */
+static trn_status sort_party(const trn_host_api *api, trn_ctx *ctx, uint32_t core, party *p) {
+    p->owned_members = malloc((p->n ? p->n : 1) * sizeof *p->owned_members);
+    if (!p->owned_members) return api->error(ctx, "out of memory");
+    for (uint32_t i = 0; i < p->n; ++i) p->owned_members[i] = p->members[i];
+    coll_sort_members(p->owned_members, p->n);
+    p->members = p->owned_members;
+    for (uint32_t i = 0; i < p->n; ++i)
+        if (p->members[i] == core) p->pos = i;
+    return TRN_OK;
+}
 
 static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, coll_record *rec, party *p) {
     const coll_spec *sp = &rec->spec;
@@ -56,6 +76,7 @@ static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_s
     }
     rec->member = coll_groups_find(&sp->groups, rec->core, &p->members, &p->pos);
     p->n = rec->member ? sp->groups.size : 0;
+    if (rec->member && kind_in_core_order(sp->kind)) return sort_party(api, ctx, rec->core, p);
     return TRN_OK;
 }
 

@@ -20,8 +20,8 @@ static char *route_buffers(const coll_exec *x, size_t stride, size_t extra, size
     return coll_scratch(x->st, *bytes);
 }
 
-/* AllGather (4): every rank gets the concatenation of all inputs in group
- * order; cc_dim 1 concatenates within each partition. */
+/* AllGather (4): every rank gets the concatenation of all inputs in rank
+ * (ascending core) order; cc_dim 1 concatenates within each partition. */
 static trn_status all_gather(const coll_exec *x) {
     if (coll_same_in_counts(x) != TRN_OK) return TRN_ERR;
     int64_t e = x->recs[0]->in_count[0];

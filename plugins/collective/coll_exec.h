@@ -13,7 +13,7 @@ typedef struct coll_exec {
     trn_ctx *ctx; /* the executing (last arriving) core */
     coll_state *st;
     const coll_spec *sp;      /* the agreed spec */
-    coll_record *const *recs; /* the participants in group order */
+    coll_record *const *recs; /* the participants by position (coll_compute.c: core order or listed order) */
     uint32_t n;
     const uint32_t *src_of; /* Permute: the source core of each participant */
 } coll_exec;

@@ -10,7 +10,7 @@
 #include "coll_xfer.h"
 
 /* AllReduce (2) and ReduceScatter (3): doReduction over every rank's input
- * in group order; AllReduce writes the whole result to every rank,
+ * in rank order (ascending core); AllReduce writes the whole result to every rank,
  * ReduceScatter the j-th of n equal parts to the rank at position j. */
 trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
     if (coll_same_in_counts(x) != TRN_OK) return TRN_ERR;
@@ -40,8 +40,9 @@ trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
     return rc;
 }
 
-/* SendRecvCCE (1): each rank receives from its peer and folds the pair, in
- * group order, through doReduction. */
+/* SendRecvCCE (1): each rank receives from its peer and folds the pair
+ * through doReduction, in core order (the reference's scaffolding collects
+ * ins by ascending core id; the peer itself comes from the listed group). */
 trn_status coll_exec_send_recv_cce(const coll_exec *x) {
     if (coll_same_in_counts(x) != TRN_OK) return TRN_ERR;
     int64_t e = x->recs[0]->in_count[0];
@@ -56,7 +57,9 @@ trn_status coll_exec_send_recv_cce(const coll_exec *x) {
     trn_status rc = !buf ? coll_oom(x, bytes) : coll_read_all_f32(x, 1, buf, stride);
     float *res = buf ? buf + stride * x->n : NULL;
     for (uint32_t j = 0; j < x->n && rc == TRN_OK; ++j) {
-        uint32_t p = coll_peer_pos(x, j), lo = p < j ? p : j, hi = p < j ? j : p;
+        uint32_t p = coll_peer_pos(x, j);
+        bool peer_first = x->recs[p]->core < x->recs[j]->core;
+        uint32_t lo = peer_first ? p : j, hi = peer_first ? j : p;
         const float *ins[2] = {buf + stride * lo, buf + stride * hi};
         coll_reduce(x->sp->op, ins, n_ins, (size_t)e, x->sp->has_scale, x->sp->scale, res);
         rc = coll_write(x->api, x->ctx, &x->recs[j]->out, res, false);

@@ -164,22 +164,28 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
     return rc;
 }
 
+/* The reference's two texts (seed 000, section 4.1), in the order it lists
+ * them: ReduceScatter's first, SendRecv / SendRecvCCE's second. */
+static const char *lnc_text(const char *what) {
+    return strcmp(what, "ReduceScatter") == 0 ? "multiple LNCs aren't yet supported" : "Multiple LNCs are not supported yet";
+}
+
 int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_t n, uint32_t cores_per_lnc,
                           const char *what, char *err, size_t errlen) {
     if (g->n_groups > 1 || n != cores_per_lnc) {
         snprintf(err, errlen,
-                 "%s: multiple LNCs are not supported (the reference's rule): the group has %u ranks in %u "
+                 "%s: %s (the reference's rule): the group has %u ranks in %u "
                  "group(s) but an LNC has cores_per_lnc = %u cores; use one group of exactly the cores of one "
                  "LNC, or set multi_lnc = \"allow\"",
-                 what, n, g->n_groups, cores_per_lnc);
+                 what, lnc_text(what), n, g->n_groups, cores_per_lnc);
         return -1;
     }
     for (uint32_t i = 1; i < n; ++i) {
         if (members[i] / cores_per_lnc != members[0] / cores_per_lnc) {
             snprintf(err, errlen,
-                     "%s: multiple LNCs are not supported (the reference's rule): rank %u is in LNC %u but rank %u "
+                     "%s: %s (the reference's rule): rank %u is in LNC %u but rank %u "
                      "is in LNC %u (cores_per_lnc = %u)",
-                     what, members[0], members[0] / cores_per_lnc, members[i], members[i] / cores_per_lnc,
+                     what, lnc_text(what), members[0], members[0] / cores_per_lnc, members[i], members[i] / cores_per_lnc,
                      cores_per_lnc);
             return -1;
         }
@@ -190,6 +196,14 @@ int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_
 uint32_t coll_cur_processing_pos(uint32_t pos, uint32_t n, uint64_t iter, const int64_t *table) {
     uint32_t q = (uint32_t)((pos + n - (uint32_t)(iter % n)) % n);
     return table ? (uint32_t)table[q] : q;
+}
+
+void coll_sort_members(uint32_t *members, uint32_t n) {
+    for (uint32_t i = 1; i < n; ++i) { /* insertion sort: groups are small */
+        uint32_t v = members[i], j = i;
+        for (; j > 0 && members[j - 1] > v; --j) members[j] = members[j - 1];
+        members[j] = v;
+    }
 }
 
 bool coll_is_permutation(const int64_t *table, size_t n) {

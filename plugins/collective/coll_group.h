@@ -55,6 +55,13 @@ int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_
  * (n entries) or the identity when table is NULL. */
 uint32_t coll_cur_processing_pos(uint32_t pos, uint32_t n, uint64_t iter, const int64_t *table);
 
+/* members[0..n) sorted into ascending core order, in place. The kinds the
+ * reference collects with its scaffolding loop (ins[k] = core k's input for
+ * core = 0 .. numReplicas-1, seed 000 section 4.1) read replica_groups only
+ * for membership and size, so their ranks follow the core ids, not the
+ * listing: AllReduce, ReduceScatter, AllGather, AllToAll, AllToAllV. */
+void coll_sort_members(uint32_t *members, uint32_t n);
+
 /* Is table[0..n) a permutation of 0..n-1? */
 bool coll_is_permutation(const int64_t *table, size_t n);
 

@@ -223,31 +223,75 @@ def allreduce_nan_ties():
 @case
 def allreduce_groups_split_8():
     """Two groups of 4 out of 8 cores, listed out of order: each folds its
-    own ranks in the order the group lists them."""
+    own members in ascending core order (the reference gathers ins by core
+    id; the listing only decides membership)."""
     n, groups = 8, [[6, 0, 4, 2], [7, 5, 3, 1]]
     x = data(n, (4, 8), seed=7)
     out = run(prog(n, [tensor("x", (4, 8)), tensor("y", (4, 8))],
                    [cc(2, ["x"], ["y"], reduce_op="add", replica_groups=groups)]), {"x": x}, ["y"])
     want = np.empty_like(x)
     for g in groups:
-        r = fold(4, [x[k] for k in g])
+        r = fold(4, [x[k] for k in sorted(g)])
         for k in g:
             want[k] = r
-    same_bits("AllReduce add, groups [[6,0,4,2],[7,5,3,1]]", out["y"], want)
-    ascending = fold(4, [x[k] for k in sorted(groups[0])])
-    print(f"  (ascending order differs in {int(np.sum(bits(ascending) != bits(want[6])))} elements)")
+    same_bits("AllReduce add, groups [[6,0,4,2],[7,5,3,1]], core order", out["y"], want)
+    listed = fold(4, [x[k] for k in groups[0]])
+    print(f"  (the listed order differs in {int(np.sum(bits(listed) != bits(want[6])))} elements)")
+
+
+@case
+def unsorted_group_core_order():
+    """One group of all 4 cores listed [3, 1, 2, 0]. The reference reads
+    replica_groups only for membership and size: its scaffolding collects
+    ins[k] = getCcOpInMemObjForCore(k) for core = 0 .. numReplicas-1 (seed
+    000 section 4.1), so the fold order, the SCALE branch's first input and
+    the gather / scatter / all-to-all slots follow the core ids (rank of
+    core = core with cores_per_lnc 1), not the listing."""
+    n, group = 4, [[3, 1, 2, 0]]
+    cols = np.array([[1e8, 1, -1e8, 1],
+                     [1, 1e8, 1, -1e8],
+                     [0.1, 0.2, 0.3, 0.4],
+                     [3e7, 1, 1, -3e7]], dtype=np.float32).T  # [core, 4]
+    x = np.ascontiguousarray(cols).reshape(n, 1, 4)
+    want = fold(4, [x[k] for k in range(n)])
+    listed = fold(4, [x[k] for k in group[0]])
+    if np.array_equal(bits(want), bits(listed)):
+        raise Fail("the data does not make the order visible")
+    out = run(prog(n, [tensor("x", (1, 4)), tensor("y", (1, 4)), tensor("s", (1, 4)), tensor("g", (4, 4)),
+                       tensor("a", (1, 4))],
+                   [cc(2, ["x"], ["y"], reduce_op="add", replica_groups=group),
+                    cc(2, ["x"], ["s"], reduce_op="add", scale=0.3, replica_groups=group),
+                    cc(4, ["x"], ["g"], replica_groups=group),
+                    cc(5, ["x"], ["a"], replica_groups=group)]),
+              {"x": x}, ["y", "s", "g", "a"])
+    same_bits("AllReduce add, group [3,1,2,0]: fold in core order 0, 1, 2, 3", out["y"],
+              np.broadcast_to(want, (n, 1, 4)))
+    same_bits("AllReduce add scale 0.3, group [3,1,2,0]: core 0's input (ins[0])", out["s"],
+              np.broadcast_to((x[0] * np.float32(0.3)).astype(np.float32), (n, 1, 4)))
+    same_bits("AllGather, group [3,1,2,0]: slot k holds core k's input", out["g"],
+              np.broadcast_to(x.reshape(n, 4), (n, n, 4)))
+    a_want = np.stack([np.array([x[i, 0, j] for i in range(n)]).reshape(1, 4) for j in range(n)])
+    same_bits("AllToAll, group [3,1,2,0]: core j gets chunk j of core 0, 1, 2, 3", out["a"], a_want)
+    # ReduceScatter within one LNC of 4 cores: core c gets part c.
+    xs = data(n, (n, 3), seed=23, specials=False)
+    out = run(prog(n, [tensor("x", (n, 3)), tensor("y", (1, 3))],
+                   [cc(3, ["x"], ["y"], reduce_op="add", replica_groups=group)]), {"x": xs}, ["y"],
+              settings={"cores_per_lnc": n})
+    full = fold(4, [xs[k] for k in range(n)]).reshape(n, 1, 3)
+    same_bits("ReduceScatter add, group [3,1,2,0]: core c gets part c of the core-order fold", out["y"], full)
 
 
 @case
 def allreduce_scale():
-    """add with scale: only the first rank's input (group order) times scale."""
+    """add with scale: only the first input (ins[0], the lowest core of the
+    group) times scale."""
     n = 4
     x = data(n, (2, 8), seed=11, specials=False)
     out = run(prog(n, [tensor("x", (2, 8)), tensor("y", (2, 8))],
                    [cc(2, ["x"], ["y"], reduce_op="add", scale=0.3, replica_groups=[[2, 1, 0, 3]])]),
               {"x": x}, ["y"])
-    want = (x[2] * np.float32(0.3)).astype(np.float32)
-    same_bits("AllReduce add scale 0.3: input of rank 2 (first of the group) only", out["y"],
+    want = (x[0] * np.float32(0.3)).astype(np.float32)
+    same_bits("AllReduce add scale 0.3, group [2,1,0,3]: input of core 0 (ins[0]) only", out["y"],
               np.broadcast_to(want, (n, 2, 8)))
 
 
@@ -325,7 +369,7 @@ for _n in SIZES:
 @case
 def reducescatter_multi_lnc_error():
     run(prog(4, [tensor("x", (4, 2), fill=1), tensor("y", (1, 2))], [cc(3, ["x"], ["y"], reduce_op="add")]),
-        expect_error=["ReduceScatter: multiple LNCs are not supported", "cores_per_lnc = 1"])
+        expect_error=["ReduceScatter: multiple LNCs aren't yet supported", "cores_per_lnc = 1"])
 
 
 @case
@@ -386,8 +430,8 @@ def allgather_groups_split_8():
     want = np.empty((n, 8, 2), dtype=np.float32)
     for g in groups:
         for k in g:
-            want[k] = np.concatenate([x[m] for m in g])
-    same_bits("AllGather, groups [[1,3,5,7],[6,4,2,0]]", out["g"], want)
+            want[k] = np.concatenate([x[m] for m in sorted(g)])
+    same_bits("AllGather, groups [[1,3,5,7],[6,4,2,0]], slots in core order", out["g"], want)
 
 
 # ---- AllToAll / AllToAllV ---------------------------------------------------------
@@ -503,6 +547,28 @@ CASES["permute_implicit_groups_split_8"] = lambda: permute_implicit(8, [[0, 2, 4
 
 
 @case
+def sendrecvcce_unsorted_group():
+    """The peer comes from the listed group (position + 1), the pair folds in
+    core order (the reference's scaffolding collects ins by core id); max
+    over NaN / ties makes the order visible."""
+    n, group = 4, [2, 0, 3, 1]
+    x = data(n, (4, 8), seed=29)
+    out = run(prog(n, [tensor("x", (4, 8)), tensor("y", (4, 8))],
+                   [cc("SendRecvCCE", ["x"], ["y"], reduce_op="max", replica_groups=[group])]), {"x": x}, ["y"],
+              settings={"cores_per_lnc": n})
+    want = np.empty_like(x)
+    listed_differs = False
+    for j, c in enumerate(group):
+        peer = group[(j + 1) % n]
+        want[c] = fold(8, [x[min(c, peer)], x[max(c, peer)]])
+        first, second = (c, peer) if j < (j + 1) % n else (peer, c)
+        listed_differs |= not np.array_equal(bits(want[c]), bits(fold(8, [x[first], x[second]])))
+    if not listed_differs:
+        raise Fail("the data does not make the pair order visible")
+    same_bits("SendRecvCCE max, group [2,0,3,1]: peer by listed position, pair folded in core order", out["y"], want)
+
+
+@case
 def permute_partial():
     """Pairs naming cores 1 and 3 only: the others are untouched."""
     n = 4
@@ -524,7 +590,7 @@ def permute_not_a_permutation():
 @case
 def sendrecv_multi_lnc_error():
     run(prog(2, [tensor("x", (1, 4), fill=1), tensor("y", (1, 4))], [cc(0, ["x"], ["y"])]),
-        expect_error=["SendRecv: multiple LNCs are not supported"])
+        expect_error=["SendRecv: Multiple LNCs are not supported yet"])
 
 
 # ---- the identity arm (kind 8 and unknown kinds) ---------------------------------

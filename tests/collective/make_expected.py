@@ -36,7 +36,7 @@ def main():
     g = np.empty((8, 2, 8), dtype=np.float32)
     for grp in ([0, 1, 2, 3], [7, 6, 5, 4]):
         for k in grp:
-            g[k] = np.concatenate([x[m] for m in grp], axis=1)
+            g[k] = np.concatenate([x[m] for m in sorted(grp)], axis=1)  # slots in core order
     m = np.empty_like(x)
     for grp in ([0, 2, 4, 6], [1, 3, 5, 7]):
         r = ref.fold(8, [x[k] for k in grp])

@@ -289,7 +289,7 @@ static void test_groups_valid_and_find(void **st) {
     const uint32_t *m;
     uint32_t pos;
     assert_true(coll_groups_find(&g, 1, &m, &pos));
-    assert_int_equal(pos, 2); /* group order as given, not sorted */
+    assert_int_equal(pos, 2); /* listed order (the ring / peer kinds); see test_sort_members */
     assert_int_equal(m[0], 3);
     assert_true(coll_groups_find(&g, 6, &m, &pos));
     assert_int_equal(pos, 2);
@@ -374,7 +374,7 @@ static void test_single_lnc_rule(void **st) {
     /* 8 cores in one group: one LNC only when cores_per_lnc = 8 */
     assert_int_equal(coll_check_single_lnc(&g, g.ids, 8, 8, "ReduceScatter", err, sizeof err), 0);
     assert_int_equal(coll_check_single_lnc(&g, g.ids, 8, 1, "ReduceScatter", err, sizeof err), -1);
-    assert_non_null(strstr(err, "ReduceScatter: multiple LNCs are not supported"));
+    assert_non_null(strstr(err, "ReduceScatter: multiple LNCs aren't yet supported"));
     coll_groups_free(&g);
     const int64_t two[] = {0, 1, 2, 3};
     const size_t l22[] = {2, 2};
@@ -387,6 +387,26 @@ static void test_single_lnc_rule(void **st) {
     assert_int_equal(coll_check_single_lnc(&g, g.ids, 2, 2, "SendRecv", err, sizeof err), -1);
     assert_non_null(strstr(err, "rank 1 is in LNC 0 but rank 2 is in LNC 1"));
     coll_groups_free(&g);
+}
+
+/* The gathering kinds take a group's members in ascending core order. */
+static void test_sort_members(void **st) {
+    (void)st;
+    uint32_t m[] = {6, 0, 4, 2}, one[] = {5}, sorted[] = {1, 3, 5, 7};
+    coll_sort_members(m, 4);
+    assert_int_equal(m[0], 0);
+    assert_int_equal(m[1], 2);
+    assert_int_equal(m[2], 4);
+    assert_int_equal(m[3], 6);
+    coll_sort_members(one, 1);
+    assert_int_equal(one[0], 5);
+    coll_sort_members(sorted, 4);
+    assert_int_equal(sorted[0], 1);
+    assert_int_equal(sorted[3], 7);
+    uint32_t rev[8];
+    for (uint32_t i = 0; i < 8; ++i) rev[i] = 7 - i;
+    coll_sort_members(rev, 8);
+    for (uint32_t i = 0; i < 8; ++i) assert_int_equal(rev[i], i);
 }
 
 static void test_ring_and_processing_rank(void **st) {
@@ -424,6 +444,7 @@ int main(void) {
         cmocka_unit_test(test_groups_errors),
         cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_single_lnc_rule),
+        cmocka_unit_test(test_sort_members),
         cmocka_unit_test(test_ring_and_processing_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
