@@ -52,6 +52,22 @@ static int check_fields(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     return 0;
 }
 
+/* Decimal text of a 128-bit value (byte offsets of wild APs exceed int64). */
+static const char *i128_text(__int128 v, char buf[48]) {
+    char tmp[48];
+    int n = 0;
+    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    int k = 0;
+    if (v < 0) buf[k++] = '-';
+    while (n) buf[k++] = tmp[--n];
+    buf[k] = 0;
+    return buf;
+}
+
 int trn_ap_check(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     if (check_fields(env, ap, e)) return -1;
     const trn_memory *m = &env->cores[ap->core].mem[ap->mem];
@@ -65,11 +81,12 @@ int trn_ap_check(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
         if (span < 0) lo += span; else hi += span;
     }
     uint32_t w = trn_dtype_width(ap->dtype);
+    char num[48];
     if (lo < 0)
-        return trn_errorf(e, "element at byte offset %" PRId64 " is before the start of %s", (int64_t)(lo * w), mname);
+        return trn_errorf(e, "element at byte offset %s is before the start of %s", i128_text(lo * w, num), mname);
     if ((hi + 1) * w > (__int128)m->partition_bytes)
-        return trn_errorf(e, "element at byte offset %" PRId64 " (%u bytes) is past the end of %s (%" PRIu64
-                          " bytes%s)", (int64_t)(hi * w), w, mname, m->partition_bytes,
+        return trn_errorf(e, "element at byte offset %s (%u bytes) is past the end of %s (%" PRIu64 " bytes%s)",
+                          i128_text(hi * w, num), w, mname, m->partition_bytes,
                           ap->mem == TRN_MEM_HBM ? "" : " per partition");
     return 0;
 }

@@ -1,6 +1,7 @@
 /* The one host API table handed to every module (plugin.h). Each entry
  * adapts a host service to the executing instruction's context and turns
  * host errors into the instruction's recorded error. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -54,7 +55,17 @@ static int api_operand_count(const trn_ctx *ctx, trn_dir dir) {
     return dir == TRN_OUT ? ctx->inst->n_out : ctx->inst->n_in;
 }
 
+static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out);
+
+/* On failure *out is all zero (trn_ap_elems 0), never the unchecked AP: a
+ * module that looks at it anyway does no arithmetic on wild fields. */
 static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
+    trn_status st = operand_into(ctx, dir, idx, out);
+    if (st != TRN_OK) memset(out, 0, sizeof *out);
+    return st;
+}
+
+static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
     const char *what = dir == TRN_OUT ? "outputs" : "inputs";
     int n = api_operand_count(ctx, dir);
     if (idx < 0 || idx >= n) return api_error(ctx, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
@@ -67,7 +78,10 @@ static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
         if ((uint32_t)op->offset_register >= cs->nregs)
             return api_error(ctx, "%s[%d]: offset_register %d, the core has %u registers", what, idx,
                              op->offset_register, cs->nregs);
-        out->offset += cs->regs[op->offset_register];
+        int64_t reg = cs->regs[op->offset_register];
+        if (__builtin_add_overflow(out->offset, reg, &out->offset))
+            return api_error(ctx, "%s[%d]: offset %" PRId64 " + register %d (%" PRId64 ") is outside int64", what, idx,
+                             op->ap.offset, op->offset_register, reg);
     }
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e;
@@ -200,6 +214,7 @@ static trn_lookup api_attr_int_array(trn_ctx *ctx, const char *key, int64_t *out
 }
 
 static trn_value_kind api_value_kind(const trn_value *v) {
+    if (!v) return TRN_V_NULL; /* absent: attr() and value_at() give NULL */
     switch (json_typeof((const json_t *)v)) {
     case JSON_TRUE:
     case JSON_FALSE: return TRN_V_BOOL;

@@ -2,11 +2,13 @@
  * here as one message on stderr and a non-zero exit. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arith.h"
@@ -40,8 +42,19 @@ static const char usage[] =
     "Without --config the embedded default config (config/default.cfg) is used.\n"
     "See docs/cli.md and docs/programs.md.\n";
 
+/* The one stderr line of a failure. A message can quote input (a tensor name,
+ * a config string, a path) holding a newline or other control byte; those
+ * are printed escaped so the message stays one line. */
 static int fail(const char *msg) {
-    fprintf(stderr, "trnsim: %s\n", msg);
+    fputs("trnsim: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; ++p) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\r') fputs("\\r", stderr);
+        else if (*p == '\t') fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
     return 1;
 }
 
@@ -56,8 +69,10 @@ static int parse_binding(const char *arg, binding *b, trn_error *e) {
     char *at = strchr(b->name, '@');
     if (at) {
         char *end;
+        errno = 0;
         long c = strtol(at + 1, &end, 10);
-        if (end == at + 1 || *end || c < 0) return trn_errorf(e, "bad core in '%s' (expected NAME@CORE=FILE)", arg);
+        if (!isdigit((unsigned char)at[1]) || *end || c > INT_MAX || errno)
+            return trn_errorf(e, "bad core in '%s' (expected NAME@CORE=FILE with CORE a core number)", arg);
         b->core = (int)c;
         *at = 0;
     }
@@ -71,10 +86,12 @@ static int parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
         if (!strcmp(s, "--config") && has_value) a->config = argv[++i];
-        else if (!strcmp(s, "--input") && has_value) {
-            if (a->n_in == MAX_FILES || parse_binding(argv[++i], &a->in[a->n_in++], e)) return trn_errorf(e, "%s", e->msg);
-        } else if (!strcmp(s, "--output") && has_value) {
-            if (a->n_out == MAX_FILES || parse_binding(argv[++i], &a->out[a->n_out++], e)) return -1;
+        else if ((!strcmp(s, "--input") || !strcmp(s, "--output")) && has_value) {
+            bool in = s[2] == 'i';
+            int *n = in ? &a->n_in : &a->n_out;
+            if (*n == MAX_FILES) return trn_errorf(e, "more than %d %s options", MAX_FILES, s);
+            if (parse_binding(argv[++i], in ? &a->in[*n] : &a->out[*n], e)) return -1;
+            ++*n;
         } else if (!strcmp(s, "--trace")) a->trace = true;
         else if (!strcmp(s, "--stats")) a->stats = true;
         else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
@@ -122,6 +139,10 @@ static int load_input(trn_sim *s, const binding *b, trn_error *e) {
     if (trn_npy_read(b->path, &n, e)) return -1;
     size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
     uint8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf) {
+        trn_npy_free(&n);
+        return trn_errorf(e, "--input %s: out of memory for %zu bytes", b->name, bytes);
+    }
     uint32_t cores = trn_sim_cores(s);
     int rc = 0;
     bool stacked = b->core < 0 && cores > 1 && n.ndim == t.ndim + 1 && n.shape[0] == (int64_t)cores &&
@@ -157,6 +178,7 @@ static int save_output(trn_sim *s, binding *b, bool raw_bits, trn_error *e) {
     uint32_t ncopies = stacked ? cores : 1;
     size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
     uint8_t *buf = malloc(bytes * ncopies + 1);
+    if (!buf) return trn_errorf(e, "--output %s: out of memory for %zu bytes", b->name, bytes * ncopies);
     int rc = 0;
     for (uint32_t c = 0; c < ncopies && rc == 0; ++c)
         rc = trn_sim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes, e);
@@ -177,21 +199,62 @@ static int save_output(trn_sim *s, binding *b, bool raw_bits, trn_error *e) {
     return rc ? -1 : 0;
 }
 
+/* Where a path's file lives: its directory resolved (symlinks, "..") and its
+ * last component, so "a.npy" and "./a.npy" compare equal. Empty when the
+ * directory does not exist (writing there fails later, with a message). */
+static void target_key(const char *path, char *key, size_t len) {
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (!realpath(dir, real)) {
+        key[0] = 0;
+        return;
+    }
+    snprintf(key, len, "%s/%s", real, slash ? slash + 1 : path);
+}
+
+/* Before anything runs: each output file named once and not a directory, so
+ * that the renames at the end do not fail half-way for a reason known now. */
+static int check_outputs(const run_args *a, trn_error *e) {
+    static char keys[MAX_FILES][PATH_MAX + 256];
+    for (int i = 0; i < a->n_out; ++i) {
+        struct stat si;
+        if (stat(a->out[i].path, &si) == 0 && S_ISDIR(si.st_mode))
+            return trn_errorf(e, "--output %s: %s is a directory", a->out[i].name, a->out[i].path);
+        target_key(a->out[i].path, keys[i], sizeof keys[i]);
+        for (int j = 0; j < i; ++j) {
+            bool same = !strcmp(a->out[i].path, a->out[j].path) || (keys[i][0] && !strcmp(keys[i], keys[j]));
+            if (same)
+                return trn_errorf(e, "--output %s and --output %s name the same file %s", a->out[j].name,
+                                  a->out[i].name, a->out[i].path);
+        }
+    }
+    return 0;
+}
+
 static void remove_temps(run_args *a) {
     for (int i = 0; i < a->n_out; ++i)
         if (a->out[i].tmp[0]) remove(a->out[i].tmp);
 }
 
+/* Rename every temporary into place; if one rename fails, the outputs
+ * already renamed are removed again, so a failed run leaves no output. */
 static int commit_outputs(run_args *a, trn_error *e) {
     for (int i = 0; i < a->n_out; ++i)
-        if (rename(a->out[i].tmp, a->out[i].path) != 0)
-            return trn_errorf(e, "cannot rename %s to %s: %s", a->out[i].tmp, a->out[i].path, strerror(errno));
+        if (rename(a->out[i].tmp, a->out[i].path) != 0) {
+            trn_errorf(e, "cannot rename %s to %s: %s", a->out[i].tmp, a->out[i].path, strerror(errno));
+            for (int j = 0; j < i; ++j) remove(a->out[j].path);
+            return -1;
+        }
     return 0;
 }
 
 static int do_run(run_args *a, trn_error *e) {
     trn_sim *s = NULL;
-    int rc = open_sim(&s, a->config, a->trace, a->stats, e) || trn_sim_load_program(s, a->program, e);
+    int rc = check_outputs(a, e) || open_sim(&s, a->config, a->trace, a->stats, e) ||
+             trn_sim_load_program(s, a->program, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = load_input(s, &a->in[i], e);
     if (!rc) rc = trn_sim_run(s, e);
     for (int i = 0; i < a->n_out && !rc; ++i) rc = save_output(s, &a->out[i], a->raw_bits, e);
@@ -246,7 +309,21 @@ static int cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *
     return 0;
 }
 
+static int cli_main(int argc, char **argv);
+
+/* A listing or --stats that could not be written (a full disk, a closed
+ * pipe) is a failure too, not a silent exit 0. */
 int trn_cli_main(int argc, char **argv) {
+    int rc = cli_main(argc, argv);
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
+        return fail(msg);
+    }
+    return rc;
+}
+
+static int cli_main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 extern const char trn_embedded_config[];
 
@@ -103,7 +104,7 @@ static int get_str_member(const trn_config *c, const config_setting_t *g, const 
         return cfg_error(c, s, e, buf);
     }
     *out = dupstr(config_setting_get_string(s));
-    return 0;
+    return *out ? 0 : trn_errorf(e, "out of memory");
 }
 
 static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error *e) {
@@ -113,6 +114,7 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
         return cfg_error(c, list, e, "plugins must be a list ( {...}, ... )");
     int n = config_setting_length(list);
     c->plugins = calloc((size_t)n + 1, sizeof *c->plugins);
+    if (!c->plugins) return trn_errorf(e, "out of memory");
     for (int i = 0; i < n; ++i) {
         const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         trn_plugin_cfg *p = &c->plugins[c->n_plugins++];
@@ -135,6 +137,7 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
         return cfg_error(c, list, e, "plugin_paths must be a list of strings");
     int n = config_setting_length(list);
     c->plugin_paths = calloc((size_t)n + 1, sizeof(char *));
+    if (!c->plugin_paths) return trn_errorf(e, "out of memory");
     for (int i = 0; i < n; ++i) {
         const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
         if (config_setting_type(s) != CONFIG_TYPE_STRING)
@@ -143,7 +146,7 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
         char buf[4096];
         if (p[0] != '/' && c->dir) snprintf(buf, sizeof buf, "%s/%s", c->dir, p);
         else snprintf(buf, sizeof buf, "%s", p);
-        c->plugin_paths[c->n_paths++] = strdup(buf);
+        if (!(c->plugin_paths[c->n_paths++] = strdup(buf))) return trn_errorf(e, "out of memory");
     }
     return 0;
 }
@@ -165,27 +168,94 @@ static int parse_root(trn_config *c, trn_error *e) {
     return parse_plugins(c, config_setting_get_member(root, "plugins"), e);
 }
 
+/* ---- directories where a config file is expected ----
+ * libconfig's scanner ends the process (flex: "input in flex scanner
+ * failed", exit status 2) when read() fails, as it does on a directory. So
+ * the config and every file it @includes (libconfig resolves those as given,
+ * relative to the working directory) are checked first: none may be a
+ * directory. Everything else (a missing file, a syntax error, nesting too
+ * deep) libconfig reports itself. */
+
+#define INCLUDE_SCAN_DEPTH 10  /* libconfig's own nesting limit */
+#define INCLUDE_SCAN_FILES 256 /* bounds the work on a self-including file */
+
+static int scan_includes(const char *file, const char *text, int depth, int *budget, trn_error *e);
+
+static int check_config_path(const char *from, int line, const char *path, int depth, int *budget, trn_error *e) {
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    if (S_ISDIR(st.st_mode)) {
+        if (from) return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from, line, path);
+        return trn_errorf(e, "%s: cannot read config: it is a directory", path);
+    }
+    if (!S_ISREG(st.st_mode) || depth >= INCLUDE_SCAN_DEPTH || --*budget < 0) return 0;
+    FILE *f = fopen(path, "r");
+    char *text = f ? malloc((size_t)st.st_size + 1) : NULL;
+    int rc = 0;
+    if (text) {
+        text[fread(text, 1, (size_t)st.st_size, f)] = 0;
+        rc = scan_includes(path, text, depth + 1, budget, e);
+    }
+    free(text);
+    if (f) fclose(f);
+    return rc;
+}
+
+static int scan_includes(const char *file, const char *text, int depth, int *budget, trn_error *e) {
+    int line = 1;
+    for (const char *p = text; *p && *budget >= 0; ++line) {
+        const char *q = p + strspn(p, " \t");
+        if (strncmp(q, "@include", 8) == 0) {
+            q += 8;
+            q += strspn(q, " \t");
+            if (*q == '"') {
+                char inc[4096];
+                size_t n = 0;
+                for (++q; *q && *q != '"' && *q != '\n' && n + 1 < sizeof inc; ++q) {
+                    if (*q == '\\' && q[1]) ++q;
+                    inc[n++] = *q;
+                }
+                inc[n] = 0;
+                if (check_config_path(file, line, inc, depth, budget, e)) return -1;
+            }
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return 0;
+}
+
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
     memset(c, 0, sizeof *c);
     c->machine = (trn_machine){128, 196608, 16384, 268435456, 64};
     c->cores = 1;
     config_t *lc = calloc(1, sizeof *lc);
+    if (!lc) return trn_errorf(e, "out of memory");
     c->lc = lc;
     config_init(lc);
     int ok;
     if (path) {
         c->file = strdup(path);
+        if (!c->file) return trn_errorf(e, "out of memory");
         const char *slash = strrchr(path, '/');
         c->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+        int budget = INCLUDE_SCAN_FILES;
+        if (check_config_path(NULL, 0, path, 0, &budget, e)) return -1;
         FILE *f = fopen(path, "r");
         if (!f) return trn_errorf(e, "%s: cannot open config: %s", path, strerror(errno));
         ok = config_read(lc, f);
         fclose(f);
     } else {
         c->file = strdup(text ? "<config text>" : EMBEDDED_NAME);
+        if (!c->file) return trn_errorf(e, "out of memory");
+        int budget = INCLUDE_SCAN_FILES;
+        if (scan_includes(c->file, text ? text : trn_embedded_config, 1, &budget, e)) return -1;
         ok = config_read_string(lc, text ? text : trn_embedded_config);
     }
-    if (!ok) return trn_errorf(e, "%s:%d: %s", c->file, config_error_line(lc), config_error_text(lc));
+    if (!ok) /* an error inside an @included file names that file */
+        return trn_errorf(e, "%s:%d: %s", config_error_file(lc) ? config_error_file(lc) : c->file,
+                          config_error_line(lc), config_error_text(lc));
     return parse_root(c, e);
 }
 
@@ -232,19 +302,27 @@ static int default_value(const trn_setting_desc *d, trn_setting_val *v) {
     const char *t = d->def ? d->def : "";
     char *end;
     switch (d->type) {
-    case TRN_SET_INT: v->i = strtoll(t, &end, 0); return *end ? -1 : 0;
-    case TRN_SET_FLOAT: v->f = strtod(t, &end); return *end ? -1 : 0;
+    case TRN_SET_INT:
+        errno = 0;
+        v->i = strtoll(t, &end, 0);
+        return end == t || *end || errno ? -1 : 0;
+    case TRN_SET_FLOAT: v->f = strtod(t, &end); return end == t || *end ? -1 : 0;
     case TRN_SET_BOOL: v->i = strcmp(t, "true") == 0; return (v->i || strcmp(t, "false") == 0) ? 0 : -1;
-    case TRN_SET_STRING: v->s = strdup(t); return 0;
+    case TRN_SET_STRING: v->s = strdup(t); return v->s ? 0 : -1;
     case TRN_SET_INT_ARRAY: {
         size_t cap = 8;
         v->arr = calloc(cap, sizeof(int64_t));
+        if (!v->arr) return -1;
         for (const char *p = t; *p;) {
             while (*p == ' ' || *p == ',') ++p;
             if (!*p) break;
             long long x = strtoll(p, &end, 0);
             if (end == p) return -1;
-            if (v->n == cap) v->arr = realloc(v->arr, (cap *= 2) * sizeof(int64_t));
+            if (v->n == cap) {
+                int64_t *grown = realloc(v->arr, (cap *= 2) * sizeof(int64_t));
+                if (!grown) return -1;
+                v->arr = grown;
+            }
             v->arr[v->n++] = x;
             p = end;
         }
@@ -290,13 +368,14 @@ static int setting_from_config(const trn_config *c, const config_setting_t *s, t
         }
         free(v->s);
         v->s = strdup(config_setting_get_string(s));
-        return 0;
+        return v->s ? 0 : trn_errorf(e, "out of memory");
     case TRN_SET_INT_ARRAY: {
         if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) return cfg_error(c, s, e, buf);
         int n = config_setting_length(s);
         free(v->arr);
         v->arr = calloc((size_t)n + 1, sizeof(int64_t));
         v->n = 0;
+        if (!v->arr) return trn_errorf(e, "out of memory");
         for (int i = 0; i < n; ++i) {
             const config_setting_t *x = config_setting_get_elem(s, (unsigned)i);
             int xt = config_setting_type(x);
@@ -317,16 +396,46 @@ static void known_settings(const trn_plugin_desc *d, char *buf, size_t len) {
     if (d->n_settings == 0) snprintf(buf, len, "none");
 }
 
+/* Why one schema entry is unusable, or NULL. v gets the parsed default. */
+static const char *schema_entry_problem(const trn_plugin_desc *d, uint32_t i, trn_setting_val *v) {
+    const trn_setting_desc *sd = &d->settings[i];
+    if (!sd->key || !*sd->key) return "has no key";
+    for (uint32_t j = 0; j < i; ++j)
+        if (d->settings[j].key && strcmp(d->settings[j].key, sd->key) == 0) return "repeats the key of an earlier entry";
+    if ((unsigned)sd->type > TRN_SET_INT_ARRAY) return "has an unknown type";
+    v->desc = sd;
+    if (default_value(sd, v)) return "has a default that does not parse as its type";
+    if (sd->type == TRN_SET_INT && !in_range(sd, (double)v->i)) return "has a default outside [min, max]";
+    if (sd->type == TRN_SET_FLOAT && !in_range(sd, v->f)) return "has a default outside [min, max]";
+    if (sd->type == TRN_SET_STRING && !choice_ok(sd->choices, v->s)) return "has a default that is not one of its choices";
+    return NULL;
+}
+
+int trn_settings_check_schema(const trn_plugin_desc *d, trn_error *e) {
+    for (uint32_t i = 0; i < d->n_settings; ++i) {
+        trn_setting_val v = {0};
+        const char *why = schema_entry_problem(d, i, &v);
+        free(v.s);
+        free(v.arr);
+        if (why)
+            return trn_errorf(e, "settings schema entry %u ('%s', default '%s') %s", i,
+                              d->settings[i].key ? d->settings[i].key : "(null)",
+                              d->settings[i].def ? d->settings[i].def : "", why);
+    }
+    return 0;
+}
+
 int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d, trn_settings *out,
                        trn_error *e) {
     memset(out, 0, sizeof *out);
+    if (trn_settings_check_schema(d, e)) return -1;
     out->vals = calloc(d->n_settings + 1, sizeof *out->vals);
+    if (!out->vals) return trn_errorf(e, "out of memory");
     out->n = d->n_settings;
     for (uint32_t i = 0; i < d->n_settings; ++i) {
         out->vals[i].desc = &d->settings[i];
-        if (!d->settings[i].key || default_value(&d->settings[i], &out->vals[i]))
-            return trn_errorf(e, "module %s: setting %u ('%s') has a bad schema entry or default '%s'", d->name, i,
-                              d->settings[i].key ? d->settings[i].key : "(null)", d->settings[i].def ? d->settings[i].def : "");
+        if (default_value(&d->settings[i], &out->vals[i])) /* checked above: only out of memory */
+            return trn_errorf(e, "out of memory for the default of setting '%s'", d->settings[i].key);
     }
     const config_setting_t *g = p->settings;
     int n = g ? config_setting_length(g) : 0;

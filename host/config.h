@@ -52,6 +52,10 @@ struct trn_settings {
     size_t n;
 };
 
+/* The module's settings schema itself: every entry has a key (unique), a
+ * known type, and a default that parses, lies in [min, max] and is one of
+ * its choices. Runs no module code. */
+int trn_settings_check_schema(const trn_plugin_desc *d, trn_error *e);
 int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d, trn_settings *out,
                        trn_error *e);
 void trn_settings_free(trn_settings *s);

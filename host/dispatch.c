@@ -30,11 +30,24 @@ static const char *op_name(const trn_sim *s, uint32_t it) {
     return k ? k->name : "?";
 }
 
+/* The live module of a family, or NULL. */
+static const trn_module *family_module(const trn_sim *s, const char *family) {
+    for (size_t i = 0; i < s->n_mods; ++i)
+        if (s->mods[i].live && strcmp(s->mods[i].desc->family, family) == 0) return &s->mods[i];
+    return NULL;
+}
+
 /* Why an instruction with no handler cannot run; 0 if it may be skipped. */
 static int unhandled(const trn_sim *s, uint32_t it, trn_error *e) {
     const trn_known_op *k = trn_known_op_by_it(it);
     char fams[256];
     trn_loader_families(s, fams, sizeof fams);
+    const trn_module *owner = k && k->family ? family_module(s, k->family) : NULL;
+    if (owner) { /* the family is loaded, its module lacks the opcode: like any unhandled opcode */
+        if (s->cfg.unknown_skip) return 0;
+        return trn_errorf(e, "opcode %s (IT %u) of family '%s' is not implemented by the loaded module '%s'; set "
+                          "unknown_opcode = \"skip\" to skip it", k->name, it, k->family, owner->desc->name);
+    }
     if (k && k->family)
         return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which the config does not load (loaded: %s); "
                           "add { family = \"%s\"; module = \"trnsim-%s\"; } to plugins", k->name, it, k->family, fams,
@@ -111,6 +124,9 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     double dt = timed ? trn_now() - t0 : 0;
     if (st == TRN_WAIT && c->depth > 0) {
         trn_errorf(e, "a sub-instruction may not wait for other cores");
+        st = TRN_ERR;
+    } else if (st == TRN_WAIT && !(c->slot->op->flags & TRN_OPF_MAY_WAIT)) {
+        trn_errorf(e, "the handler returned TRN_WAIT, but its opcode does not declare TRN_OPF_MAY_WAIT");
         st = TRN_ERR;
     } else if (st == TRN_ERR) {
         *e = c->failed ? c->err : (trn_error){"the handler failed without a message"};
@@ -200,7 +216,7 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
     uint32_t n = s->ncores;
     size_t *pc = calloc(n, sizeof *pc);
     bool *waiting = calloc(n, sizeof *waiting), *done = calloc(n, sizeof *done);
-    int rc = 0;
+    int rc = pc && waiting && done ? 0 : trn_errorf(e, "out of memory");
     for (uint32_t left = n; left > 0 && rc == 0;) {
         int progress = 0;
         for (uint32_t c = 0; c < n && rc == 0; ++c) {

@@ -2,7 +2,9 @@
  * its whole descriptor before running any of its code, then init it and
  * commit its opcodes to the flat dispatch table. A module whose init fails
  * leaves nothing behind. */
+#define _GNU_SOURCE /* dladdr1 */
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,28 @@ static size_t search_dirs(const trn_sim *s, char dirs[][1024], size_t max) {
     return n;
 }
 
+/* The ELF symbol behind a loaded descriptor: not code, and (when the symbol
+ * records a size, as compilers do) at least as large as a version-1
+ * descriptor and as the size it claims, so that reading the descriptor never
+ * reads past the symbol. Static modules are checked by the compiler. */
+static int check_symbol(const trn_plugin_desc *d, const char *path, trn_error *e) {
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) return 0; /* nothing to check against */
+    unsigned type = ELF64_ST_TYPE(sym->st_info);
+    if (type == STT_FUNC || type == STT_GNU_IFUNC)
+        return trn_errorf(e, "%s: '%s' is not a data symbol (a module exports a const trn_plugin_desc)", path,
+                          TRN_PLUGIN_SYMBOL);
+    if (sym->st_size == 0) return 0; /* size not recorded: nothing to compare */
+    if (sym->st_size < DESC_V1_SIZE)
+        return trn_errorf(e, "%s: '%s' is %zu bytes, smaller than the %zu bytes of a version-1 descriptor", path,
+                          TRN_PLUGIN_SYMBOL, (size_t)sym->st_size, (size_t)DESC_V1_SIZE);
+    if (d->size > sym->st_size)
+        return trn_errorf(e, "%s: the descriptor says it is %u bytes, its symbol has %zu", path, d->size,
+                          (size_t)sym->st_size);
+    return 0;
+}
+
 static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
     const char *mod = m->cfg->module;
     char dirs[16][1024], path[2048], tried[4096] = "";
@@ -67,8 +91,8 @@ static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
         for (n = 0; n < nd; ++n) {
             snprintf(path, sizeof path, "%s/%s%s", dirs[n], mod, ext);
             if (access(path, R_OK) == 0) break;
-            used += (size_t)snprintf(tried + used, used < sizeof tried ? sizeof tried - used : 0, "%s%s",
-                                     used ? ", " : "", path);
+            if (used < sizeof tried) /* past the end: the list is cut, never overrun */
+                used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", path);
         }
         if (n == nd) return trn_errorf(e, "not found; searched %s", tried);
     }
@@ -77,7 +101,7 @@ static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
     m->path = strdup(path);
     m->desc = dlsym(m->dl, TRN_PLUGIN_SYMBOL);
     if (!m->desc) return trn_errorf(e, "%s exports no '%s' symbol: not a trnsim plugin", path, TRN_PLUGIN_SYMBOL);
-    return 0;
+    return check_symbol(m->desc, path, e);
 }
 
 static int find_module(trn_sim *s, trn_module *m, trn_error *e) {
@@ -104,12 +128,17 @@ static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_e
         return trn_errorf(e, "the module says it is family '%s', the config says '%s'", d->family, p->family);
     if ((d->n_ops && !d->ops) || (d->n_settings && !d->settings) || (d->n_quirks && !d->quirks))
         return trn_errorf(e, "descriptor has a count without its table");
+    if (d->n_ops > TRN_IT_MAX + 1) /* more would repeat an IT; do not read that far */
+        return trn_errorf(e, "descriptor has %u opcodes (at most %u ITs exist)", d->n_ops, TRN_IT_MAX + 1);
     return 0;
 }
 
 static int check_op(const trn_plugin_desc *d, uint32_t i, trn_error *e) {
     const trn_opcode_desc *op = &d->ops[i];
     if (!op->name || !*op->name || !op->handler) return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
+    if (op->flags & ~TRN_OPF_MAY_WAIT)
+        return trn_errorf(e, "opcode %s has flags 0x%x; this trnsim knows only TRN_OPF_MAY_WAIT (0x%x)", op->name,
+                          op->flags, TRN_OPF_MAY_WAIT);
     if (op->it > TRN_IT_MAX || (op->it > TRN_IT_REF_MAX && op->it < TRN_IT_EXP_MIN))
         return trn_errorf(e, "opcode %s has IT %u (expected 0..%u, or the experimental range %u..%u)", op->name, op->it,
                           TRN_IT_REF_MAX, TRN_IT_EXP_MIN, TRN_IT_MAX);
@@ -136,11 +165,18 @@ static int check_conflicts(const trn_sim *s, const trn_plugin_desc *d, trn_error
     return 0;
 }
 
-static int validate(const trn_sim *s, const trn_module *m, trn_error *e) {
+static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
+    for (uint32_t i = 0; i < d->n_quirks; ++i)
+        if (!d->quirks[i].name || !*d->quirks[i].name) return trn_errorf(e, "quirk entry %u has no name", i);
+    return 0;
+}
+
+/* The descriptor on its own: header, opcode table, settings schema, quirks. */
+static int validate(const trn_module *m, trn_error *e) {
     if (check_header(m->desc, m->cfg, e)) return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
         if (check_op(m->desc, i, e)) return -1;
-    return check_conflicts(s, m->desc, e);
+    return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;
 }
 
 /* ---- life cycle ---- */
@@ -183,15 +219,18 @@ static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
     return 0;
 }
 
+/* A module whose descriptor is broken is refused before it can replace
+ * anything; the replaced family is unloaded before the conflict check. */
 static int load_one(trn_sim *s, trn_module *m, trn_error *e) {
-    if (find_module(s, m, e)) return -1;
+    if (find_module(s, m, e) || validate(m, e)) return -1;
     if (m->cfg->replaces && replace_family(s, m, e)) return -1;
-    if (validate(s, m, e)) return -1;
+    if (check_conflicts(s, m->desc, e)) return -1;
     return init_module(s, m, e);
 }
 
 int trn_loader_load_all(trn_sim *s, trn_error *e) {
     s->mods = calloc(s->cfg.n_plugins + 1, sizeof *s->mods);
+    if (!s->mods) return trn_errorf(e, "out of memory");
     for (size_t i = 0; i < s->cfg.n_plugins; ++i) {
         trn_module *m = &s->mods[i];
         m->cfg = &s->cfg.plugins[i];

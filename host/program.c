@@ -8,6 +8,8 @@
 #include "arith.h"
 
 #define PLACE_ALIGN 64
+/* Larger than any memory (HBM is at most 2^36 bytes): keeps sizes in int64. */
+#define MAX_TENSOR_ELEMS (1ll << 40)
 
 static int known(const char *key, const char *const *keys) {
     for (; *keys; ++keys)
@@ -69,7 +71,9 @@ static int parse_shape(json_t *t, trn_tensor *x, const trn_machine *m, const cha
         if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > (1ll << 32))
             return trn_errorf(e, "%s: 'shape' must be a list of 1 to %d positive integers", where, max_dims);
         x->shape[i] = json_integer_value(d);
-        x->count *= x->shape[i];
+        /* No memory holds more than MAX_TENSOR_ELEMS elements. */
+        if (__builtin_mul_overflow(x->count, x->shape[i], &x->count) || x->count > MAX_TENSOR_ELEMS)
+            return trn_errorf(e, "%s: 'shape' has more than 2^40 elements, more than any memory holds", where);
     }
     if (x->mem != TRN_MEM_HBM && x->shape[0] > m->partitions)
         return trn_errorf(e, "%s: %" PRId64 " partitions, the machine has %u", where, x->shape[0], m->partitions);
@@ -123,9 +127,11 @@ static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t 
     } else {
         x->offset_bytes = (cursor[x->mem] + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
     }
-    if ((uint64_t)(x->offset_bytes + bytes) > mem_limit(m, x->mem))
-        return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRId64 " of %s, which has %" PRIu64 "%s", where,
-                          x->offset_bytes, x->offset_bytes + bytes - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
+    /* offset_bytes <= INT64_MAX and bytes <= 2^43: their sum fits uint64. */
+    uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)bytes;
+    if (end > mem_limit(m, x->mem))
+        return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
+                          x->offset_bytes, end - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
                           x->mem == TRN_MEM_HBM ? "" : " per partition");
     if (x->offset_bytes + bytes > cursor[x->mem]) cursor[x->mem] = x->offset_bytes + bytes;
     return 0;
@@ -297,6 +303,7 @@ static int parse_operands(const trn_program *p, json_t *obj, const char *key, tr
     if (!l) return 0;
     if (!json_is_array(l)) return trn_errorf(e, "'%s' must be a list of operands", key);
     *out = calloc(json_array_size(l) + 1, sizeof **out);
+    if (!*out) return trn_errorf(e, "out of memory");
     for (size_t i = 0; i < json_array_size(l); ++i) {
         char w[200];
         snprintf(w, sizeof w, "%s[%zu]", key, i);
@@ -355,6 +362,7 @@ static int parse_top(trn_program *p, const trn_machine *m, trn_error *e) {
     json_t *ts = json_object_get(p->root, "tensors");
     if (ts && !json_is_array(ts)) return trn_errorf(e, "program: 'tensors' must be a list");
     p->tensors = calloc(json_array_size(ts) + 1, sizeof *p->tensors);
+    if (!p->tensors) return trn_errorf(e, "out of memory");
     int64_t cursor[3] = {0, 0, 0};
     for (size_t i = 0; i < json_array_size(ts); ++i) {
         p->n_tensors = (int)i + 1;
@@ -367,6 +375,7 @@ static int parse_insts(trn_program *p, trn_opname_resolver resolve, void *arg, t
     json_t *is = json_object_get(p->root, "instructions");
     if (!json_is_array(is)) return trn_errorf(e, "program: 'instructions' must be a list");
     p->insts = calloc(json_array_size(is) + 1, sizeof *p->insts);
+    if (!p->insts) return trn_errorf(e, "out of memory");
     for (size_t i = 0; i < json_array_size(is); ++i) {
         if (trn_inst_parse(p, json_array_get(is, i), &p->insts[i], resolve, arg, e))
             return trn_error_prefix(e, "instruction %zu", i);
@@ -381,6 +390,7 @@ int trn_program_parse(trn_program *p, const char *path, const char *text, const 
     memset(p, 0, sizeof *p);
     p->cores = default_cores;
     p->path = strdup(path);
+    if (!p->path) return trn_errorf(e, "out of memory");
     json_error_t je;
     p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!p->root) {

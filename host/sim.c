@@ -93,7 +93,11 @@ static int tensor_init_bytes(const trn_tensor *t, const json_t *list, const json
 
 static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     if (!t->init) return 0;
-    uint8_t *buf = malloc((size_t)t->count * trn_dtype_width(t->dtype));
+    size_t bytes = (size_t)t->count * trn_dtype_width(t->dtype);
+    uint8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return trn_errorf(e, "%s: tensor '%s': out of memory for %zu bytes of initial data", s->prog.path, t->name,
+                          bytes);
     int rc = 0;
     bool per_core = !strcmp(t->init_kind, "data_per_core");
     const json_t *fill = !strcmp(t->init_kind, "fill") ? t->init : NULL;
@@ -110,7 +114,7 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     return rc;
 }
 
-static int load_common(trn_sim *s, const char *path, const char *text, trn_error *e) {
+static int load_parts(trn_sim *s, const char *path, const char *text, trn_error *e) {
     free_program(s);
     s->prog.cores = s->cfg.cores;
     s->have_prog = true;
@@ -119,11 +123,24 @@ static int load_common(trn_sim *s, const char *path, const char *text, trn_error
         return -1;
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);
+    if (!s->cores) {
+        s->ncores = 0;
+        return trn_errorf(e, "%s: out of memory for %u cores", s->prog.path, s->prog.cores);
+    }
     for (uint32_t c = 0; c < s->ncores; ++c)
-        if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e)) return -1;
+        if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e))
+            return trn_error_prefix(e, "%s: core %u of %u", s->prog.path, c, s->ncores);
     for (int i = 0; i < s->prog.n_tensors; ++i)
         if (init_tensor(s, &s->prog.tensors[i], e)) return -1;
     return 0;
+}
+
+/* A program that fails to load is dropped whole: no half-parsed instruction
+ * list or half-initialised memories stay behind for a later trn_sim_run. */
+static int load_common(trn_sim *s, const char *path, const char *text, trn_error *e) {
+    if (load_parts(s, path, text, e) == 0) return 0;
+    free_program(s);
+    return -1;
 }
 
 int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) { return load_common(s, path, NULL, e); }

@@ -101,7 +101,10 @@ typedef struct trn_ap {
     } dims[TRN_AP_MAX_DIMS];
 } trn_ap;
 
-/* Elements per partition of an AP. */
+/* Elements per partition of an AP. Meant for APs the host gave or checked
+ * (operand(), check_ap()): ndims <= TRN_AP_MAX_DIMS and at most 2^30
+ * elements in all. On an AP built by hand and not yet checked, the product
+ * can overflow; call check_ap() first. */
 static inline int64_t trn_ap_free_elems(const trn_ap *ap) {
     int64_t n = 1;
     for (uint32_t d = 0; d < ap->ndims; ++d) n *= ap->dims[d].num;
@@ -151,7 +154,10 @@ typedef struct trn_host_api {
      * TRN_ERR so a handler can `return api->error(ctx, ...)`. When a message
      * is already recorded (a host call or a sub-instruction failed), the new
      * one becomes its prefix: "new: old", so a handler can add context.
-     * log() with TRN_LOG_INFO or TRN_LOG_TRACE prints only under --trace. */
+     * log() with TRN_LOG_INFO or TRN_LOG_TRACE prints only under --trace;
+     * TRN_LOG_ERROR and TRN_LOG_WARN always print (to stderr), so report a
+     * failure through error(), which keeps the CLI's one-line message.
+     * Messages are cut at 1023 bytes. */
     trn_status (*error)(trn_ctx *ctx, const char *fmt, ...) TRN_PRINTF(2, 3);
     void (*log)(trn_ctx *ctx, trn_log_level level, const char *fmt, ...) TRN_PRINTF(3, 4);
 
@@ -163,7 +169,7 @@ typedef struct trn_host_api {
 
     /* Operands, resolved to APs on the executing core (tensor names, full
      * APs and dynamic offsets already applied) and bounds-checked. idx out
-     * of range is an error. */
+     * of range is an error. On TRN_ERR *out is all zero (0 elements). */
     int (*operand_count)(const trn_ctx *ctx, trn_dir dir);
     trn_status (*operand)(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out);
 
@@ -201,7 +207,10 @@ typedef struct trn_host_api {
     trn_lookup (*attr_int_array)(trn_ctx *ctx, const char *key, int64_t *out, size_t cap, size_t *n);
     const trn_value *(*attr)(trn_ctx *ctx, const char *key); /* NULL if absent */
 
-    /* Generic walk of attribute values (nested lists, descriptor lists). */
+    /* Generic walk of attribute values (nested lists, descriptor lists).
+     * Each accepts v == NULL (an absent attribute, a list index past the
+     * end): kind TRN_V_NULL, length 0, value_at / value_get / value_string
+     * NULL, value_int / value_float TRN_ABSENT. */
     trn_value_kind (*value_kind)(const trn_value *v);
     size_t (*value_len)(const trn_value *v);                         /* list length, else 0 */
     const trn_value *(*value_at)(const trn_value *v, size_t i);      /* list element or NULL */
@@ -212,7 +221,8 @@ typedef struct trn_host_api {
     /* Run a sub-instruction (an instruction object, e.g. one entry of a
      * descriptor list) through the dispatcher on this core, as if it stood
      * in the program (instruction_index() is the parent's; a parent's
-     * allow_uninit_read carries over to it). It may not wait.
+     * allow_uninit_read carries over to it). It may not wait (TRN_WAIT from
+     * it is an error), and sub-instructions nest at most 8 deep.
      * On failure its message is recorded in ctx, prefixed with
      * "sub-instruction (opcode NAME/IT)". */
     trn_status (*dispatch)(trn_ctx *ctx, const trn_value *instruction);
@@ -222,7 +232,10 @@ typedef struct trn_host_api {
     trn_status (*reg_write)(trn_ctx *ctx, uint32_t reg, int64_t value);
 
     /* This module's settings, validated against its schema with defaults
-     * filled in, so a key of the schema is always found. */
+     * filled in, so a key of the schema is always found (setting_int also
+     * reads a BOOL setting as 0 / 1). TRN_ABSENT: no such key of that type.
+     * setting_int_array sets *n to the list's length and returns TRN_BADTYPE,
+     * with no message recorded (there is no ctx), when it exceeds cap. */
     trn_lookup (*setting_int)(const trn_settings *s, const char *key, int64_t *out);
     trn_lookup (*setting_float)(const trn_settings *s, const char *key, double *out);
     trn_lookup (*setting_string)(const trn_settings *s, const char *key, const char **out);
@@ -265,7 +278,8 @@ typedef struct trn_host_api {
 
 typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *state);
 
-/* Opcode flags. */
+/* Opcode flags. The loader refuses any other bit. TRN_WAIT from a handler
+ * whose opcode lacks TRN_OPF_MAY_WAIT is an error, not a wait. */
 #define TRN_OPF_MAY_WAIT 0x1u  /* handler may return TRN_WAIT (multi-core rendezvous) */
 
 typedef struct trn_opcode_desc {
@@ -279,6 +293,10 @@ typedef enum trn_setting_type {
     TRN_SET_INT = 0, TRN_SET_FLOAT = 1, TRN_SET_BOOL = 2, TRN_SET_STRING = 3, TRN_SET_INT_ARRAY = 4
 } trn_setting_type;
 
+/* One setting of a module's schema. The loader checks the whole schema before
+ * any module code runs: a non-empty key not given twice, a known type, and a
+ * default that parses as that type, lies in [min, max] (INT, FLOAT) and is
+ * one of choices (STRING). */
 typedef struct trn_setting_desc {
     const char *key;
     trn_setting_type type;
@@ -306,11 +324,13 @@ typedef struct trn_plugin_desc {
     uint32_t n_ops;
     const trn_setting_desc *settings;
     uint32_t n_settings;
-    const trn_quirk_desc *quirks;
+    const trn_quirk_desc *quirks; /* each with a non-empty name */
     uint32_t n_quirks;
     /* init: make the module's state from its settings. On failure write a
-     * message into err (errlen bytes) and return TRN_ERR; the host then
-     * rolls back every registration of the module. Optional (NULL). */
+     * message into err (errlen bytes, zero-filled) and return TRN_ERR (any
+     * status but TRN_OK is a failure); the host then rolls back every
+     * registration of the module. fini is not called after a failed init,
+     * so free what init allocated before returning. Optional (NULL). */
     trn_status (*init)(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                        size_t errlen);
     void (*fini)(void *state); /* optional */

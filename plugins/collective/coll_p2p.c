@@ -55,12 +55,16 @@ static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, col
     rec->member = true;
     trn_status rc =
         side == COLL_SEND ? api->operand(ctx, TRN_IN, 0, &rec->in[0]) : api->operand(ctx, TRN_OUT, 0, &rec->out);
+    if (rc != TRN_OK) { /* the operand is not filled: count nothing from it */
+        coll_record_free(rec);
+        return TRN_ERR;
+    }
     rec->in_count[0] = side == COLL_SEND ? trn_ap_elems(&rec->in[0]) : 0;
     rec->out_count = side == COLL_SEND ? 0 : trn_ap_elems(&rec->out);
     uint32_t src = side == COLL_SEND ? core : rec->peer, dst = side == COLL_SEND ? rec->peer : core;
-    if (rc != TRN_OK || coll_registry_p2p_post(st->reg, src, dst, side, rec)) {
+    if (coll_registry_p2p_post(st->reg, src, dst, side, rec)) {
         coll_record_free(rec);
-        return rc != TRN_OK ? TRN_ERR : api->error(ctx, "out of memory");
+        return api->error(ctx, "out of memory");
     }
     coll_record *other = coll_registry_p2p_get(st->reg, src, dst, side == COLL_SEND ? COLL_RECV : COLL_SEND, rec->seq);
     if (!other) return coll_wait_on(me, instr, rec);

@@ -2,8 +2,10 @@
 """The CLI's other commands: check, opcodes, quirks, --help, --version, --stats-json,
 --trace, and usage errors. Usage: cli_commands.py TRNSIM PROGRAMS_DIR"""
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 trnsim, progs = sys.argv[1], sys.argv[2]
 cfg = f"{progs}/test.cfg"
@@ -42,7 +44,7 @@ def opcodes():
     r = run("opcodes", "--config", cfg)
     rows = [l.split() for l in r.stdout.splitlines()[1:]]
     assert ["200", "TestCopy", "test", "trnsim-test"] == rows[0][:4], rows[0]
-    assert len(rows) == 8, rows
+    assert len(rows) == 11, rows
 
 
 def quirks():
@@ -68,8 +70,73 @@ def stats_json_and_trace():
     assert "core 0 #0 TestCopy (IT 200, test) ok" in r.stderr, r.stderr
 
 
-for name, fn in [("check ok", check_ok), ("check refuses", check_bad), ("opcodes", opcodes), ("quirks", quirks),
-                 ("help, version, usage errors", help_version), ("--stats-json and --trace", stats_json_and_trace)]:
+def one_line_error(r, needle):
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trnsim: ") and needle in lines[0], r.stderr
+
+
+def output_targets():
+    """An output that cannot be renamed into place (a directory) or a file
+    named by two --output options is refused before the run, and no output
+    of the run is left behind."""
+    with tempfile.TemporaryDirectory() as d:
+        a, sub = os.path.join(d, "a.npy"), os.path.join(d, "sub")
+        os.mkdir(sub)
+        r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={a}", "--output", f"y={sub}", rc=1)
+        one_line_error(r, f"--output y: {sub} is a directory")
+        r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={a}", "--output", f"x={a}", rc=1)
+        one_line_error(r, f"--output y and --output x name the same file {a}")
+        other = os.path.join(sub, "..", "a.npy")  # the same file, spelt differently, not yet existing
+        r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={a}", "--output", f"x={other}", rc=1)
+        one_line_error(r, f"--output y and --output x name the same file {other}")
+        assert os.listdir(d) == ["sub"], os.listdir(d)
+
+
+def bindings():
+    """NAME@CORE must be a core number: 4294967295 is not core -1 (all cores)."""
+    r = run("run", f"{progs}/io.json", "--config", cfg, "--input", f"x@4294967295={progs}/io_x.npy", rc=1)
+    one_line_error(r, "bad core in 'x@4294967295=")
+    for core in (" 0", "+0", "-0", "0x1", ""):
+        r = run("run", f"{progs}/io.json", "--config", cfg, "--input", f"x@{core}={progs}/io_x.npy", rc=1)
+        one_line_error(r, f"bad core in 'x@{core}=")
+    args = []
+    for _ in range(257):
+        args += ["--input", f"x={progs}/io_x.npy"]
+    r = run("run", f"{progs}/io.json", "--config", cfg, *args, rc=1)
+    one_line_error(r, "more than 256 --input options")
+
+
+def config_directory():
+    """libconfig would exit with status 2 on a directory; trnsim refuses it."""
+    r = run("opcodes", "--config", progs, rc=1)
+    one_line_error(r, f"{progs}: cannot read config: it is a directory")
+
+
+def stdout_write_error():
+    """A listing that cannot be written is an error, not exit 0."""
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([trnsim, "opcodes", "--config", cfg], stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    assert r.returncode == 1, r.returncode
+    one_line_error(r, "cannot write to standard output: No space left on device")
+
+
+def control_characters_escaped():
+    """A message quoting input with a newline stays one line."""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "p.json")
+        with open(p, "w") as f:
+            json.dump({"tensors": [], "instructions": [{"opcode": "TestCopy", "inputs": ["a\nb\x01"]}]}, f)
+        r = run("run", p, "--config", cfg, rc=1)
+        one_line_error(r, "inputs[0]: no tensor named 'a\\nb\\x01'")
+
+
+CASES = [("check ok", check_ok), ("check refuses", check_bad), ("opcodes", opcodes), ("quirks", quirks),
+         ("help, version, usage errors", help_version), ("--stats-json and --trace", stats_json_and_trace),
+         ("output targets checked first", output_targets), ("--input bindings", bindings),
+         ("control characters escaped", control_characters_escaped), ("config directory", config_directory),
+         ("stdout write error", stdout_write_error)]
+for name, fn in CASES:
     case(name, fn)
-print(f"{6 - failures} passed, {failures} failed")
+print(f"{len(CASES) - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

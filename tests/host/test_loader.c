@@ -22,7 +22,10 @@ static void load_ok(void **st) {
     assert_string_equal(s->table[200].op->name, "TestCopy");
     assert_string_equal(s->table[200].owner->desc->name, "trnsim-test");
     assert_string_equal(s->table[207].op->name, "TestRegs");
-    assert_null(s->table[208].op);
+    assert_string_equal(s->table[208].op->name, "TestWaitNoFlag");
+    assert_string_equal(s->table[209].op->name, "TestKind");
+    assert_string_equal(s->table[210].op->name, "TestOperandFail");
+    assert_null(s->table[211].op);
     trn_sim_close(s);
 }
 
@@ -66,6 +69,51 @@ static void duplicate_name_across_modules(void **st) {
     expect_open_error("plugins = ( { family = \"test\"; module = \"trnsim-test\"; },"
                       " { family = \"bad\"; module = \"trnsim-bad6\"; } );",
                       "opcode name TestCopy is already registered by module 'trnsim-test'");
+}
+
+#define BAD_CFG(k) "plugins = ( { family = \"bad\"; module = \"trnsim-bad" #k "\"; } );"
+
+/* The schema is the module's promise about its settings: a default the
+ * module's own range or choices refuse would reach init unchecked. */
+static void bad_settings_schema(void **st) {
+    expect_open_error(BAD_CFG(7), "module 'trnsim-bad7' (family bad): settings schema entry 0 ('level', default '500') "
+                                  "has a default outside [min, max]");
+    expect_open_error(BAD_CFG(8), "settings schema entry 0 ('mode', default 'c') has a default that is not one of "
+                                  "its choices");
+    expect_open_error(BAD_CFG(11), "settings schema entry 1 ('mode', default 'b') repeats the key of an earlier entry");
+    expect_open_error(BAD_CFG(12), "settings schema entry 0 ('odd', default '1') has an unknown type");
+    expect_open_error(BAD_CFG(13), "settings schema entry 0 ('count', default '') has a default that does not parse");
+}
+
+/* What the loader reads of a descriptor lies inside its ELF symbol. */
+static void descriptor_symbol_checked(void **st) {
+    expect_open_error(BAD_CFG(14), "'trnsim_plugin' is 8 bytes, smaller than the 104 bytes of a version-1 descriptor");
+    expect_open_error(BAD_CFG(15), "'trnsim_plugin' is not a data symbol");
+    expect_open_error(BAD_CFG(16), "the descriptor says it is 168 bytes, its symbol has 104");
+    expect_open_error(BAD_CFG(17), "descriptor has 300 opcodes (at most 256 ITs exist)");
+}
+
+static void bad_quirk_and_flags(void **st) {
+    expect_open_error(BAD_CFG(9), "module 'trnsim-bad9' (family bad): quirk entry 1 has no name");
+    expect_open_error(BAD_CFG(10), "opcode BadFlags has flags 0x4; this trnsim knows only TRN_OPF_MAY_WAIT (0x1)");
+}
+
+/* A broken module that says replaces = "test" is refused before the test
+ * module is unloaded (no fini of a module that stays in the table). */
+static void broken_replacement_refused_first(void **st) {
+    trn_sim *s = calloc(1, sizeof *s);
+    trn_error e;
+    s->opts.exe_dir = TRNSIM_MODULE_DIR;
+    assert_int_equal(trn_config_load(&s->cfg, NULL,
+                                     "plugins = ( { family = \"test\"; module = \"trnsim-test\"; },"
+                                     " { family = \"bad\"; module = \"trnsim-bad7\"; replaces = \"test\"; } );", &e), 0);
+    assert_int_equal(trn_loader_load_all(s, &e), -1);
+    assert_contains(e.msg, "has a default outside [min, max]");
+    assert_true(s->mods[0].live);
+    assert_string_equal(s->table[200].owner->desc->name, "trnsim-test");
+    trn_loader_unload_all(s);
+    trn_config_free(&s->cfg);
+    free(s);
 }
 
 static void replaces_family(void **st) {
@@ -119,6 +167,56 @@ static void config_errors_with_line(void **st) {
     expect_open_error("plugins = ( { family = \"test\"; } );", "plugin entry has no 'module'");
 }
 
+/* libconfig's scanner exits the process (status 2) on a read error, e.g. a
+ * directory: the host refuses one before libconfig sees it. */
+static void config_directory_refused(void **st) {
+    expect_open_error("machine = { cores = 1; };\n@include \"" TESTS_DIR "\"\n",
+                      "<config text>:2: @include \"" TESTS_DIR "\" is a directory, not a config file");
+    trn_sim *s = NULL;
+    trn_error e = {""};
+    trn_sim_opts o = {.config_path = TESTS_DIR, .exe_dir = TRNSIM_MODULE_DIR};
+    assert_int_equal(trn_sim_open(&s, &o, &e), -1);
+    assert_contains(e.msg, TESTS_DIR ": cannot read config: it is a directory");
+    /* An error inside an included file names that file and its line. */
+    expect_open_error("@include \"" TESTS_DIR "/programs/bad_syntax.json\"\n", TESTS_DIR "/programs/bad_syntax.json:");
+}
+
+/* An opcode of a family whose (replacement) module lacks it: the message
+ * names that module, it does not claim the family is missing. */
+static void family_module_lacks_opcode(void **st) {
+    trn_sim *s;
+    trn_error e = {""};
+    assert_int_equal(test_open("plugins = ( { family = \"dma\"; module = \"trnsim-bad19\"; } );", &s, &e), 0);
+    assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [], \"instructions\": [{\"opcode\": \"BadA\"},"
+                                                  " {\"opcode\": \"TensorCopy\"}]}", "p.json", &e), -1);
+    assert_contains(e.msg, "p.json: instruction 1: opcode TensorCopy (IT 23) of family 'dma' is not implemented by the "
+                           "loaded module 'trnsim-bad'; set unknown_opcode = \"skip\" to skip it");
+    trn_sim_close(s);
+    assert_int_equal(test_open("unknown_opcode = \"skip\"; plugins = ( { family = \"dma\"; module = \"trnsim-bad19\"; } );",
+                               &s, &e), 0);
+    assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [], \"instructions\": [{\"opcode\": \"TensorCopy\"}]}",
+                                               "p.json", &e), 0);
+    assert_int_equal(trn_sim_run(s, &e), 0);
+    trn_sim_close(s);
+}
+
+/* --stats-json stays JSON whatever a module names its opcodes. */
+static void stats_json_escapes_names(void **st) {
+    trn_sim *s;
+    trn_error e;
+    assert_int_equal(test_open(BAD_CFG(18), &s, &e), 0);
+    assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [], \"instructions\": [{\"opcode\": 212}]}", "p.json", &e), 0);
+    assert_int_equal(trn_sim_run(s, &e), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    trn_sim_print_stats(s, f, 1);
+    fclose(f);
+    assert_contains(text, "{\"it\": 212, \"name\": \"Odd\\\"Name\\\\\", \"count\": 1,");
+    free(text);
+    trn_sim_close(s);
+}
+
 static void embedded_default_is_config_default(void **st) {
     extern const char trn_embedded_config[];
     FILE *f = fopen(TESTS_DIR "/../../config/default.cfg", "r");
@@ -142,10 +240,17 @@ int main(void) {
         cmocka_unit_test(duplicate_it_across_modules_names_both),
         cmocka_unit_test(duplicate_name_across_modules),
         cmocka_unit_test(replaces_family),
+        cmocka_unit_test(bad_settings_schema),
+        cmocka_unit_test(bad_quirk_and_flags),
+        cmocka_unit_test(descriptor_symbol_checked),
+        cmocka_unit_test(broken_replacement_refused_first),
         cmocka_unit_test(init_failure_rolls_back),
         cmocka_unit_test(family_mismatch),
         cmocka_unit_test(settings_validated_with_line),
         cmocka_unit_test(config_errors_with_line),
+        cmocka_unit_test(config_directory_refused),
+        cmocka_unit_test(stats_json_escapes_names),
+        cmocka_unit_test(family_module_lacks_opcode),
         cmocka_unit_test(embedded_default_is_config_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

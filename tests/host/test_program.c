@@ -59,6 +59,23 @@ static void json_errors(void **st) {
                       " \"data\": [1]}], \"instructions\": []}", "'data' must be a list of 2 numbers");
 }
 
+/* A failed load leaves no program behind: running afterwards is refused,
+ * not a run of the instructions and tensors that did parse. */
+static void failed_load_leaves_nothing(void **st) {
+    trn_sim *s = open_test();
+    trn_error e = {""};
+    assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [" X4 "," Y4 ", {\"name\": \"b\", \"memory\": \"sbuf\","
+                     " \"dtype\": \"int8\", \"shape\": [1, 2], \"data\": [1, 300]}], \"instructions\": ["
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}", "p.json", &e), -1);
+    assert_contains(e.msg, "300 does not fit int8");
+    assert_int_equal(trn_sim_run(s, &e), -1);
+    assert_contains(e.msg, "no program is loaded");
+    float y[4];
+    assert_int_equal(trn_sim_get_tensor(s, "y", 0, y, sizeof y, &e), -1);
+    assert_int_equal(trn_sim_cores(s), 0);
+    trn_sim_close(s);
+}
+
 static void placement(void **st) {
     trn_sim *s = run_ok("{\"tensors\": [" X4 "," Y4 ",{\"name\": \"h\", \"memory\": \"hbm\", \"dtype\": \"int64\","
                         " \"shape\": [3]}, {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float16\", \"shape\": [2, 2],"
@@ -75,6 +92,48 @@ static void placement(void **st) {
                       "tensor 'x': needs bytes 196600..196615 of sbuf, which has 196608 per partition");
     expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [129, 4]}],"
                       " \"instructions\": []}", "129 partitions, the machine has 128");
+}
+
+/* Sizes and placements that do not fit int64 are refused with their
+ * numbers, not wrapped (UBSan names the overflow in the sanitizer build). */
+static void huge_shapes_and_offsets(void **st) {
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\","
+                      " \"shape\": [4294967296, 4294967296], \"data\": []}], \"instructions\": []}",
+                      "p.json: tensor 'x': 'shape' has more than 2^40 elements");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\","
+                      " \"shape\": [1, 4294967296, 4294967296, 4294967296]}], \"instructions\": []}",
+                      "tensor 'x': 'shape' has more than 2^40 elements");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [16],"
+                      " \"offset\": 9223372036854775800}], \"instructions\": []}",
+                      "tensor 'x': needs bytes 9223372036854775800..9223372036854775863 of hbm, which has 268435456");
+}
+
+/* A register value added to an operand's offset must not wrap around. */
+static void dynamic_offset_overflow(void **st) {
+    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+                     "{\"opcode\": \"TestRegs\", \"reg\": 0, \"value\": 9223372036854775807},"
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset\": 100, \"offset_register\": 0}],"
+                     " \"outputs\": [\"y\"]}]}",
+                     "instruction 1 (core 0, opcode TestCopy/200, family test): inputs[0]: offset 100 + register 0 "
+                     "(9223372036854775807) is outside int64");
+    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+                     "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"y\"],"
+                     " \"outputs\": [{\"tensor\": \"x\", \"offset\": -1, \"offset_register\": 1}]}]}",
+                     "outputs[0]: offset -1 + register 1 (-9223372036854775808) is outside int64");
+    /* In int64 but far outside the memory: the usual bounds message, with the
+     * byte offset (beyond int64) printed exactly, not wrapped. y starts at
+     * element 16: (16 - 1 - 2^63) * 4 bytes. */
+    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+                     "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                     " \"outputs\": [{\"tensor\": \"y\", \"offset\": -1, \"offset_register\": 1}]}]}",
+                     "outputs[0]: element at byte offset -36893488147419103172 is before the start of sbuf");
+    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+                     "{\"opcode\": \"TestRegs\", \"reg\": 0, \"value\": 9223372036854775000},"
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset_register\": 0}],"
+                     " \"outputs\": [\"y\"]}]}",
+                     "inputs[0]: element at byte offset 36893488147419100012 (4 bytes) is past the end of sbuf");
 }
 
 static void static_operand_bounds(void **st) {
@@ -122,6 +181,45 @@ static void sub_instructions_and_error_context(void **st) {
                      " \"body\": [{\"opcode\": \"TestRegs\"}, {\"opcode\": \"TestFail\", \"message\": \"boom\"}]}]}",
                      "p.json: instruction 1 (core 0, opcode TestSub/206, family test): body[1] of 2: "
                      "sub-instruction (opcode TestFail/203): boom");
+}
+
+/* A failed operand() leaves a zero AP, not the unchecked one: a module that
+ * counts its elements anyway (as trnsim-collective's p2p did) gets 0 rather
+ * than a product of wild nums (a signed overflow in trn_ap_elems). The
+ * dynamic offset keeps the load-time check from refusing the AP first. */
+static void failed_operand_is_zeroed(void **st) {
+    trn_sim *s = run_ok("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": \"TestOperandFail\", \"inputs\": "
+                        "[{\"tensor\": \"x\", \"offset_register\": 0, \"ap\": [[1, 2147483647], [1, 2147483647], [1, 1048577]]}]}]}");
+    assert_int_equal(s->cores[0].regs[0], 0);
+    assert_int_equal(s->cores[0].regs[1], 0);
+    trn_sim_close(s);
+}
+
+/* TRN_WAIT is for opcodes that declare TRN_OPF_MAY_WAIT, and never from a
+ * sub-instruction: either is a module bug reported as such, not a deadlock. */
+static void wait_misuse(void **st) {
+    expect_run_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestWaitNoFlag\"}]}",
+                     "instruction 0 (core 0, opcode TestWaitNoFlag/208, family test): the handler returned TRN_WAIT, "
+                     "but its opcode does not declare TRN_OPF_MAY_WAIT");
+    expect_run_error("{\"cores\": 2, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestSub\", \"body\": ["
+                     "{\"opcode\": \"TestRendezvous\"}]}]}",
+                     "instruction 0 (core 0, opcode TestSub/206, family test): body[0] of 1: sub-instruction "
+                     "(opcode TestRendezvous/201): a sub-instruction may not wait for other cores");
+}
+
+/* The value walk accepts NULL (an absent attribute, a list index past the
+ * end) everywhere, as plugin.h says attr() and value_at() return it. */
+static void value_walk_of_null(void **st) {
+    trn_sim *s = run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\"}]}");
+    assert_int_equal(s->cores[0].regs[0], TRN_V_NULL);
+    assert_int_equal(s->cores[0].regs[1], 0);
+    assert_int_equal(s->cores[0].regs[2], 1);
+    trn_sim_close(s);
+    s = run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [7, 8, 9]}]}");
+    assert_int_equal(s->cores[0].regs[0], TRN_V_LIST);
+    assert_int_equal(s->cores[0].regs[1], 3);
+    assert_int_equal(s->cores[0].regs[2], 0);
+    trn_sim_close(s);
 }
 
 static void attribute_type_errors(void **st) {
@@ -189,7 +287,13 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_errors),
         cmocka_unit_test(placement),
+        cmocka_unit_test(failed_load_leaves_nothing),
         cmocka_unit_test(static_operand_bounds),
+        cmocka_unit_test(huge_shapes_and_offsets),
+        cmocka_unit_test(dynamic_offset_overflow),
+        cmocka_unit_test(wait_misuse),
+        cmocka_unit_test(value_walk_of_null),
+        cmocka_unit_test(failed_operand_is_zeroed),
         cmocka_unit_test(operands_and_dynamic_offset),
         cmocka_unit_test(experimental_opcode_by_name_and_number),
         cmocka_unit_test(sub_instructions_and_error_context),

@@ -1,31 +1,74 @@
 /* Broken modules for the loader's refusals; BAD_KIND selects the fault:
  *   1 wrong ABI version, 2 IT registered twice in one module, 3 IT in the
  *   reserved range, 4 no descriptor symbol, 5 descriptor too small,
- *   6 an opcode name already taken by the test module (TestCopy). */
+ *   6 an opcode name already taken by the test module (TestCopy),
+ *   7 a settings default outside [min, max], 8 a string default not among its
+ *   choices, 9 a quirk without a name, 10 unknown opcode flags, 11 a settings
+ *   key given twice, 12 a setting of an unknown type, 13 an empty integer
+ *   default, 14 a 'trnsim_plugin' symbol of 8 bytes, 15 a function named
+ *   trnsim_plugin, 16 a descriptor claiming more bytes than its symbol has,
+ *   17 n_ops far beyond its one-entry table; 18 is a valid module whose
+ *   opcode name holds a quote and a backslash (IT 212); 19 is a valid module
+ *   of family "dma" that implements only IT 210 (BadA). */
 #include "trnsim/plugin.h"
 
 static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_OK; }
 
 #if BAD_KIND == 2
-static const trn_opcode_desc ops[] = {{210, "BadA", nop, 0}, {210, "BadB", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadA", nop, 0}, {210, "BadB", nop, 0}};
 #elif BAD_KIND == 3
-static const trn_opcode_desc ops[] = {{115, "BadReserved", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{115, "BadReserved", nop, 0}};
 #elif BAD_KIND == 6
-static const trn_opcode_desc ops[] = {{211, "TestCopy", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{211, "TestCopy", nop, 0}};
+#elif BAD_KIND == 18
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{212, "Odd\"Name\\", nop, 0}};
+#elif BAD_KIND == 10
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadFlags", nop, 0x4}};
 #else
-static const trn_opcode_desc ops[] = {{210, "BadA", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadA", nop, 0}};
+#endif
+
+#if BAD_KIND == 7
+static const trn_setting_desc settings[] = {{"level", TRN_SET_INT, "500", 0, 100, NULL, "out of range"}};
+#elif BAD_KIND == 8
+static const trn_setting_desc settings[] = {{"mode", TRN_SET_STRING, "c", 1, 0, "a|b", "not a choice"}};
+#elif BAD_KIND == 11
+static const trn_setting_desc settings[] = {{"mode", TRN_SET_STRING, "a", 1, 0, NULL, "first"},
+                                            {"mode", TRN_SET_STRING, "b", 1, 0, NULL, "again"}};
+#elif BAD_KIND == 12
+static const trn_setting_desc settings[] = {{"odd", (trn_setting_type)9, "1", 1, 0, NULL, "no such type"}};
+#elif BAD_KIND == 13
+static const trn_setting_desc settings[] = {{"count", TRN_SET_INT, "", 1, 0, NULL, "empty default"}};
+#else
+#define NO_SETTINGS 1
+#endif
+
+#if BAD_KIND == 9
+static const trn_quirk_desc quirks[] = {{"bad.named", NULL, "always", "fine"}, {NULL, NULL, "always", "no name"}};
 #endif
 
 #if BAD_KIND == 4
 TRN_EXPORT const trn_opcode_desc *const not_the_descriptor = ops;
+#elif BAD_KIND == 14
+TRN_EXPORT const uint32_t trnsim_plugin[2] = {TRN_ABI_VERSION, (uint32_t)sizeof(trn_plugin_desc)};
+#elif BAD_KIND == 15
+TRN_EXPORT void trnsim_plugin(void) {}
 #else
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
     .abi_version = BAD_KIND == 1 ? 99 : TRN_ABI_VERSION,
-    .size = BAD_KIND == 5 ? 8 : sizeof(trn_plugin_desc),
+    .size = BAD_KIND == 5 ? 8 : BAD_KIND == 16 ? sizeof(trn_plugin_desc) + 64 : sizeof(trn_plugin_desc),
     .name = "trnsim-bad",
-    .family = "bad",
+    .family = BAD_KIND == 19 ? "dma" : "bad",
     .version = "1",
     .ops = ops,
-    .n_ops = sizeof ops / sizeof ops[0],
+    .n_ops = BAD_KIND == 17 ? 300 : sizeof ops / sizeof ops[0],
+#ifndef NO_SETTINGS
+    .settings = settings,
+    .n_settings = sizeof settings / sizeof settings[0],
+#endif
+#if BAD_KIND == 9
+    .quirks = quirks,
+    .n_quirks = 2,
+#endif
 };
 #endif

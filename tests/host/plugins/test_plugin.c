@@ -7,6 +7,12 @@
  *   TestSetting (205) writes setting "scale" (float) * 1 to every element of outputs[0]
  *   TestSub     (206) dispatches each instruction of attr "body"
  *   TestRegs    (207) reg_write(attr "reg", attr "value")
+ *   TestWaitNoFlag (208) returns TRN_WAIT without declaring TRN_OPF_MAY_WAIT
+ *   TestKind    (209) register 0 = value_kind(attr "v"), register 1 = value_len
+ *               of it, register 2 = whether value_at(it, 0) / value_get(it, "k")
+ *               / value_string(it) are all NULL (an absent "v" is NULL)
+ *   TestOperandFail (210) operand(inputs[0]) must fail; register 0 = the
+ *               trn_ap_elems of what it left, register 1 = its ndims
  * Settings: scale (float, default 2.0, range [0, 100]), mode (string a|b),
  * fail_init (bool): init fails when true. */
 #include <stdlib.h>
@@ -53,6 +59,8 @@ static trn_status test_rendezvous(const trn_host_api *api, trn_ctx *ctx, void *v
 }
 
 static trn_status test_wait_forever(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_WAIT; }
+
+static trn_status test_wait_no_flag(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_WAIT; }
 
 static trn_status test_fail(const trn_host_api *api, trn_ctx *ctx, void *s) {
     const char *m = "test failure";
@@ -101,6 +109,21 @@ static trn_status test_regs(const trn_host_api *api, trn_ctx *ctx, void *s) {
     return api->reg_write(ctx, (uint32_t)reg, value);
 }
 
+static trn_status test_kind(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    const trn_value *v = api->attr(ctx, "v");
+    int none = !api->value_at(v, 0) && !api->value_get(v, "k") && !api->value_string(v);
+    if (api->reg_write(ctx, 0, api->value_kind(v)) || api->reg_write(ctx, 1, (int64_t)api->value_len(v)))
+        return TRN_ERR;
+    return api->reg_write(ctx, 2, none);
+}
+
+static trn_status test_operand_fail(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    trn_ap ap;
+    if (api->operand(ctx, TRN_IN, 0, &ap) == TRN_OK) return api->error(ctx, "expected operand() to fail");
+    if (api->reg_write(ctx, 0, trn_ap_elems(&ap))) return TRN_ERR;
+    return api->reg_write(ctx, 1, ap.ndims);
+}
+
 static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err, size_t len) {
     int64_t fail = 0;
     api->setting_int(set, "fail_init", &fail);
@@ -144,6 +167,9 @@ static const trn_opcode_desc ops[] = {
     {205, "TestSetting", test_setting, 0},
     {206, "TestSub", test_sub, 0},
     {207, "TestRegs", test_regs, 0},
+    {208, "TestWaitNoFlag", test_wait_no_flag, 0}, /* a module bug the host must catch */
+    {209, "TestKind", test_kind, 0},
+    {210, "TestOperandFail", test_operand_fail, 0},
 };
 
 static const trn_setting_desc settings[] = {
