@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim.h"
+#include "runtime/sim.h"
 
 typedef void (*bench_fn)(void);
 void bench_register(const char *name, bench_fn fn);

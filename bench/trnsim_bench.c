@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "stats.h"
+#include "runtime/stats.h"
 
 #define MAX_CASES 128
 

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "arith.h"
+#include "arith/arith.h"
 
 static inline uint32_t fbits(float f) { return trn_f32_bits(f); }
 static inline float bitsf(uint32_t u) { return trn_bits_f32(u); }

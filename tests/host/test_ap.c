@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ap.h"
-#include "arith.h"
+#include "memory/ap.h"
+#include "arith/arith.h"
 #include "test_util.h"
 
 static trn_core_state core;

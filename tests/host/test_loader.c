@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim_internal.h"
+#include "runtime/sim_internal.h"
 #include "test_util.h"
 
 #define TEST_CFG(extra) "plugins = ( { family = \"test\"; module = \"trnsim-test\"; " extra " } );"

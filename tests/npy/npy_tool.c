@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith.h"
-#include "npy.h"
+#include "arith/arith.h"
+#include "frontend/npy.h"
 
 static int fail(const trn_error *e) {
     fprintf(stderr, "%s\n", e->msg);

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "arith.h"
-#include "npy.h"
+#include "arith/arith.h"
+#include "frontend/npy.h"
 
 static int group_setup(void **state) { return npy_tmp_setup(); }
 static int group_teardown(void **state) {

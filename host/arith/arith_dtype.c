@@ -1,7 +1,7 @@
 /* The 20-entry dtype table: names, aliases, widths and the three
  * predicates (widens / is_float / reduces). docs/dtypes.md is the same
  * table in prose; keep the two in step. */
-#include "arith.h"
+#include "arith/arith.h"
 
 #include <stdio.h>
 #include <strings.h>

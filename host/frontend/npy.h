@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "common/error.h"
 #include "trnsim/dtype.h"
 
 #define TRN_NPY_MAX_DIMS 8

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "memory.h"
+#include "common/error.h"
+#include "memory/memory.h"
 #include "trnsim/plugin.h"
 
 typedef struct trn_plugin_cfg {

@@ -1,6 +1,6 @@
 /* The trnsim command line: run, check, opcodes, quirks. Every failure ends
  * here as one message on stderr and a non-zero exit. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arith.h"
-#include "npy.h"
-#include "sim.h"
+#include "arith/arith.h"
+#include "frontend/npy.h"
+#include "runtime/sim.h"
 
 #define MAX_FILES 256
 

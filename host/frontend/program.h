@@ -7,8 +7,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "error.h"
-#include "memory.h"
+#include "common/error.h"
+#include "memory/memory.h"
 #include "trnsim/plugin.h"
 
 #define TRN_MAX_SHAPE 5

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "common/error.h"
 
 typedef struct trn_sim trn_sim;
 

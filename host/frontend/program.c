@@ -1,11 +1,11 @@
-#include "program.h"
+#include "frontend/program.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "arith.h"
+#include "arith/arith.h"
 
 #define PLACE_ALIGN 64
 /* Larger than any memory (HBM is at most 2^36 bytes): keeps sizes in int64. */

@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "runtime/stats.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "opnames.h"
+#include "runtime/opnames.h"
 
 #include <stddef.h>
 #include <string.h>

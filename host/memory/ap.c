@@ -1,11 +1,11 @@
-#include "ap.h"
+#include "memory/ap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith.h"
+#include "arith/arith.h"
 
 /* Limits that keep every address computation inside int64. */
 #define AP_MAX_NUM (1ll << 32)

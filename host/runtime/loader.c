@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_internal.h"
+#include "runtime/sim_internal.h"
 
 #ifndef TRNSIM_PLUGIN_DIR
 #define TRNSIM_PLUGIN_DIR "/usr/local/lib/trnsim"

@@ -4,7 +4,7 @@
  * header length (uint16 for 1.0, uint32 for 2.0 / 3.0), then the header: a
  * Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': ...}
  * padded with spaces and '\n', then the raw C-order data. */
-#include "npy.h"
+#include "frontend/npy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arith.h"
+#include "arith/arith.h"
 
 /* The data is moved with memcpy: the host must be little-endian like the
  * files we accept and write. */

@@ -2,11 +2,11 @@
 #ifndef TRNSIM_HOST_SIM_INTERNAL_H
 #define TRNSIM_HOST_SIM_INTERNAL_H
 
-#include "ap.h"
-#include "config.h"
-#include "program.h"
-#include "sim.h"
-#include "stats.h"
+#include "memory/ap.h"
+#include "runtime/config.h"
+#include "frontend/program.h"
+#include "runtime/sim.h"
+#include "runtime/stats.h"
 
 typedef struct trn_module {
     const trn_plugin_desc *desc;

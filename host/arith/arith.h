@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "error.h"
+#include "common/error.h"
 #include "trnsim/dtype.h"
 #include "trnsim/plugin.h"
 

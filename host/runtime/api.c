@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "arith.h"
-#include "sim_internal.h"
+#include "arith/arith.h"
+#include "runtime/sim_internal.h"
 
 /* ---- errors and logging ---- */
 

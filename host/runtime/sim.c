@@ -1,6 +1,6 @@
 /* The host as a library: open (config + modules), load a program (tensors
  * placed and initialised on every core), move tensor bytes, run. */
-#include "sim.h"
+#include "runtime/sim.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "arith.h"
-#include "sim_internal.h"
+#include "arith/arith.h"
+#include "runtime/sim_internal.h"
 
 int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     trn_sim *s = calloc(1, sizeof *s);

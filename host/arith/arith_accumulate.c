@@ -4,7 +4,7 @@
  * trn_cast_copy_or_accumulate is the per-element reference; the span
  * version validates once, then runs one loop per dtype. Float dtypes reduce
  * in fp32 and narrow back with RNE (fp8 with config 0); int32 / int64 wrap. */
-#include "arith.h"
+#include "arith/arith.h"
 
 #include <math.h>
 #include <stdio.h>

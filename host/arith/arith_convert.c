@@ -6,7 +6,7 @@
  * the format once and run branch-free inner loops that the compiler can
  * vectorise; tests/arith compares them with the element functions bit for
  * bit. docs/dtypes.md and docs/arith.md describe every rule used here. */
-#include "arith.h"
+#include "arith/arith.h"
 
 #include <math.h>
 

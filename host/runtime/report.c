@@ -1,9 +1,9 @@
 /* Reports: stats, skip notes, the opcode table and the quirk list. */
 #include <string.h>
 
-#include "arith.h"
-#include "opnames.h"
-#include "sim_internal.h"
+#include "arith/arith.h"
+#include "runtime/opnames.h"
+#include "runtime/sim_internal.h"
 
 /* Quirks of the host and its arithmetic core (modules add their own). */
 static const trn_quirk_desc host_quirks[] = {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opnames.h"
-#include "sim_internal.h"
+#include "runtime/opnames.h"
+#include "runtime/sim_internal.h"
 
 #define MAX_SUB_DEPTH 8
 
