@@ -1,0 +1,91 @@
+/* Argument parsing for run / check, opening the simulator, and the one
+ * stderr line of a failure. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_internal.h"
+
+/* The one stderr line of a failure. A message can quote input (a tensor name,
+ * a config string, a path) holding a newline or other control byte; those
+ * are printed escaped so the message stays one line. */
+int cli_fail(const char *msg) {
+    fputs("trnsim: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; ++p) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\r') fputs("\\r", stderr);
+        else if (*p == '\t') fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
+    return 1;
+}
+
+static int parse_binding(const char *arg, binding *b, trn_error *e) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) return trn_errorf(e, "expected NAME=FILE.npy or NAME@CORE=FILE.npy, got '%s'", arg);
+    size_t len = (size_t)(eq - arg);
+    if (len >= sizeof b->name) return trn_errorf(e, "tensor name too long in '%s'", arg);
+    memcpy(b->name, arg, len);
+    b->name[len] = 0;
+    b->core = -1;
+    char *at = strchr(b->name, '@');
+    if (at) {
+        char *end;
+        errno = 0;
+        long c = strtol(at + 1, &end, 10);
+        if (!isdigit((unsigned char)at[1]) || *end || c > INT_MAX || errno)
+            return trn_errorf(e, "bad core in '%s' (expected NAME@CORE=FILE with CORE a core number)", arg);
+        b->core = (int)c;
+        *at = 0;
+    }
+    b->path = eq + 1;
+    return 0;
+}
+
+int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < argc; ++i) {
+        const char *s = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(s, "--config") && has_value) a->config = argv[++i];
+        else if ((!strcmp(s, "--input") || !strcmp(s, "--output")) && has_value) {
+            bool in = s[2] == 'i';
+            int *n = in ? &a->n_in : &a->n_out;
+            if (*n == MAX_FILES) return trn_errorf(e, "more than %d %s options", MAX_FILES, s);
+            if (parse_binding(argv[++i], in ? &a->in[*n] : &a->out[*n], e)) return -1;
+            ++*n;
+        } else if (!strcmp(s, "--trace")) a->trace = true;
+        else if (!strcmp(s, "--stats")) a->stats = true;
+        else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
+        else if (!strcmp(s, "--raw-bits")) a->raw_bits = true;
+        else if (s[0] == '-') return trn_errorf(e, "unknown or incomplete option '%s' (see trnsim --help)", s);
+        else if (!a->program) a->program = s;
+        else return trn_errorf(e, "unexpected argument '%s'", s);
+    }
+    return 0;
+}
+
+static void exe_dir(char *buf, size_t len) {
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0) {
+        snprintf(buf, len, ".");
+        return;
+    }
+    buf[n] = 0;
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = 0;
+}
+
+int cli_open_sim(trn_sim **s, const char *config, bool trace, bool stats, trn_error *e) {
+    char dir[PATH_MAX];
+    exe_dir(dir, sizeof dir);
+    trn_sim_opts o = {.config_path = config, .trace = trace, .stats = stats, .exe_dir = dir};
+    return trn_sim_open(s, &o, e);
+}
+

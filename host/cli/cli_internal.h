@@ -1,0 +1,48 @@
+/* What the command line's files share: the parsed arguments of run / check
+ * and the steps of a run (docs/cli.md). */
+#ifndef TRNSIM_HOST_CLI_ARGS_H
+#define TRNSIM_HOST_CLI_ARGS_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "runtime/sim.h"
+
+#define MAX_FILES 256
+
+/* One --input / --output: NAME[@CORE]=FILE.npy. */
+typedef struct binding {
+    char name[256];
+    int core; /* -1: all cores (input) / stacked or core 0 (output) */
+    const char *path;
+    char tmp[PATH_MAX + 64];
+} binding;
+
+typedef struct run_args {
+    const char *program, *config;
+    binding in[MAX_FILES], out[MAX_FILES];
+    int n_in, n_out;
+    bool trace, stats, stats_json, raw_bits;
+} run_args;
+
+/* args.c */
+int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e);
+int cli_open_sim(trn_sim **s, const char *config, bool trace, bool stats, trn_error *e);
+int cli_fail(const char *msg);
+
+/* inputs.c */
+int cli_load_input(trn_sim *s, const binding *b, trn_error *e);
+
+/* outputs.c: written to temporary names, renamed only after success */
+int cli_check_outputs(const run_args *a, trn_error *e);
+int cli_save_output(trn_sim *s, binding *b, bool raw_bits, trn_error *e);
+int cli_commit_outputs(run_args *a, trn_error *e);
+void cli_remove_temps(run_args *a);
+
+/* commands.c */
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_check(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *));
+
+#endif

@@ -1,0 +1,62 @@
+/* The commands: run, check, and the listings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli_internal.h"
+
+static int do_run(run_args *a, trn_error *e) {
+    trn_sim *s = NULL;
+    int rc = cli_check_outputs(a, e) || cli_open_sim(&s, a->config, a->trace, a->stats, e) ||
+             trn_sim_load_program(s, a->program, e);
+    for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
+    if (!rc) rc = trn_sim_run(s, e);
+    for (int i = 0; i < a->n_out && !rc; ++i) rc = cli_save_output(s, &a->out[i], a->raw_bits, e);
+    if (!rc) rc = cli_commit_outputs(a, e);
+    if (rc) cli_remove_temps(a);
+    if (s && !rc) {
+        trn_sim_print_skip_notes(s, stderr);
+        if (a->stats) trn_sim_print_stats(s, stdout, a->stats_json);
+    }
+    trn_sim_close(s);
+    return rc ? -1 : 0;
+}
+
+int cli_cmd_run(int argc, char **argv) {
+    static run_args a;
+    trn_error e;
+    if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
+    if (!a.program) return cli_fail("run: missing PROGRAM.json (see trnsim --help)");
+    if (do_run(&a, &e)) return cli_fail(e.msg);
+    return 0;
+}
+
+int cli_cmd_check(int argc, char **argv) {
+    static run_args a;
+    trn_error e;
+    if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
+    if (!a.program) return cli_fail("check: missing PROGRAM.json");
+    trn_sim *s = NULL;
+    int rc = cli_open_sim(&s, a.config, false, false, &e) || trn_sim_load_program(s, a.program, &e);
+    if (!rc) printf("%s: ok (%u core%s)\n", a.program, trn_sim_cores(s), trn_sim_cores(s) == 1 ? "" : "s");
+    trn_sim_close(s);
+    return rc ? cli_fail(e.msg) : 0;
+}
+
+int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) {
+    const char *config = NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
+        else {
+            char msg[300];
+            snprintf(msg, sizeof msg, "unexpected argument '%s'", argv[i]);
+            return cli_fail(msg);
+        }
+    }
+    trn_sim *s = NULL;
+    trn_error e;
+    if (cli_open_sim(&s, config, false, false, &e)) return cli_fail(e.msg);
+    print(s, stdout);
+    trn_sim_close(s);
+    return 0;
+}
+

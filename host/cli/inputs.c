@@ -1,0 +1,50 @@
+/* --input: a .npy file into a tensor, on one core or stacked over all. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith/arith.h"
+#include "cli/cli_internal.h"
+#include "frontend/npy.h"
+
+static int shape_equal(int na, const int64_t *a, int nb, const int64_t *b) {
+    if (na != nb) return 0;
+    for (int i = 0; i < na; ++i)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+int cli_load_input(trn_sim *s, const binding *b, trn_error *e) {
+    trn_tensor_info t;
+    if (trn_sim_tensor_info(s, b->name, &t, e)) return -1;
+    trn_npy n;
+    if (trn_npy_read(b->path, &n, e)) return -1;
+    size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
+    uint8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf) {
+        trn_npy_free(&n);
+        return trn_errorf(e, "--input %s: out of memory for %zu bytes", b->name, bytes);
+    }
+    uint32_t cores = trn_sim_cores(s);
+    int rc = 0;
+    bool stacked = b->core < 0 && cores > 1 && n.ndim == t.ndim + 1 && n.shape[0] == (int64_t)cores &&
+                   shape_equal(t.ndim, t.shape, n.ndim - 1, n.shape + 1);
+    if (stacked) {
+        trn_npy slice = n;
+        slice.ndim = n.ndim - 1;
+        memmove(slice.shape, n.shape + 1, sizeof(int64_t) * (size_t)slice.ndim);
+        slice.count = n.count / cores;
+        for (uint32_t c = 0; c < cores && rc == 0; ++c) {
+            slice.data = (uint8_t *)n.data + c * slice.count * n.item_size;
+            rc = trn_npy_to_tensor(&slice, (trn_dtype)t.dtype, t.ndim, t.shape, buf, e) ||
+                 trn_sim_set_tensor(s, b->name, (int)c, buf, bytes, e);
+        }
+    } else {
+        rc = trn_npy_to_tensor(&n, (trn_dtype)t.dtype, t.ndim, t.shape, buf, e) ||
+             trn_sim_set_tensor(s, b->name, b->core, buf, bytes, e);
+    }
+    free(buf);
+    trn_npy_free(&n);
+    if (rc) trn_error_prefix(e, "--input %s", b->name);
+    return rc ? -1 : 0;
+}
+
