@@ -16,7 +16,8 @@ typedef struct binding {
     char name[256];
     int core; /* -1: all cores (input) / stacked or core 0 (output) */
     const char *path;
-    char tmp[PATH_MAX + 64];
+    char tmp[PATH_MAX + 64]; /* output: its temporary, created exclusively */
+    char bak[PATH_MAX + 66]; /* output: the old file's hard link, where exchange is unsupported */
 } binding;
 
 typedef struct run_args {
@@ -34,9 +35,11 @@ int cli_fail(const char *msg);
 /* inputs.c */
 int cli_load_input(trn_sim *s, const binding *b, trn_error *e);
 
-/* outputs.c: written to temporary names, renamed only after success */
-int cli_check_outputs(const run_args *a, trn_error *e);
-int cli_save_output(trn_sim *s, binding *b, bool raw_bits, trn_error *e);
+/* outputs.c: written to temporary names, committed all or nothing */
+int cli_check_output_paths(const run_args *a, trn_error *e);
+int cli_check_output_tensors(const run_args *a, trn_sim *s, trn_error *e);
+void cli_install_signal_cleanup(run_args *a);
+int cli_save_output(trn_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);
 

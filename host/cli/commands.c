@@ -6,11 +6,12 @@
 
 static int do_run(run_args *a, trn_error *e) {
     trn_sim *s = NULL;
-    int rc = cli_check_outputs(a, e) || cli_open_sim(&s, a->config, a->trace, a->stats, e) ||
-             trn_sim_load_program(s, a->program, e);
+    cli_install_signal_cleanup(a);
+    int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a->config, a->trace, a->stats, e) ||
+             trn_sim_load_program(s, a->program, e) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = trn_sim_run(s, e);
-    for (int i = 0; i < a->n_out && !rc; ++i) rc = cli_save_output(s, &a->out[i], a->raw_bits, e);
+    for (int i = 0; i < a->n_out && !rc; ++i) rc = cli_save_output(s, a, i, e);
     if (!rc) rc = cli_commit_outputs(a, e);
     if (rc) cli_remove_temps(a);
     if (s && !rc) {

@@ -1,7 +1,11 @@
-/* --output: checked before the run, written to temporaries after it, and
- * renamed into place only when every one was written. */
+/* --output: checked before the run, written after it to temporaries created
+ * exclusively next to their targets, then committed all or nothing without
+ * ever deleting a file that was there before (docs/cli.md, "Outputs"). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,34 +16,54 @@
 #include "cli/cli_internal.h"
 #include "frontend/npy.h"
 
-int cli_save_output(trn_sim *s, binding *b, bool raw_bits, trn_error *e) {
-    trn_tensor_info t;
-    if (trn_sim_tensor_info(s, b->name, &t, e)) return -1;
-    uint32_t cores = trn_sim_cores(s);
-    if (b->core >= (int)cores) return trn_errorf(e, "--output %s@%d: the run has %u cores", b->name, b->core, cores);
-    bool stacked = b->core < 0 && cores > 1;
-    uint32_t ncopies = stacked ? cores : 1;
-    size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
-    uint8_t *buf = malloc(bytes * ncopies + 1);
-    if (!buf) return trn_errorf(e, "--output %s: out of memory for %zu bytes", b->name, bytes * ncopies);
-    int rc = 0;
-    for (uint32_t c = 0; c < ncopies && rc == 0; ++c)
-        rc = trn_sim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes, e);
-    int64_t shape[TRN_NPY_MAX_DIMS];
-    int ndim = t.ndim;
-    memcpy(shape + (stacked ? 1 : 0), t.shape, sizeof(int64_t) * (size_t)t.ndim);
-    if (stacked) {
-        shape[0] = cores;
-        ++ndim;
-    }
-    void *data = NULL;
-    const char *descr;
-    snprintf(b->tmp, sizeof b->tmp, "%s.tmp-trnsim-%ld", b->path, (long)getpid());
-    if (rc == 0) rc = trn_npy_from_tensor((trn_dtype)t.dtype, buf, (size_t)t.count * ncopies, raw_bits, &data, &descr, e);
-    if (rc == 0) rc = trn_npy_write(b->tmp, descr, ndim, shape, data, e);
-    free(data);
-    free(buf);
-    return rc ? -1 : 0;
+/* ---- signals: the temporaries go away with the process ---- */
+
+/* What the handler may touch: the bindings' temporary names and a flag per
+ * name that is set only while that file exists and is ours to remove. */
+static run_args *live_args;
+static volatile sig_atomic_t temp_live[MAX_FILES];
+
+static const char interrupted_msg[] = "trnsim: interrupted; temporary output files removed\n";
+
+/* Only async-signal-safe calls: unlink, write, _exit. */
+static void on_signal(int sig) {
+    run_args *a = live_args;
+    for (int i = 0; a && i < a->n_out; ++i)
+        if (temp_live[i]) unlink(a->out[i].tmp);
+    ssize_t ignored = write(STDERR_FILENO, interrupted_msg, sizeof interrupted_msg - 1);
+    (void)ignored;
+    _exit(128 + sig);
+}
+
+void cli_install_signal_cleanup(run_args *a) {
+    live_args = a;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void block_signals(bool block, sigset_t *old) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(block ? SIG_BLOCK : SIG_SETMASK, block ? &set : old, block ? old : NULL);
+}
+
+/* ---- checks before the run ---- */
+
+static const char *file_kind(mode_t m) {
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
 }
 
 /* Where a path's file lives: its directory resolved (symlinks, "..") and its
@@ -58,39 +82,194 @@ static void target_key(const char *path, char *key, size_t len) {
     snprintf(key, len, "%s/%s", real, slash ? slash + 1 : path);
 }
 
-/* Before anything runs: each output file named once and not a directory, so
- * that the renames at the end do not fail half-way for a reason known now. */
-int cli_check_outputs(const run_args *a, trn_error *e) {
+/* Before anything runs: each output file named once, and either new or a
+ * regular file (followed through a symlink), so that nothing but a regular
+ * file is ever replaced and the renames at the end do not fail for a reason
+ * known now. */
+int cli_check_output_paths(const run_args *a, trn_error *e) {
     static char keys[MAX_FILES][PATH_MAX + 256];
     for (int i = 0; i < a->n_out; ++i) {
+        const binding *b = &a->out[i];
         struct stat si;
-        if (stat(a->out[i].path, &si) == 0 && S_ISDIR(si.st_mode))
-            return trn_errorf(e, "--output %s: %s is a directory", a->out[i].name, a->out[i].path);
-        target_key(a->out[i].path, keys[i], sizeof keys[i]);
+        if (stat(b->path, &si) == 0 && !S_ISREG(si.st_mode))
+            return trn_errorf(e, "--output %s: %s is %s; only a regular file or a new path can be an output "
+                              "(write to a file, then copy it there)", b->name, b->path, file_kind(si.st_mode));
+        target_key(b->path, keys[i], sizeof keys[i]);
         for (int j = 0; j < i; ++j) {
-            bool same = !strcmp(a->out[i].path, a->out[j].path) || (keys[i][0] && !strcmp(keys[i], keys[j]));
+            bool same = !strcmp(b->path, a->out[j].path) || (keys[i][0] && !strcmp(keys[i], keys[j]));
             if (same)
-                return trn_errorf(e, "--output %s and --output %s name the same file %s", a->out[j].name,
-                                  a->out[i].name, a->out[i].path);
+                return trn_errorf(e, "--output %s and --output %s name the same file %s", a->out[j].name, b->name,
+                                  b->path);
         }
     }
     return 0;
 }
 
-void cli_remove_temps(run_args *a) {
-    for (int i = 0; i < a->n_out; ++i)
-        if (a->out[i].tmp[0]) remove(a->out[i].tmp);
-}
-
-/* Rename every temporary into place; if one rename fails, the outputs
- * already renamed are removed again, so a failed run leaves no output. */
-int cli_commit_outputs(run_args *a, trn_error *e) {
-    for (int i = 0; i < a->n_out; ++i)
-        if (rename(a->out[i].tmp, a->out[i].path) != 0) {
-            trn_errorf(e, "cannot rename %s to %s: %s", a->out[i].tmp, a->out[i].path, strerror(errno));
-            for (int j = 0; j < i; ++j) remove(a->out[j].path);
-            return -1;
-        }
+/* After the program is loaded, before inputs and the run: every --output
+ * names a tensor of the program and a core of the run. */
+int cli_check_output_tensors(const run_args *a, trn_sim *s, trn_error *e) {
+    uint32_t cores = trn_sim_cores(s);
+    for (int i = 0; i < a->n_out; ++i) {
+        const binding *b = &a->out[i];
+        trn_tensor_info t;
+        if (trn_sim_tensor_info(s, b->name, &t, e)) return trn_error_prefix(e, "--output %s", b->name);
+        if (b->core >= (int)cores)
+            return trn_errorf(e, "--output %s@%d: the run has %u core%s (0 .. %u)", b->name, b->core, cores,
+                              cores == 1 ? "" : "s", cores - 1);
+    }
     return 0;
 }
 
+/* ---- writing a temporary ---- */
+
+/* "DIR/.BASE.trnsim-XXXXXX" in the target's own directory, so the final
+ * rename never crosses a file system. */
+static int temp_template(binding *b, trn_error *e) {
+    const char *slash = strrchr(b->path, '/');
+    int dirlen = slash ? (int)(slash - b->path) + 1 : 0;
+    const char *base = slash ? slash + 1 : b->path;
+    int n = snprintf(b->tmp, sizeof b->tmp, "%.*s.%s.trnsim-XXXXXX", dirlen, b->path, base);
+    if (n < 0 || (size_t)n >= sizeof b->tmp) return trn_errorf(e, "--output %s: path too long: %s", b->name, b->path);
+    return 0;
+}
+
+/* The new file gets the old file's permissions, or the usual 0666 & ~umask. */
+static void set_mode(int fd, const char *path) {
+    struct stat st;
+    mode_t mode;
+    if (stat(path, &st) == 0) mode = st.st_mode & 07777;
+    else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0) { /* the file stays 0600: private, still correct */
+    }
+}
+
+/* mkostemp opens with O_CREAT|O_EXCL under a random name: a planted file or
+ * symlink of that name makes it pick another, never follow. */
+static int write_temp(int idx, binding *b, const char *descr, int ndim, const int64_t *shape, const void *data,
+                      trn_error *e) {
+    if (temp_template(b, e)) return -1;
+    sigset_t old;
+    block_signals(true, &old);
+    int fd = mkostemp(b->tmp, O_CLOEXEC);
+    if (fd >= 0) temp_live[idx] = 1;
+    block_signals(false, &old);
+    if (fd < 0) {
+        int err = errno;
+        return trn_errorf(e, "--output %s: cannot create a temporary file next to %s: %s", b->name, b->path,
+                          strerror(err));
+    }
+    set_mode(fd, b->path);
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        return trn_errorf(e, "--output %s: %s", b->name, strerror(errno));
+    }
+    int rc = trn_npy_write_stream(f, b->path, descr, ndim, shape, data, e);
+    if (fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "%s: close failed: %s", b->path, strerror(errno));
+    return rc;
+}
+
+int cli_save_output(trn_sim *s, run_args *a, int idx, trn_error *e) {
+    binding *b = &a->out[idx];
+    trn_tensor_info t;
+    if (trn_sim_tensor_info(s, b->name, &t, e)) return -1;
+    uint32_t cores = trn_sim_cores(s);
+    bool stacked = b->core < 0 && cores > 1;
+    uint32_t ncopies = stacked ? cores : 1;
+    size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
+    uint8_t *buf = malloc(bytes * ncopies + 1);
+    if (!buf) return trn_errorf(e, "--output %s: out of memory for %zu bytes", b->name, bytes * ncopies);
+    int rc = 0;
+    for (uint32_t c = 0; c < ncopies && rc == 0; ++c)
+        rc = trn_sim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes, e);
+    int64_t shape[TRN_NPY_MAX_DIMS];
+    int ndim = t.ndim;
+    memcpy(shape + (stacked ? 1 : 0), t.shape, sizeof(int64_t) * (size_t)t.ndim);
+    if (stacked) {
+        shape[0] = cores;
+        ++ndim;
+    }
+    void *data = NULL;
+    const char *descr;
+    if (rc == 0) rc = trn_npy_from_tensor((trn_dtype)t.dtype, buf, (size_t)t.count * ncopies, a->raw_bits, &data, &descr, e);
+    free(buf);
+    if (rc == 0) rc = write_temp(idx, b, descr, ndim, shape, data, e);
+    free(data);
+    return rc ? -1 : 0;
+}
+
+void cli_remove_temps(run_args *a) {
+    for (int i = 0; i < a->n_out; ++i)
+        if (temp_live[i]) {
+            unlink(a->out[i].tmp);
+            temp_live[i] = 0;
+        }
+}
+
+/* ---- commit ---- */
+
+typedef enum { STEP_NONE, STEP_CREATED, STEP_EXCHANGED, STEP_BACKED_UP } commit_step;
+
+/* An existing target is swapped with its temporary (RENAME_EXCHANGE): the
+ * old file then sits under the temporary name until every output is in
+ * place. Where the file system cannot exchange, a hard link keeps the old
+ * file (PATH.TMP~) while the new one is renamed over it. */
+static int replace_one(binding *b, commit_step *step, trn_error *e) {
+    struct stat st;
+    if (lstat(b->path, &st) != 0) {
+        if (renameat2(AT_FDCWD, b->tmp, AT_FDCWD, b->path, RENAME_NOREPLACE) == 0) return *step = STEP_CREATED, 0;
+        if (errno != EINVAL && errno != ENOSYS) goto fail;
+        if (link(b->tmp, b->path) != 0) goto fail; /* link never replaces */
+        unlink(b->tmp);
+        return *step = STEP_CREATED, 0;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        return trn_errorf(e, "--output %s: %s became %s during the run; nothing was replaced", b->name, b->path,
+                          file_kind(st.st_mode));
+    }
+    if (renameat2(AT_FDCWD, b->tmp, AT_FDCWD, b->path, RENAME_EXCHANGE) == 0) return *step = STEP_EXCHANGED, 0;
+    if (errno != EINVAL && errno != ENOSYS) goto fail;
+    snprintf(b->bak, sizeof b->bak, "%s~", b->tmp);
+    if (link(b->path, b->bak) != 0) goto fail;
+    if (rename(b->tmp, b->path) != 0) {
+        int err = errno;
+        unlink(b->bak);
+        errno = err;
+        goto fail;
+    }
+    return *step = STEP_BACKED_UP, 0;
+fail:
+    return trn_errorf(e, "--output %s: cannot put the output in place at %s: %s; no output file was changed",
+                      b->name, b->path, strerror(errno));
+}
+
+/* Undo one committed output: the old file returns, the new one goes. */
+static void undo_one(binding *b, commit_step step) {
+    if (step == STEP_CREATED) unlink(b->path);
+    else if (step == STEP_EXCHANGED) renameat2(AT_FDCWD, b->tmp, AT_FDCWD, b->path, RENAME_EXCHANGE);
+    else if (step == STEP_BACKED_UP) rename(b->bak, b->path);
+}
+
+int cli_commit_outputs(run_args *a, trn_error *e) {
+    static commit_step steps[MAX_FILES];
+    sigset_t old;
+    block_signals(true, &old); /* a signal now would have to choose between old and new files */
+    int rc = 0, done = 0;
+    for (; done < a->n_out && rc == 0; ++done) {
+        steps[done] = STEP_NONE;
+        rc = replace_one(&a->out[done], &steps[done], e);
+    }
+    if (rc) done--;
+    for (int i = done - 1; rc && i >= 0; --i) undo_one(&a->out[i], steps[i]);
+    for (int i = 0; i < a->n_out; ++i) {
+        if (rc || steps[i] == STEP_EXCHANGED) unlink(a->out[i].tmp); /* a temporary, or the old file after a swap */
+        if (!rc && steps[i] == STEP_BACKED_UP) unlink(a->out[i].bak);
+        temp_live[i] = 0;
+    }
+    block_signals(false, &old);
+    return rc;
+}

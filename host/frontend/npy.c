@@ -438,8 +438,14 @@ static int write_all(const char *path, FILE *f, const void *p, size_t n, trn_err
     return 0;
 }
 
-int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
-                  trn_error *e) {
+/* A validated file image: the preamble and header, and the data's size. */
+typedef struct npy_image {
+    char head[1024]; /* 8 dims of 19 digits plus the dict and 64 bytes of padding fit easily */
+    size_t head_len, data_bytes;
+} npy_image;
+
+static int build_image(npy_image *im, const char *path, const char *descr, int ndim, const int64_t *shape,
+                       const void *data, trn_error *e) {
     char norm[8];
     size_t item, count;
     if (!descr) return trn_errorf(e, "%s: no dtype given for writing", path);
@@ -448,22 +454,39 @@ int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *
         return trn_errorf(e, "%s: cannot write %d dimensions (expected 0 to %d)", path, ndim, TRN_NPY_MAX_DIMS);
     if (shape_count(path, ndim, shape, item, &count, e)) return -1;
     if (count && !data) return trn_errorf(e, "%s: no data given for %zu elements", path, count);
+    memcpy(im->head, NPY_MAGIC "\x01\x00", 8);
+    size_t hlen = build_header(im->head + 10, sizeof im->head - 10, norm, ndim, shape);
+    im->head[8] = (char)(hlen & 0xff);
+    im->head[9] = (char)(hlen >> 8);
+    im->head_len = 10 + hlen;
+    im->data_bytes = count * item;
+    return 0;
+}
 
-    /* 8 dims of 19 digits plus the dict and 64 bytes of padding fit easily. */
-    char head[1024];
-    memcpy(head, NPY_MAGIC "\x01\x00", 8);
-    size_t hlen = build_header(head + 10, sizeof head - 10, norm, ndim, shape);
-    head[8] = (char)(hlen & 0xff);
-    head[9] = (char)(hlen >> 8);
+static int write_image(FILE *f, const char *path, const npy_image *im, const void *data, trn_error *e) {
+    int rc = write_all(path, f, im->head, im->head_len, e);
+    if (rc == 0) rc = write_all(path, f, data, im->data_bytes, e);
+    if (rc == 0 && fflush(f) != 0) rc = trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
+    return rc;
+}
 
+int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim, const int64_t *shape,
+                         const void *data, trn_error *e) {
+    npy_image im;
+    name = name_of(name);
+    return build_image(&im, name, descr, ndim, shape, data, e) || write_image(f, name, &im, data, e) ? -1 : 0;
+}
+
+int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
+                  trn_error *e) {
+    npy_image im;
+    if (build_image(&im, path, descr, ndim, shape, data, e)) return -1;
     FILE *f = fopen(path, "wb");
     if (!f) return trn_errorf(e, "%s: cannot create: %s", path, strerror(errno));
     /* Only a regular file is removed on failure (never /dev/full & co). */
     struct stat st;
     bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-    int rc = write_all(path, f, head, 10 + hlen, e);
-    if (rc == 0) rc = write_all(path, f, data, count * item, e);
-    if (rc == 0 && fflush(f) != 0) rc = trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
+    int rc = write_image(f, path, &im, data, e);
     if (fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "%s: close failed: %s", path, strerror(errno));
     if (rc && regular) remove(path); /* never leave a partial file behind */
     return rc;

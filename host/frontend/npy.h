@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "trnsim/dtype.h"
@@ -51,6 +52,12 @@ int trn_npy_read(const char *path, trn_npy *out, trn_error *e);
  * the partial file is removed. */
 int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
                   trn_error *e);
+
+/* The same file written to an open stream (flushed, not closed): for a
+ * caller that created the file itself, e.g. exclusively under a temporary
+ * name. name is used in messages only. */
+int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim, const int64_t *shape,
+                         const void *data, trn_error *e);
 
 /* Free the data of a successful read; safe on an emptied or zeroed struct. */
 void trn_npy_free(trn_npy *n);

@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""--output handling under hostile conditions: targets that are not regular
+files, planted symlinks at temporary names, a commit that fails half-way,
+signals while temporaries exist, and outputs checked before the run.
+Usage: cli_outputs.py TRNSIM PROGRAMS_DIR (needs root for chattr +i)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+trnsim, progs = sys.argv[1], sys.argv[2]
+cfg = f"{progs}/test.cfg"
+failures = 0
+
+
+def run(*args, rc=0, timeout=120):
+    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=timeout)
+    if r.returncode != rc:
+        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def one_line_error(r, *needles):
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trnsim: "), r.stderr
+    for n in needles:
+        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
+
+
+def case(name, fn):
+    global failures
+    try:
+        fn()
+        print(f"ok: {name}")
+    except AssertionError as e:
+        failures += 1
+        print(f"FAIL: {name}: {e}")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def not_regular_targets():
+    """A FIFO, and a symlink to a character device, are refused before the
+    run and stay what they were; nothing is left next to them."""
+    with tempfile.TemporaryDirectory() as d:
+        fifo, dev = os.path.join(d, "fifo.npy"), os.path.join(d, "null.npy")
+        os.mkfifo(fifo)
+        os.symlink("/dev/null", dev)
+        r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={fifo}", rc=1)
+        one_line_error(r, f"--output y: {fifo} is a FIFO; only a regular file or a new path can be an output")
+        r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={dev}", rc=1)
+        one_line_error(r, f"--output y: {dev} is a character device")
+        assert sorted(os.listdir(d)) == ["fifo.npy", "null.npy"], os.listdir(d)
+        assert os.path.islink(dev) and os.readlink(dev) == "/dev/null"
+        import stat
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def replaced_keeps_mode():
+    """An existing regular file is replaced by the output and keeps its mode;
+    no temporary is left."""
+    with tempfile.TemporaryDirectory() as d:
+        y = os.path.join(d, "y.npy")
+        write(y, b"OLD")
+        os.chmod(y, 0o640)
+        run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={y}")
+        assert read(y).startswith(b"\x93NUMPY"), read(y)[:16]
+        assert os.stat(y).st_mode & 0o777 == 0o640, oct(os.stat(y).st_mode)
+        assert os.listdir(d) == ["y.npy"], os.listdir(d)
+
+
+def planted_symlink_not_followed():
+    """The temporary is created exclusively under an unpredictable name: a
+    symlink planted at the old predictable name (FILE.tmp-trnsim-PID) while
+    the run waits for its input is not followed."""
+    with tempfile.TemporaryDirectory() as d:
+        victim, y, fifo = os.path.join(d, "victim"), os.path.join(d, "y.npy"), os.path.join(d, "x.fifo")
+        write(victim, b"precious")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([trnsim, "run", f"{progs}/io.json", "--config", cfg, "--input", f"x={fifo}",
+                              "--output", f"y={y}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.symlink(victim, f"{y}.tmp-trnsim-{p.pid}")
+        write(fifo, read(f"{progs}/io_x.npy"))  # blocks until trnsim opens it
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        assert read(victim) == b"precious", read(victim)
+        assert read(y).startswith(b"\x93NUMPY")
+        assert sorted(os.listdir(d)) == sorted(["victim", "y.npy", "x.fifo", f"y.npy.tmp-trnsim-{p.pid}"]), os.listdir(d)
+
+
+def all_or_nothing():
+    """Two outputs over existing files; the second cannot be replaced
+    (immutable). The first keeps its old contents and nothing else is left."""
+    with tempfile.TemporaryDirectory() as d:
+        a, b = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+        write(a, b"OLD-A")
+        write(b, b"OLD-B")
+        if subprocess.run(["chattr", "+i", b]).returncode != 0:
+            raise AssertionError("chattr +i failed: this test needs root on a file system with attributes")
+        try:
+            r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={a}", "--output", f"x={b}", rc=1)
+            one_line_error(r, f"--output x: cannot put the output in place at {b}: Operation not permitted",
+                           "no output file was changed")
+            assert read(a) == b"OLD-A", read(a)
+            assert read(b) == b"OLD-B", read(b)
+            assert sorted(os.listdir(d)) == ["a.npy", "b.npy"], os.listdir(d)
+        finally:
+            subprocess.run(["chattr", "-i", b])
+        # and a new path next to it: removed again, the old file kept
+        c = os.path.join(d, "c.npy")
+        subprocess.run(["chattr", "+i", b], check=True)
+        try:
+            r = run("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={c}", "--output", f"x={b}", rc=1)
+            one_line_error(r, f"--output x: cannot put the output in place at {b}")
+            assert sorted(os.listdir(d)) == ["a.npy", "b.npy"], os.listdir(d)
+        finally:
+            subprocess.run(["chattr", "-i", b])
+
+
+def big_program(d):
+    """One 64 Mi-element float32 HBM tensor (256 MiB): its output takes a
+    while to write."""
+    p = os.path.join(d, "big.json")
+    with open(p, "w") as f:
+        json.dump({"tensors": [{"name": "big", "memory": "hbm", "dtype": "float32", "shape": [1 << 26], "fill": 1.5},
+                               {"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [1, 4], "fill": 1.0},
+                               {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [1, 4]}],
+                   "instructions": [{"opcode": "TestCopy", "inputs": ["x"], "outputs": ["y"]}]}, f)
+    return p
+
+
+def signal_removes_temporaries():
+    """SIGTERM while the output's temporary is being written: the temporary
+    is removed, the old file is untouched, the exit status is 128+15."""
+    with tempfile.TemporaryDirectory() as d:
+        prog = big_program(d)
+        out = os.path.join(d, "out")
+        os.mkdir(out)
+        y = os.path.join(out, "big.npy")
+        write(y, b"OLD")
+        p = subprocess.Popen([trnsim, "run", prog, "--config", cfg, "--output", f"big={y}"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        seen = False
+        while time.time() < deadline and p.poll() is None:
+            if any(n.startswith(".big.npy.trnsim-") for n in os.listdir(out)):
+                p.send_signal(signal.SIGSTOP)
+                seen = any(n.startswith(".big.npy.trnsim-") for n in os.listdir(out))
+                if seen:
+                    p.send_signal(signal.SIGTERM)
+                p.send_signal(signal.SIGCONT)
+                break
+        _, err = p.communicate(timeout=120)
+        assert seen, f"never saw the temporary (exit {p.returncode}): {err}"
+        assert p.returncode == 128 + signal.SIGTERM, (p.returncode, err)
+        assert err.strip() == "trnsim: interrupted; temporary output files removed", err
+        assert os.listdir(out) == ["big.npy"], os.listdir(out)
+        assert read(y) == b"OLD"
+
+
+def signal_during_run():
+    """SIGINT while the run waits for an input: exit 130, nothing written."""
+    with tempfile.TemporaryDirectory() as d:
+        fifo, y = os.path.join(d, "x.fifo"), os.path.join(d, "y.npy")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([trnsim, "run", f"{progs}/io.json", "--config", cfg, "--input", f"x={fifo}",
+                              "--output", f"y={y}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 130, (p.returncode, err)
+        assert os.listdir(d) == ["x.fifo"], os.listdir(d)
+
+
+def outputs_checked_first():
+    """A misspelled --output or a core out of range is reported before the
+    run (the program would fail later) and names --output."""
+    with tempfile.TemporaryDirectory() as d:
+        y = os.path.join(d, "y.npy")
+        r = run("run", f"{progs}/fail_late.json", "--config", cfg, "--output", f"yy={y}", rc=1)
+        one_line_error(r, "--output yy: ", "no tensor named 'yy'")
+        r = run("run", f"{progs}/fail_late.json", "--config", cfg, "--output", f"y@3={y}", rc=1)
+        one_line_error(r, "--output y@3: the run has 1 core (0 .. 0)")
+        assert os.listdir(d) == [], os.listdir(d)
+
+
+CASES = [("FIFO / device targets refused", not_regular_targets), ("replace keeps mode", replaced_keeps_mode),
+         ("planted symlink not followed", planted_symlink_not_followed), ("all or nothing", all_or_nothing),
+         ("SIGTERM removes temporaries", signal_removes_temporaries), ("SIGINT during the run", signal_during_run),
+         ("outputs checked before the run", outputs_checked_first)]
+for name, fn in CASES:
+    case(name, fn)
+print(f"{len(CASES) - failures} passed, {failures} failed")
+sys.exit(1 if failures else 0)
