@@ -13,11 +13,32 @@ static int shape_equal(int na, const int64_t *a, int nb, const int64_t *b) {
     return 1;
 }
 
+typedef struct input_want {
+    const trn_tensor_info *t;
+    uint32_t cores;
+    bool all_cores;
+} input_want;
+
+/* The file's header against the tensor, before its data is read: the
+ * tensor's shape, or [cores, *shape] for one slice per core. */
+static int check_header(const trn_npy *h, void *ctx, trn_error *e) {
+    const input_want *w = ctx;
+    if (shape_equal(h->ndim, h->shape, w->t->ndim, w->t->shape)) return 0;
+    if (w->all_cores && w->cores > 1 && h->ndim == w->t->ndim + 1 && h->shape[0] == (int64_t)w->cores &&
+        shape_equal(w->t->ndim, w->t->shape, h->ndim - 1, h->shape + 1))
+        return 0;
+    char a[256], b[256];
+    return trn_errorf(e, "%s: shape %s does not match the tensor's shape %s", h->name,
+                      trn_npy_format_shape(a, sizeof a, h->ndim, h->shape),
+                      trn_npy_format_shape(b, sizeof b, w->t->ndim, w->t->shape));
+}
+
 int cli_load_input(trn_sim *s, const binding *b, trn_error *e) {
     trn_tensor_info t;
-    if (trn_sim_tensor_info(s, b->name, &t, e)) return -1;
+    if (trn_sim_tensor_info(s, b->name, &t, e)) return trn_error_prefix(e, "--input %s", b->name);
     trn_npy n;
-    if (trn_npy_read(b->path, &n, e)) return -1;
+    input_want want = {&t, trn_sim_cores(s), b->core < 0};
+    if (trn_npy_read_checked(b->path, check_header, &want, &n, e)) return trn_error_prefix(e, "--input %s", b->name);
     size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
     uint8_t *buf = malloc(bytes ? bytes : 1);
     if (!buf) {

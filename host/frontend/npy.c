@@ -145,6 +145,11 @@ static int hp_string(hdr_parser *hp, char *out, size_t size, const char *what) {
     while (hp->p < hp->end && *hp->p != q && *hp->p != '\\') hp->p++;
     if (hp->p >= hp->end || *hp->p != q) return hp_fail(hp, "a closing quote");
     size_t len = (size_t)(hp->p - s);
+    const char *nul = memchr(s, 0, len);
+    if (nul) { /* numpy refuses it too; strlen would silently cut the text here */
+        hp->p = nul;
+        return hp_fail(hp, "a string without NUL bytes");
+    }
     hp->p++;
     if (len >= size) {
         hp->p = s;
@@ -169,6 +174,10 @@ static int hp_bool(hdr_parser *hp, bool *out) {
     return hp_fail(hp, "True or False");
 }
 
+/* The largest dimension a header may give: far above any tensor trnsim can
+ * hold, low enough that no product of eight of them is computed blindly. */
+#define NPY_DIM_MAX (1ull << 32)
+
 /* One dimension: decimal digits, an optional Python 2 'L' suffix. */
 static int hp_dim(hdr_parser *hp, int64_t *out) {
     hp_skip_ws(hp);
@@ -178,11 +187,11 @@ static int hp_dim(hdr_parser *hp, int64_t *out) {
     uint64_t v = 0;
     const char *start = hp->p;
     while (hp->p < hp->end && *hp->p >= '0' && *hp->p <= '9') {
-        if (v > (uint64_t)(INT64_MAX - 9) / 10) {
-            hp->p = start;
-            return hp_fail(hp, "a dimension below 2**63");
-        }
         v = v * 10 + (uint64_t)(*hp->p++ - '0');
+        if (v > NPY_DIM_MAX) {
+            hp->p = start;
+            return hp_fail(hp, "a dimension of at most 2**32 (4294967296), the limit");
+        }
     }
     if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l')) hp->p++;
     *out = neg ? -(int64_t)v : (int64_t)v;
@@ -336,15 +345,22 @@ static int parse_header(const char *path, const char *text, size_t len, size_t h
     return shape_count(path, f.ndim, f.shape, out->item_size, &out->count, e);
 }
 
-/* Read the data: exactly count * item_size bytes, then EOF. */
+/* Read the data: exactly count * item_size bytes, then EOF. At most one
+ * byte past the data is read: a stream with endless trailing bytes ends. */
 static int read_data(const char *path, FILE *f, trn_npy *out, size_t offset, trn_error *e) {
     size_t bytes = out->count * out->item_size, got;
     char sh[256];
     trn_npy_format_shape(sh, sizeof sh, out->ndim, out->shape);
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < (uint64_t)offset + bytes)
+    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && (uint64_t)st.st_size < (uint64_t)offset + bytes)
         return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %llu", path, bytes,
                           out->descr, sh, (unsigned long long)((uint64_t)st.st_size - offset));
+    if (regular && (uint64_t)st.st_size > (uint64_t)offset + bytes) {
+        unsigned long long more = (unsigned long long)((uint64_t)st.st_size - offset - bytes);
+        return trn_errorf(e, "%s: %llu extra bytes after the data: expected %zu bytes for %s %s, found %llu", path,
+                          more, bytes, out->descr, sh, more + bytes);
+    }
     out->data = malloc(bytes ? bytes : 1);
     if (!out->data) return trn_errorf(e, "%s: out of memory for %zu bytes of data", path, bytes);
     if (read_exact(f, out->data, bytes, &got)) {
@@ -352,17 +368,17 @@ static int read_data(const char *path, FILE *f, trn_npy *out, size_t offset, trn
         return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %zu", path, bytes,
                           out->descr, sh, got);
     }
-    unsigned char extra[4096];
-    size_t more = 0, k;
-    while ((k = fread(extra, 1, sizeof extra, f)) > 0) more += k;
+    unsigned char extra;
+    size_t k = fread(&extra, 1, 1, f);
     if (ferror(f)) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
-    if (more)
-        return trn_errorf(e, "%s: %zu extra bytes after the data: expected %zu bytes for %s %s, found %zu", path,
-                          more, bytes, out->descr, sh, bytes + more);
+    if (k)
+        return trn_errorf(e, "%s: extra bytes after the data: expected %zu bytes for %s %s, found more", path, bytes,
+                          out->descr, sh);
     return 0;
 }
 
-static int read_file(const char *path, FILE *f, trn_npy *out, trn_error *e) {
+static int read_file(const char *path, FILE *f, trn_npy *out, trn_npy_header_check check, void *ctx,
+                     trn_error *e) {
     uint32_t hlen = 0;
     size_t hstart = 0;
     if (read_preamble(path, f, &hlen, &hstart, e)) return -1;
@@ -385,23 +401,26 @@ static int read_file(const char *path, FILE *f, trn_npy *out, trn_error *e) {
                                     path, hlen, got);
     if (rc == 0) rc = parse_header(path, text, hlen, hstart, out, e);
     free(text);
+    if (rc == 0 && check) rc = check(out, ctx, e); /* before a single data byte is read */
     if (rc == 0) rc = read_data(path, f, out, hstart + hlen, e);
     return rc;
 }
 
-int trn_npy_read(const char *path, trn_npy *out, trn_error *e) {
+int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out, trn_error *e) {
     memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", path);
     FILE *f = fopen(path, "rb");
     if (!f) return trn_errorf(e, "%s: cannot open: %s", path, strerror(errno));
-    int rc = read_file(path, f, out, e);
+    int rc = read_file(path, f, out, check, ctx, e);
     fclose(f);
     if (rc) {
         trn_npy_free(out);
         return -1;
     }
-    snprintf(out->name, sizeof out->name, "%s", path);
     return 0;
 }
+
+int trn_npy_read(const char *path, trn_npy *out, trn_error *e) { return trn_npy_read_checked(path, NULL, NULL, out, e); }
 
 void trn_npy_free(trn_npy *n) {
     if (!n) return;

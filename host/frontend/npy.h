@@ -38,10 +38,17 @@ typedef struct trn_npy {
  * Accepts v1.0, v2.0 and v3.0 headers with an ASCII dict of exactly the keys
  * descr / fortran_order / shape; descr one of the twelve above ('>' is an
  * error, as is '|' or '=' on a multi-byte type); fortran_order False; at most
- * TRN_NPY_MAX_DIMS non-negative dims; exactly count * item_size bytes of data
+ * TRN_NPY_MAX_DIMS non-negative dims of at most 2^32; exactly count * item_size bytes of data
  * (missing or extra bytes are errors). On error *out is left empty (data
  * NULL) and nothing needs freeing. */
 int trn_npy_read(const char *path, trn_npy *out, trn_error *e);
+
+/* The same, with check called on the parsed header (descr, ndim, shape,
+ * item_size, count and name set; data still NULL) before any data byte is
+ * read: a caller that knows what the file must hold refuses a lying or huge
+ * header at once. check returns 0, or -1 after a message in *e. */
+typedef int (*trn_npy_header_check)(const trn_npy *header, void *ctx, trn_error *e);
+int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out, trn_error *e);
 
 /* Write a v1.0 file whose header is byte-identical to numpy.save's for the
  * same array (dict, growth-axis spaces, padding so the data starts at a

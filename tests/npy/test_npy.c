@@ -351,7 +351,7 @@ static void test_error_bad_shape(void **state) {
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 6)}", v, 24);
     expect_read_error(p, "shape has more than 8 dimensions (at most 8 supported)");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 61: expected a dimension below 2**63, found '9'");
+    expect_read_error(p, "bad header dict at byte 61: expected a dimension of at most 2**32 (4294967296), the limit, found '9'");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296)}", v, 24);
     expect_read_error(p, "shape (4294967296, 4294967296, 4294967296) is too large");
 }
