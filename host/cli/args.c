@@ -64,6 +64,12 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
         else if (!strcmp(s, "--stats")) a->stats = true;
         else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
         else if (!strcmp(s, "--raw-bits")) a->raw_bits = true;
+        else if (!strcmp(s, "--format") && has_value) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "native")) a->format = 1;
+            else if (!strcmp(f, "bir")) a->format = 2;
+            else return trn_errorf(e, "--format %s: expected 'native' or 'bir'", f);
+        }
         else if (s[0] == '-') return trn_errorf(e, "unknown or incomplete option '%s' (see trnsim --help)", s);
         else if (!a->program) a->program = s;
         else return trn_errorf(e, "unexpected argument '%s'", s);
@@ -82,10 +88,11 @@ static void exe_dir(char *buf, size_t len) {
     if (slash) *slash = 0;
 }
 
-int cli_open_sim(trn_sim **s, const char *config, bool trace, bool stats, trn_error *e) {
+int cli_open_sim(trn_sim **s, const run_args *a, trn_error *e) {
     char dir[PATH_MAX];
     exe_dir(dir, sizeof dir);
-    trn_sim_opts o = {.config_path = config, .trace = trace, .stats = stats, .exe_dir = dir};
+    trn_sim_opts o = {.config_path = a->config, .trace = a->trace, .stats = a->stats, .exe_dir = dir,
+                      .format = a->format};
     return trn_sim_open(s, &o, e);
 }
 

@@ -10,14 +10,15 @@
 
 static const char usage[] =
     "usage:\n"
-    "  trnsim run PROGRAM.json [--config FILE] [--input NAME[@CORE]=FILE.npy]...\n"
+    "  trnsim run PROGRAM.json [--config FILE] [--format bir|native] [--input NAME[@CORE]=FILE.npy]...\n"
     "             [--output NAME[@CORE]=FILE.npy]... [--raw-bits] [--trace] [--stats] [--stats-json]\n"
-    "  trnsim check PROGRAM.json [--config FILE]   parse and validate, run nothing\n"
+    "  trnsim check PROGRAM.json [--config FILE] [--format bir|native]   parse and validate, run nothing\n"
     "  trnsim opcodes [--config FILE]              IT, name, family and module of each handler\n"
     "  trnsim quirks [--config FILE]               every named quirk, its default and setting\n"
     "  trnsim --help | --version\n"
     "Without --config the embedded default config (config/default.cfg) is used.\n"
-    "See docs/cli.md and docs/programs.md.\n";
+    "PROGRAM is a native program or the compiler's BIR JSON, told apart by its content.\n"
+    "See docs/cli.md, docs/programs.md and docs/bir.md.\n";
 
 static int cli_main(int argc, char **argv);
 

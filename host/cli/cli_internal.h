@@ -25,11 +25,12 @@ typedef struct run_args {
     binding in[MAX_FILES], out[MAX_FILES];
     int n_in, n_out;
     bool trace, stats, stats_json, raw_bits;
+    int format; /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
 } run_args;
 
 /* args.c */
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e);
-int cli_open_sim(trn_sim **s, const char *config, bool trace, bool stats, trn_error *e);
+int cli_open_sim(trn_sim **s, const run_args *a, trn_error *e);
 int cli_fail(const char *msg);
 
 /* inputs.c */

@@ -7,7 +7,7 @@
 static int do_run(run_args *a, trn_error *e) {
     trn_sim *s = NULL;
     cli_install_signal_cleanup(a);
-    int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a->config, a->trace, a->stats, e) ||
+    int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a, e) ||
              trn_sim_load_program(s, a->program, e) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = trn_sim_run(s, e);
@@ -37,7 +37,8 @@ int cli_cmd_check(int argc, char **argv) {
     if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("check: missing PROGRAM.json");
     trn_sim *s = NULL;
-    int rc = cli_open_sim(&s, a.config, false, false, &e) || trn_sim_load_program(s, a.program, &e);
+    a.trace = a.stats = false;
+    int rc = cli_open_sim(&s, &a, &e) || trn_sim_load_program(s, a.program, &e);
     if (!rc) printf("%s: ok (%u core%s)\n", a.program, trn_sim_cores(s), trn_sim_cores(s) == 1 ? "" : "s");
     trn_sim_close(s);
     return rc ? cli_fail(e.msg) : 0;
@@ -55,7 +56,8 @@ int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) 
     }
     trn_sim *s = NULL;
     trn_error e;
-    if (cli_open_sim(&s, config, false, false, &e)) return cli_fail(e.msg);
+    run_args a = {.config = config};
+    if (cli_open_sim(&s, &a, &e)) return cli_fail(e.msg);
     print(s, stdout);
     trn_sim_close(s);
     return 0;

@@ -1,6 +1,9 @@
-/* A parsed JSON program: tensors with their placement, and instructions with
- * their operands resolved to APs (docs/programs.md). Parsing checks the
- * structure; opcode resolution needs the loaded modules (dispatch.h). */
+/* The loaded program: tensors with their placement, and a flat instruction
+ * list in which a loop is a header entry and an end entry around its body,
+ * so a loop of a million trips costs two entries, not a million copies.
+ * Two front ends produce it (native JSON, docs/programs.md; the compiler's
+ * BIR JSON, docs/bir.md) behind trn_program_load. Parsing checks the
+ * structure; opcode resolution needs the loaded modules (runtime/). */
 #ifndef TRNSIM_HOST_PROGRAM_H
 #define TRNSIM_HOST_PROGRAM_H
 
@@ -12,6 +15,9 @@
 #include "trnsim/plugin.h"
 
 #define TRN_MAX_SHAPE 5
+/* Instruction executions per core a program may ask for (config key
+ * max_executions overrides it). */
+#define TRN_DEFAULT_MAX_EXECUTIONS 100000000ull
 
 typedef struct trn_tensor {
     const char *name;
@@ -35,18 +41,48 @@ typedef struct trn_operand {
     int core_offset;     /* remote: (executing core + core_offset) mod cores */
 } trn_operand;
 
+typedef enum trn_inst_kind {
+    TRN_INST_OP = 0, /* an instruction for a module */
+    TRN_INST_LOOP,   /* loop header: `jump` is its END entry */
+    TRN_INST_END     /* loop end: `jump` is its header */
+} trn_inst_kind;
+
+typedef struct trn_loop {
+    int64_t trips;
+    int64_t start, step; /* the loop variable: start + trip * step */
+    int reg;             /* register that holds the loop variable, -1: none */
+    uint32_t id;         /* 0 .. n_loops-1: the per-core trip counter */
+} trn_loop;
+
 typedef struct trn_inst {
+    trn_inst_kind kind;
     uint32_t it;
     const char *opname; /* as written, or NULL when given by number */
     json_t *obj;        /* the instruction object: attributes live here */
     int n_in, n_out;
     trn_operand *in, *out;
     bool allow_uninit;
+    uint64_t number;    /* the instruction's number in messages (file order, depth first) */
+    const char *where;  /* extra context for messages (BIR: function, block path, name) or NULL */
+    size_t jump;        /* LOOP: index of its END; END: index of its LOOP */
+    trn_loop loop;      /* LOOP and END */
 } trn_inst;
+
+typedef enum trn_format { TRN_FORMAT_AUTO = 0, TRN_FORMAT_NATIVE, TRN_FORMAT_BIR } trn_format;
+
+/* What `trnsim check` prints about a program. */
+typedef struct trn_program_summary {
+    int allocations;        /* BIR: allocations read (native: tensors) */
+    size_t instructions;    /* instruction entries, loops not counted */
+    size_t loops;
+    uint64_t loop_trips;    /* sum of every loop's trips */
+    uint64_t executions;    /* instructions one core executes */
+} trn_program_summary;
 
 typedef struct trn_program {
     char *path;
-    json_t *root;
+    trn_format format;
+    json_t *root;           /* the native program (BIR: its translation) */
     uint32_t cores;
     bool cores_given;
     bool allow_uninit;
@@ -54,20 +90,46 @@ typedef struct trn_program {
     int n_tensors;
     trn_inst *insts;
     size_t n_insts;
+    uint32_t n_loops;
+    trn_program_summary summary;
+    char **strings;         /* owned context strings (trn_inst.where) */
+    size_t n_strings;
+    char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
 } trn_program;
 
 /* Resolves an opcode name to an IT; -1 with a message if unknown. */
 typedef int (*trn_opname_resolver)(void *arg, const char *name, uint32_t *it, trn_error *e);
+/* Whether a loaded module handles the IT. */
+typedef bool (*trn_opcode_handled)(void *arg, uint32_t it);
 
-int trn_program_parse(trn_program *p, const char *path, const char *text, const trn_machine *m,
-                      trn_opname_resolver resolve, void *arg, trn_error *e);
+typedef struct trn_load_opts {
+    const trn_machine *machine;
+    uint32_t default_cores;
+    uint64_t max_executions;      /* 0: TRN_DEFAULT_MAX_EXECUTIONS */
+    trn_format format;            /* AUTO: from the content */
+    bool unknown_skip;            /* unknown_opcode = "skip" */
+    const char *families;         /* loaded families, for messages */
+    trn_opname_resolver resolve;
+    trn_opcode_handled handled;   /* may be NULL: every resolved IT counts as handled */
+    void *arg;                    /* for resolve and handled */
+} trn_load_opts;
+
+/* Read a program (path, or text when non-NULL, then path names it in
+ * messages), whichever format it is. On failure *p is freed. */
+int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e);
 void trn_program_free(trn_program *p);
 
-/* Parse one instruction object (programs, descriptor lists). */
+/* The format a parsed document is in (trn_format), or -1 with a message. */
+int trn_program_detect(json_t *root, trn_format *out, trn_error *e);
+
+/* Parse one native instruction object (descriptor lists, sub-instructions). */
 int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve, void *arg,
                    trn_error *e);
 void trn_inst_free(trn_inst *in);
 
 int trn_program_find_tensor(const trn_program *p, const char *name);
+
+/* Keep a context string for the program's lifetime; NULL when out of memory. */
+const char *trn_program_keep(trn_program *p, const char *s);
 
 #endif

@@ -152,7 +152,7 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
 }
 
 static int parse_root(trn_config *c, trn_error *e) {
-    static const char *const keys[] = {"machine", "unknown_opcode", "plugins", "plugin_paths", NULL};
+    static const char *const keys[] = {"machine", "unknown_opcode", "max_executions", "plugins", "plugin_paths", NULL};
     config_t *lc = c->lc;
     const config_setting_t *root = config_root_setting(lc);
     if (check_keys(c, root, keys, "the top level", e)) return -1;
@@ -163,6 +163,14 @@ static int parse_root(trn_config *c, trn_error *e) {
         if (strcmp(v, "error") == 0) c->unknown_skip = false;
         else if (strcmp(v, "skip") == 0) c->unknown_skip = true;
         else return cfg_error(c, u, e, "unknown_opcode must be \"error\" or \"skip\"");
+    }
+    const config_setting_t *mx = config_setting_get_member(root, "max_executions");
+    c->max_executions = TRN_DEFAULT_MAX_EXECUTIONS;
+    if (mx) {
+        int t = config_setting_type(mx);
+        long long v = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? config_setting_get_int64(mx) : 0;
+        if (v < 1) return cfg_error(c, mx, e, "max_executions must be a positive integer (instruction executions per core)");
+        c->max_executions = (uint64_t)v;
     }
     if (parse_paths(c, config_setting_get_member(root, "plugin_paths"), e)) return -1;
     return parse_plugins(c, config_setting_get_member(root, "plugins"), e);

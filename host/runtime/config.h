@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "frontend/program.h"
 #include "memory/memory.h"
 #include "trnsim/plugin.h"
 
@@ -26,6 +27,7 @@ typedef struct trn_config {
     uint32_t cores;
     bool allow_uninit;
     bool unknown_skip; /* unknown_opcode = "skip" */
+    uint64_t max_executions; /* instruction executions per core a program may ask for */
     char **plugin_paths;
     size_t n_paths;
     trn_plugin_cfg *plugins;

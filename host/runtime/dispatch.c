@@ -24,6 +24,11 @@ int trn_dispatch_resolve_name(void *arg, const char *name, uint32_t *it, trn_err
     return trn_errorf(e, "unknown opcode name '%s' (trnsim opcodes lists the loaded ones)", name);
 }
 
+bool trn_dispatch_handled(void *arg, uint32_t it) {
+    const trn_sim *s = arg;
+    return it <= TRN_IT_MAX && s->table[it].op != NULL;
+}
+
 static const char *op_name(const trn_sim *s, uint32_t it) {
     if (s->table[it].op) return s->table[it].op->name;
     const trn_known_op *k = trn_known_op_by_it(it);
@@ -70,16 +75,19 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
     trn_ap_env env = {&fake, 1, true};
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
+        if (in->kind != TRN_INST_OP) continue;
+        char where[TRN_ERROR_MAX / 2] = "";
+        if (in->where) snprintf(where, sizeof where, " (%s)", in->where);
         if (!s->table[in->it].op && unhandled(s, in->it, e))
-            return trn_error_prefix(e, "%s: instruction %zu", p->path, i);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
         for (int d = 0; d < 2; ++d) {
             const trn_operand *ops = d ? in->out : in->in;
             for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
                 trn_ap ap = ops[k].ap;
                 ap.core = 0;
                 if (ops[k].offset_register < 0 && trn_ap_check(&env, &ap, e))
-                    return trn_error_prefix(e, "%s: instruction %zu (opcode %s/%u, family %s), %s[%d]", p->path, i,
-                                            op_name(s, in->it), in->it,
+                    return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]",
+                                            p->path, in->number, where, op_name(s, in->it), in->it,
                                             s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
                                             d ? "outputs" : "inputs", k);
             }
@@ -98,8 +106,11 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
 static void context_prefix(const trn_ctx *c, trn_error *e) {
     const trn_sim *s = c->sim;
     const char *fam = c->slot && c->slot->owner ? c->slot->owner->desc->family : "-";
-    trn_error_prefix(e, "%s: instruction %" PRIu64 " (core %u, opcode %s/%u, family %s)", s->prog.path, c->index,
-                     c->core, op_name(s, c->inst->it), c->inst->it, fam);
+    char where[TRN_ERROR_MAX / 2] = "", trip[64] = "";
+    if (c->inst->where) snprintf(where, sizeof where, " (%s)", c->inst->where);
+    if (s->prog.n_loops) snprintf(trip, sizeof trip, ", execution %" PRIu64, c->index);
+    trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (core %u, opcode %s/%u, family %s%s)", s->prog.path,
+                     c->inst->number, where, c->core, op_name(s, c->inst->it), c->inst->it, fam, trip);
 }
 
 /* Run one instruction on one core. */
@@ -184,19 +195,46 @@ static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_er
                                 s->prog.path);
     for (uint32_t c = 0; c < s->ncores && n < sizeof buf; ++c) {
         if (done[c]) continue;
-        uint32_t it = s->prog.insts[pc[c]].it;
-        n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %zu (%s/%u);", c, pc[c],
-                              op_name(s, it), it);
+        const trn_inst *in = &s->prog.insts[pc[c]];
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %" PRIu64 " (%s/%u);", c,
+                              in->number, op_name(s, in->it), in->it);
     }
     return trn_errorf(e, "%s", buf);
 }
 
+/* Per-core run position: the entry, the executions so far (the index the
+ * host API reports: the core's stream, as if loops were written out), and
+ * each loop's current trip. */
+typedef struct core_pos {
+    size_t pc;
+    uint64_t executed;
+    int64_t *trip; /* [n_loops] */
+} core_pos;
+
+/* A loop entry: start a trip, or step past the loop. Returns the next pc. */
+static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in) {
+    const trn_loop *l = &in->loop;
+    int64_t *t = &cp->trip[l->id];
+    if (in->kind == TRN_INST_LOOP) *t = 0;
+    else ++*t;
+    if (*t >= l->trips) return in->kind == TRN_INST_LOOP ? in->jump + 1 : cp->pc + 1;
+    /* start + trip * step was checked to fit int64 when the program was read */
+    if (l->reg >= 0) s->cores[c].regs[l->reg] = l->start + *t * l->step;
+    return in->kind == TRN_INST_LOOP ? cp->pc + 1 : in->jump + 1;
+}
+
 /* Run core c until it finishes or waits. Returns -1 on error, else whether it
  * made progress (completed an instruction or arrived at a new one). */
-static int run_core(trn_sim *s, uint32_t c, size_t *pc, bool *waiting, trn_error *e) {
+static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_error *e) {
     int progress = 0;
-    while (pc[c] < s->prog.n_insts) {
-        trn_ctx ctx = {.sim = s, .core = c, .index = pc[c], .inst = &s->prog.insts[pc[c]]};
+    const trn_inst *insts = s->prog.insts;
+    while (cp->pc < s->prog.n_insts) {
+        const trn_inst *in = &insts[cp->pc];
+        if (in->kind != TRN_INST_OP) {
+            cp->pc = loop_step(s, c, cp, in);
+            continue;
+        }
+        trn_ctx ctx = {.sim = s, .core = c, .index = cp->executed, .inst = in};
         trn_status st = exec(s, &ctx, e);
         if (st == TRN_ERR) return -1;
         if (st == TRN_WAIT) {
@@ -205,33 +243,46 @@ static int run_core(trn_sim *s, uint32_t c, size_t *pc, bool *waiting, trn_error
             return progress;
         }
         waiting[c] = false;
-        ++pc[c];
+        ++cp->pc;
+        ++cp->executed;
         progress = 1;
     }
     return progress;
 }
 
+static void deadlock_pcs(const core_pos *cp, uint32_t n, size_t *pc) {
+    for (uint32_t c = 0; c < n; ++c) pc[c] = cp[c].pc;
+}
+
 int trn_dispatch_run(trn_sim *s, trn_error *e) {
     if (run_begin(s, e)) return -1;
     uint32_t n = s->ncores;
+    core_pos *cp = calloc(n, sizeof *cp);
     size_t *pc = calloc(n, sizeof *pc);
+    int64_t *trips = calloc((size_t)n * s->prog.n_loops + 1, sizeof *trips);
     bool *waiting = calloc(n, sizeof *waiting), *done = calloc(n, sizeof *done);
-    int rc = pc && waiting && done ? 0 : trn_errorf(e, "out of memory");
+    int rc = cp && pc && trips && waiting && done ? 0 : trn_errorf(e, "out of memory");
+    for (uint32_t c = 0; c < n && rc == 0; ++c) cp[c].trip = trips + (size_t)c * s->prog.n_loops;
     for (uint32_t left = n; left > 0 && rc == 0;) {
         int progress = 0;
         for (uint32_t c = 0; c < n && rc == 0; ++c) {
             if (done[c]) continue;
-            int r = run_core(s, c, pc, waiting, e);
+            int r = run_core(s, c, &cp[c], waiting, e);
             if (r < 0) rc = -1;
             progress |= r > 0;
-            if (pc[c] == s->prog.n_insts) {
+            if (cp[c].pc == s->prog.n_insts) {
                 done[c] = true;
                 --left;
             }
         }
-        if (rc == 0 && left > 0 && !progress) rc = deadlock(s, pc, done, e);
+        if (rc == 0 && left > 0 && !progress) {
+            deadlock_pcs(cp, n, pc);
+            rc = deadlock(s, pc, done, e);
+        }
     }
+    free(cp);
     free(pc);
+    free(trips);
     free(waiting);
     free(done);
     return rc;

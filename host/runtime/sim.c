@@ -116,11 +116,19 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
 
 static int load_parts(trn_sim *s, const char *path, const char *text, trn_error *e) {
     free_program(s);
-    s->prog.cores = s->cfg.cores;
+    char families[256];
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = s->cfg.cores,
+                       .max_executions = s->cfg.max_executions,
+                       .format = (trn_format)s->opts.format,
+                       .unknown_skip = s->cfg.unknown_skip,
+                       .families = trn_loader_families(s, families, sizeof families),
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .arg = s};
+    if (trn_program_load(&s->prog, path, text, &o, e)) return -1;
     s->have_prog = true;
-    if (trn_program_parse(&s->prog, path, text, &s->cfg.machine, trn_dispatch_resolve_name, s, e) ||
-        trn_dispatch_check_program(s, e))
-        return -1;
+    if (trn_dispatch_check_program(s, e)) return -1;
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);
     if (!s->cores) {

@@ -20,6 +20,7 @@ typedef struct trn_sim_opts {
     bool stats;              /* per-opcode counts and time */
     FILE *trace_out;         /* NULL: stderr */
     const char *exe_dir;     /* where modules are searched first; NULL: none */
+    int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
 } trn_sim_opts;
 
 /* Read the config, load and validate every module, seal dispatch. */

@@ -61,6 +61,7 @@ const char *trn_loader_families(const trn_sim *s, char *buf, size_t len);
 
 /* dispatch.c */
 int trn_dispatch_resolve_name(void *sim, const char *name, uint32_t *it, trn_error *e);
+bool trn_dispatch_handled(void *sim, uint32_t it);
 int trn_dispatch_check_program(trn_sim *s, trn_error *e);
 int trn_dispatch_run(trn_sim *s, trn_error *e);
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction);
