@@ -18,6 +18,10 @@
 
 /* The scalar oracle itself, not a copy. */
 #include "../tests/rng/rng_oracle.c"
+/* The PCG32 kernels themselves, to time each path without the host. */
+#include "../plugins/rng/rng_isa.c"
+#include "../plugins/rng/rng_pcg32.c"
+#include "../plugins/rng/rng_pcg32_avx2.c"
 
 static const char rng_config[] =
     "machine = { partitions = 128; sbuf_partition_bytes = 327680; };\n"
@@ -186,4 +190,59 @@ BENCH_CASE(rng_rand2) {
          3, -1, 4, -1.0f, 1.0f},
     };
     for (int i = 0; i < 2; ++i) rng_case(&cases[i]);
+}
+
+/* ---- the PCG32 kernel alone, each path this CPU has -------------------- */
+
+typedef struct pcg_kernel_arg {
+    rng_isa isa;
+    uint32_t states[RNG_P * RNG_GEN1_WORDS];
+    uint32_t *out;
+    size_t n;
+} pcg_kernel_arg;
+
+static void pcg_kernel_run(void *argp) {
+    pcg_kernel_arg *a = argp;
+    for (size_t i = 0; i < RNG_P * RNG_GEN1_WORDS; ++i) a->states[i] = 1;
+    rng_pcg32_fill(a->isa, a->states, RNG_P, a->out, a->n);
+}
+
+static void pcg_kernel_at(size_t n) {
+    const rng_spec c = {"PCG32", "", "uint32", 1, 1, 0, 0.0f, 0.0f};
+    uint32_t *want = malloc(n * 4);
+    oracle_partition(&c, n, want);
+    ref_arg r = {1, (size_t)RNG_P * n, malloc((size_t)RNG_P * n * 4)};
+    const double tb = bench_time(ref_loop, &r, min_s(0.5));
+    pcg_kernel_arg *a = malloc(sizeof *a);
+    a->out = malloc((size_t)RNG_P * n * 4);
+    a->n = n;
+    const rng_isa isas[2] = {RNG_ISA_PORTABLE, RNG_ISA_AVX2};
+    for (int i = 0; i < 2; ++i) {
+        if (isas[i] == RNG_ISA_AVX2 && rng_isa_best() != RNG_ISA_AVX2) {
+            printf("  (no AVX2 on this CPU: the AVX2 path is not timed)\n");
+            continue;
+        }
+        a->isa = isas[i];
+        pcg_kernel_run(a);
+        int p = 0;
+        while (p < RNG_P && memcmp(a->out + (size_t)p * n, want, n * 4) == 0) ++p;
+        char name[48], size[48];
+        snprintf(name, sizeof name, "PCG32 kernel, %s%s", rng_isa_name(isas[i]),
+                 isas[i] == rng_isa_best() ? " (used)" : "");
+        if (p < RNG_P) {
+            printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n", name, p);
+            continue;
+        }
+        const double t = bench_time(pcg_kernel_run, a, min_s(0.5));
+        snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
+        bench_report(name, size, (double)RNG_P * (double)n, "val", t, "single-stream reference loop", tb);
+    }
+    free(a->out);
+    free(a);
+    free(r.out);
+    free(want);
+}
+
+BENCH_CASE(rng_pcg32_kernel) {
+    for (int k = 0; k < RNG_SIZES; ++k) pcg_kernel_at(rng_cols(k));
 }

@@ -5,9 +5,8 @@
  *  - LFSR: one vector holds 4 partitions' registers; 4 steps make a 4 x 4
  *    block, transposed into 4 columns per partition; two such groups run
  *    side by side.
- *  - PCG32: its 64-bit multiply has no SSE2 form, so 8 partitions run side
- *    by side in scalar registers (overlapping the multiply chains) into a
- *    small column tile copied out row by row.
+ *  - PCG32: jump-ahead chains inside each partition, on AVX2 where the CPU
+ *    has it (rng_pcg32.c, rng_pcg32_avx2.c).
  *  - Philox: counter-based, so the blocks of one partition are independent:
  *    4 blocks per vector (one vector per counter word), two vectors side by
  *    side, the 32 x 32 -> 64 products by SSE2 pmuludq where available.
@@ -16,6 +15,7 @@
  * checks every path against a scalar oracle. */
 #include "rng_gen1.h"
 
+#include "rng_pcg32.h"
 #include "rng_simd.h"
 
 #if defined(__SSE2__) && !defined(RNG_NO_SSE2)
@@ -24,8 +24,6 @@
 #endif
 
 typedef rng_v4u v4u;
-
-static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 /* ---- LFSR ---------------------------------------------------------------- */
 
@@ -78,38 +76,6 @@ static void lfsr_group(uint32_t *st, uint32_t *out, size_t n) {
 }
 
 static void lfsr_single(uint32_t *st, uint32_t *out, size_t n) { lfsr_one(st, out, 0, n); }
-
-/* ---- PCG32 --------------------------------------------------------------- */
-
-#define PCG_GROUP 8
-#define PCG_TILE 64
-
-static uint64_t pcg_load(const uint32_t *st) { return (uint64_t)st[0] | ((uint64_t)st[1] << 32); }
-
-static void pcg_store(uint32_t *st, uint64_t s) {
-    st[0] = (uint32_t)s;
-    st[1] = (uint32_t)(s >> 32);
-}
-
-static void pcg_group(uint32_t *st, uint32_t *out, size_t n) {
-    uint64_t s[PCG_GROUP];
-    uint32_t tile[PCG_TILE][PCG_GROUP];
-    for (size_t g = 0; g < PCG_GROUP; ++g) s[g] = pcg_load(st + g * RNG_GEN1_WORDS);
-    for (size_t j0 = 0; j0 < n; j0 += PCG_TILE) {
-        size_t m = min_sz(PCG_TILE, n - j0);
-        for (size_t j = 0; j < m; ++j)
-            for (size_t g = 0; g < PCG_GROUP; ++g) tile[j][g] = rng_pcg32_step_inc(&s[g], RNG_PCG32_INC);
-        for (size_t g = 0; g < PCG_GROUP; ++g)
-            for (size_t j = 0; j < m; ++j) out[g * n + j0 + j] = tile[j][g];
-    }
-    for (size_t g = 0; g < PCG_GROUP; ++g) pcg_store(st + g * RNG_GEN1_WORDS, s[g]);
-}
-
-static void pcg_single(uint32_t *st, uint32_t *out, size_t n) {
-    uint64_t s = pcg_load(st);
-    for (size_t j = 0; j < n; ++j) out[j] = rng_pcg32_step_inc(&s, RNG_PCG32_INC);
-    pcg_store(st, s);
-}
 
 /* ---- Philox4x32-10 ------------------------------------------------------- */
 
@@ -245,7 +211,7 @@ void rng_gen1_fill(enum rng_algorithm alg, uint32_t *states, size_t np, uint32_t
     fill_fn group = NULL, one = NULL;
     switch (alg) {
     case RNG_ALG_LFSR: group = lfsr_group, one = lfsr_single; break;
-    case RNG_ALG_PCG32: group = pcg_group, one = pcg_single; break;
+    case RNG_ALG_PCG32: rng_pcg32_fill(rng_isa_best(), states, np, out, n); return;
     case RNG_ALG_PHILOX: one = philox_single; break; /* block-parallel within a partition */
     }
     if (!one) return;

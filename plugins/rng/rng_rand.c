@@ -28,22 +28,25 @@
 typedef void (*rng_fill_fn)(void *arg, uint32_t *rows, size_t np, void *out, size_t n);
 
 #define CHUNK_BYTES (256u * 1024u)
-#define CHUNK_ALIGN 8u /* the kernels run groups of 8 partitions */
+#define CHUNK_ALIGN 8u /* the most partitions a kernel runs side by side */
 
-static size_t chunk_partitions(size_t np, size_t n) {
+/* group: partitions the kernel runs side by side (a chunk holds a multiple
+ * of it); 1 for kernels that vectorise inside a partition, whose chunks
+ * then stay within CHUNK_BYTES down to a single row. */
+static size_t chunk_partitions(size_t np, size_t n, size_t group) {
     size_t c = CHUNK_BYTES / (n * sizeof(uint32_t));
-    c = c < CHUNK_ALIGN ? CHUNK_ALIGN : c / CHUNK_ALIGN * CHUNK_ALIGN;
+    c = c < group ? group : c / group * group;
     return c < np ? c : np;
 }
 
 static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap,
-                              uint32_t *states, size_t words, rng_fill_fn fill, void *arg) {
+                              uint32_t *states, size_t words, size_t group, rng_fill_fn fill, void *arg) {
     int64_t per = trn_ap_free_elems(ap);
     if (per <= 0 || (uint64_t)per > SIZE_MAX / sizeof(uint32_t) / CHUNK_ALIGN)
         return api->error(ctx, "cannot buffer %lld elements per partition", (long long)per);
     size_t np = ap->part_count, n = (size_t)per;
     int same = ap->part_step == 0 && np > 1;
-    size_t rows = same ? 1 : np, chunk = same ? 1 : chunk_partitions(np, n);
+    size_t rows = same ? 1 : np, chunk = same ? 1 : chunk_partitions(np, n, group);
     uint32_t *work = malloc(rows * words * sizeof *work);
     void *out = rng_engine_scratch(e, chunk * n * sizeof(uint32_t));
     if (!work || !out) {
@@ -89,7 +92,8 @@ trn_status rng_op_rand(const trn_host_api *api, trn_ctx *ctx, void *state) {
         rng_operand(api, ctx, "Rand", TRN_OUT, 0, TRN_DT_UINT32, &ap) != TRN_OK || rng_partitions_ok(api, ctx, e, &ap) != TRN_OK)
         return TRN_ERR;
     enum rng_algorithm a = (enum rng_algorithm)alg;
-    return run_streams(api, ctx, e, &ap, rng_engine_gen1(e, core), RNG_GEN1_WORDS, fill_gen1, &a);
+    const size_t group = a == RNG_ALG_LFSR ? CHUNK_ALIGN : 1; /* PCG32 and Philox vectorise inside a row */
+    return run_streams(api, ctx, e, &ap, rng_engine_gen1(e, core), RNG_GEN1_WORDS, group, fill_gen1, &a);
 }
 
 /* ---- Rand2 (97) -------------------------------------------------------- */
@@ -150,5 +154,5 @@ trn_status rng_op_rand2(const trn_host_api *api, trn_ctx *ctx, void *state) {
         rng_operand(api, ctx, "Rand2", TRN_OUT, 0, TRN_DT_FP32, &ap) != TRN_OK ||
         rng_partitions_ok(api, ctx, e, &ap) != TRN_OK)
         return TRN_ERR;
-    return run_streams(api, ctx, e, &ap, rng_engine_gen2(e, core), RNG_GEN2_WORDS, fill_gen2, &a);
+    return run_streams(api, ctx, e, &ap, rng_engine_gen2(e, core), RNG_GEN2_WORDS, CHUNK_ALIGN, fill_gen2, &a);
 }

@@ -173,11 +173,15 @@ def main():
             {"opcode": "Rand", "algorithm": 1, "outputs": ["tail"]},
         ]})
 
-    # Large rows: the plugin writes through sub-APs of 8 partitions (256 KiB
-    # staging), so these runs cross many chunks, with partition steps.
+    # Large rows: the plugin writes through sub-APs of whole partitions
+    # (256 KiB staging: 7 rows of 9000, or 8 for the kernels that run 8
+    # partitions side by side), so these runs cross many chunks, with
+    # partition steps. PCG32 runs twice, so its jump-ahead chains go on from
+    # where the first call left each state, then the states are read back.
     write("big_chunks.json", {
         "tensors": [t("st", "uint32", [128, 6], data=words(768)), t("a", "uint32", [128, 9000]),
-                    t("b", "uint32", [128, 9000]), t("f", "float32", [128, 9000])],
+                    t("b", "uint32", [128, 9000]), t("f", "float32", [128, 9000]),
+                    t("c", "uint32", [128, 4501]), t("g", "uint32", [128, 6])],
         "instructions": [
             {"opcode": "SetRandState", "inputs": ["st"]},
             {"opcode": "SetRandState2", "seed": 2024},
@@ -186,6 +190,11 @@ def main():
                                                             "partition_step": 5}]},
             {"opcode": "Rand2", "is_2x1p": True, "outputs": [{"tensor": "f", "partitions": 43,
                                                               "partition_step": 3}]},
+            {"opcode": "Rand", "algorithm": 1, "outputs": [{"tensor": "c", "partition": 2, "partitions": 41,
+                                                            "partition_step": 3}]},
+            {"opcode": "Rand", "algorithm": 1, "outputs": [{"tensor": "c", "partition": 0, "partitions": 64,
+                                                            "partition_step": 2}]},
+            {"opcode": "GetRandState", "outputs": ["g"]},
         ]})
 
     # Quirk rng.rand2_half_open: a lane whose first draw has all 23 mantissa

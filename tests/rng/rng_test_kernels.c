@@ -14,6 +14,7 @@
 #include "rng_gen1.h"
 #include "rng_mt64.h"
 #include "rng_oracle.h"
+#include "rng_pcg32.h"
 #include "rng_state.h"
 #include "rng_xorwow.h"
 
@@ -59,6 +60,87 @@ static void test_gen1_fast_equals_oracle(void **unused) {
     for (int alg = 0; alg < 3; ++alg)
         for (size_t a = 0; a < COUNT(NPS); ++a)
             for (size_t b = 0; b < COUNT(NS); ++b) check_gen1(alg, NPS[a], NS[b]);
+}
+
+/* ---- PCG32: every path this CPU has ------------------------------------ */
+
+static size_t pcg_test_isas(rng_isa isas[2]) {
+    static int told;
+    size_t k = 0;
+    isas[k++] = RNG_ISA_PORTABLE;
+    if (rng_isa_best() == RNG_ISA_AVX2) isas[k++] = RNG_ISA_AVX2;
+    if (!told) {
+        print_message("PCG32 paths tested on this CPU: portable%s\n",
+                      k == 2 ? ", avx2" : " (no AVX2 here: the AVX2 path is not exercised)");
+        told = 1;
+    }
+    return k;
+}
+
+/* Three calls on the same states (the chains restart from where each call
+ * left every state), against the oracle; words 2..5 must not move. */
+static void check_pcg32(rng_isa isa, const uint32_t *init, size_t np, size_t n) {
+    uint32_t *st = malloc(np * 6 * 4), *ost = malloc(np * 6 * 4);
+    uint32_t *out = malloc(np * n * 4), *oout = malloc(np * n * 4);
+    memcpy(st, init, np * 6 * 4);
+    memcpy(ost, init, np * 6 * 4);
+    for (int call = 0; call < 3; ++call) {
+        memset(out, 0xA5, np * n * 4);
+        rng_pcg32_fill(isa, st, np, out, n);
+        for (size_t p = 0; p < np; ++p) orc_rand(RNG_ALG_PCG32, ost + p * 6, oout + p * n, n);
+        if (memcmp(out, oout, np * n * 4) != 0 || memcmp(st, ost, np * 6 * 4) != 0)
+            fail_msg("PCG32 %s path differs from the oracle: %zu partitions x %zu columns, call %d", rng_isa_name(isa),
+                     np, n, call);
+    }
+    for (size_t i = 0; i < np * 6; ++i)
+        if (i % 6 >= 2) assert_int_equal(st[i], init[i]);
+    free(st);
+    free(ost);
+    free(out);
+    free(oout);
+}
+
+static void test_pcg32_paths_equal_oracle(void **unused) {
+    (void)unused;
+    rng_isa isas[2];
+    const size_t k = pcg_test_isas(isas);
+    static const size_t ns[] = {1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 129, 300, 4097, 65536 + 19};
+    uint32_t *init = malloc(128 * 6 * 4);
+    for (size_t i = 0; i < 128 * 6; ++i) init[i] = rnd32();
+    /* states at the edges: 0, all ones, each rotate count's boundary */
+    init[0] = init[1] = 0;
+    init[6] = init[7] = 0xFFFFFFFFu;
+    init[12] = 0, init[13] = 0xF8000000u; /* rot 31 first */
+    init[18] = 0xFFFFFFFFu, init[19] = 0x07FFFFFFu; /* rot 0 first */
+    for (size_t i = 0; i < k; ++i)
+        for (size_t a = 0; a < COUNT(NPS); ++a)
+            for (size_t b = 0; b < COUNT(ns); ++b)
+                if (NPS[a] * ns[b] <= 9 * 70000) check_pcg32(isas[i], init, NPS[a], ns[b]);
+    free(init);
+}
+
+/* The jump-ahead map against k single steps, and composed with itself. */
+static void test_pcg32_jump(void **unused) {
+    (void)unused;
+    uint64_t s0 = 0x0123456789ABCDEFULL;
+    for (uint64_t k = 0; k <= 1000; k += (k < 40 ? 1 : 97)) {
+        uint64_t mul, inc, s = s0;
+        rng_pcg32_jump(k, &mul, &inc);
+        for (uint64_t i = 0; i < k; ++i) orc_pcg32(&s, 0x14057B7EF767814FULL);
+        if (s0 * mul + inc != s) fail_msg("jump by %llu differs from %llu steps", (unsigned long long)k,
+                                          (unsigned long long)k);
+    }
+    /* The period is 2^64 (odd increment, multiplier 1 mod 4): 2^63 steps
+     * move the state, twice that is the identity, and 2^64 - 1 steps then
+     * one more come back too. */
+    uint64_t mul, inc;
+    rng_pcg32_jump(UINT64_C(1) << 63, &mul, &inc);
+    assert_true(s0 * mul + inc != s0);
+    assert_true((s0 * mul + inc) * mul + inc == s0);
+    rng_pcg32_jump(UINT64_MAX, &mul, &inc);
+    uint64_t back = s0 * mul + inc;
+    orc_pcg32(&back, 0x14057B7EF767814FULL);
+    assert_true(back == s0);
 }
 
 /* LFSR against an independent computation: the bit sequence x of the
@@ -351,6 +433,8 @@ static void test_engine_defaults(void **unused) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gen1_fast_equals_oracle),
+        cmocka_unit_test(test_pcg32_paths_equal_oracle),
+        cmocka_unit_test(test_pcg32_jump),
         cmocka_unit_test(test_lfsr_bit_sequence),
         cmocka_unit_test(test_lfsr_hand),
         cmocka_unit_test(test_philox_mapping),
