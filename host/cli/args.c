@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli_internal.h"
 
@@ -77,22 +76,13 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
     return 0;
 }
 
-static void exe_dir(char *buf, size_t len) {
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n <= 0) {
-        snprintf(buf, len, ".");
-        return;
-    }
-    buf[n] = 0;
-    char *slash = strrchr(buf, '/');
-    if (slash) *slash = 0;
-}
+/* The embedding API's last error as this file's trn_error. */
+int cli_api_error(trn_error *e) { return trn_errorf(e, "%s", trnsim_last_error()->message); }
 
-int cli_open_sim(trn_sim **s, const run_args *a, trn_error *e) {
-    char dir[PATH_MAX];
-    exe_dir(dir, sizeof dir);
-    trn_sim_opts o = {.config_path = a->config, .trace = a->trace, .stats = a->stats, .exe_dir = dir,
-                      .format = a->format};
-    return trn_sim_open(s, &o, e);
+/* Modules are found beside the executable, as trnsim_open does for it. */
+int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e) {
+    trnsim_options o = {.size = sizeof o, .config_path = a->config, .trace = a->trace, .stats = a->stats,
+                        .format = a->format};
+    *s = trnsim_open(&o);
+    return *s ? 0 : cli_api_error(e);
 }
-

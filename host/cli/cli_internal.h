@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "runtime/sim.h"
+#include "runtime/embed.h"
 
 #define MAX_FILES 256
 
@@ -30,17 +30,18 @@ typedef struct run_args {
 
 /* args.c */
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e);
-int cli_open_sim(trn_sim **s, const run_args *a, trn_error *e);
+int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e);
+int cli_api_error(trn_error *e);
 int cli_fail(const char *msg);
 
 /* inputs.c */
-int cli_load_input(trn_sim *s, const binding *b, trn_error *e);
+int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e);
 
 /* outputs.c: written to temporary names, committed all or nothing */
 int cli_check_output_paths(const run_args *a, trn_error *e);
-int cli_check_output_tensors(const run_args *a, trn_sim *s, trn_error *e);
+int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e);
 void cli_install_signal_cleanup(run_args *a);
-int cli_save_output(trn_sim *s, run_args *a, int idx, trn_error *e);
+int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);
 

@@ -5,20 +5,20 @@
 #include "cli/cli_internal.h"
 
 static int do_run(run_args *a, trn_error *e) {
-    trn_sim *s = NULL;
+    trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
     int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a, e) ||
-             trn_sim_load_program(s, a->program, e) || cli_check_output_tensors(a, s, e);
+             (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
-    if (!rc) rc = trn_sim_run(s, e);
+    if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     for (int i = 0; i < a->n_out && !rc; ++i) rc = cli_save_output(s, a, i, e);
     if (!rc) rc = cli_commit_outputs(a, e);
     if (rc) cli_remove_temps(a);
     if (s && !rc) {
-        trn_sim_print_skip_notes(s, stderr);
-        if (a->stats) trn_sim_print_stats(s, stdout, a->stats_json);
+        trn_sim_print_skip_notes(trn_embed_host_sim(s), stderr);
+        if (a->stats) trn_sim_print_stats(trn_embed_host_sim(s), stdout, a->stats_json);
     }
-    trn_sim_close(s);
+    trnsim_close(s);
     return rc ? -1 : 0;
 }
 
@@ -36,11 +36,11 @@ int cli_cmd_check(int argc, char **argv) {
     trn_error e;
     if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("check: missing PROGRAM.json");
-    trn_sim *s = NULL;
+    trnsim_sim *s = NULL;
     a.trace = a.stats = false;
-    int rc = cli_open_sim(&s, &a, &e) || trn_sim_load_program(s, a.program, &e);
-    if (!rc) printf("%s: ok (%u core%s)\n", a.program, trn_sim_cores(s), trn_sim_cores(s) == 1 ? "" : "s");
-    trn_sim_close(s);
+    int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
+    if (!rc) printf("%s: ok (%d core%s)\n", a.program, trnsim_cores(s), trnsim_cores(s) == 1 ? "" : "s");
+    trnsim_close(s);
     return rc ? cli_fail(e.msg) : 0;
 }
 
@@ -54,12 +54,12 @@ int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) 
             return cli_fail(msg);
         }
     }
-    trn_sim *s = NULL;
+    trnsim_sim *s = NULL;
     trn_error e;
     run_args a = {.config = config};
     if (cli_open_sim(&s, &a, &e)) return cli_fail(e.msg);
-    print(s, stdout);
-    trn_sim_close(s);
+    print(trn_embed_host_sim(s), stdout);
+    trnsim_close(s);
     return 0;
 }
 

@@ -14,7 +14,7 @@ static int shape_equal(int na, const int64_t *a, int nb, const int64_t *b) {
 }
 
 typedef struct input_want {
-    const trn_tensor_info *t;
+    const trnsim_tensor *t;
     uint32_t cores;
     bool all_cores;
 } input_want;
@@ -33,19 +33,22 @@ static int check_header(const trn_npy *h, void *ctx, trn_error *e) {
                       trn_npy_format_shape(b, sizeof b, w->t->ndim, w->t->shape));
 }
 
-int cli_load_input(trn_sim *s, const binding *b, trn_error *e) {
-    trn_tensor_info t;
-    if (trn_sim_tensor_info(s, b->name, &t, e)) return trn_error_prefix(e, "--input %s", b->name);
+int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e) {
+    trnsim_tensor t;
+    if (trnsim_tensor_find(s, b->name, &t)) {
+        cli_api_error(e);
+        return trn_error_prefix(e, "--input %s", b->name);
+    }
     trn_npy n;
-    input_want want = {&t, trn_sim_cores(s), b->core < 0};
+    input_want want = {&t, (uint32_t)trnsim_cores(s), b->core < 0};
     if (trn_npy_read_checked(b->path, check_header, &want, &n, e)) return trn_error_prefix(e, "--input %s", b->name);
-    size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
+    size_t bytes = t.bytes;
     uint8_t *buf = malloc(bytes ? bytes : 1);
     if (!buf) {
         trn_npy_free(&n);
         return trn_errorf(e, "--input %s: out of memory for %zu bytes", b->name, bytes);
     }
-    uint32_t cores = trn_sim_cores(s);
+    uint32_t cores = (uint32_t)trnsim_cores(s);
     int rc = 0;
     bool stacked = b->core < 0 && cores > 1 && n.ndim == t.ndim + 1 && n.shape[0] == (int64_t)cores &&
                    shape_equal(t.ndim, t.shape, n.ndim - 1, n.shape + 1);
@@ -56,12 +59,12 @@ int cli_load_input(trn_sim *s, const binding *b, trn_error *e) {
         slice.count = n.count / cores;
         for (uint32_t c = 0; c < cores && rc == 0; ++c) {
             slice.data = (uint8_t *)n.data + c * slice.count * n.item_size;
-            rc = trn_npy_to_tensor(&slice, (trn_dtype)t.dtype, t.ndim, t.shape, buf, e) ||
-                 trn_sim_set_tensor(s, b->name, (int)c, buf, bytes, e);
+            rc = trn_npy_to_tensor(&slice, (trn_dtype)t.dtype_id, t.ndim, t.shape, buf, e) ||
+                 (trnsim_set_tensor(s, b->name, (int)c, buf, bytes) && cli_api_error(e));
         }
     } else {
-        rc = trn_npy_to_tensor(&n, (trn_dtype)t.dtype, t.ndim, t.shape, buf, e) ||
-             trn_sim_set_tensor(s, b->name, b->core, buf, bytes, e);
+        rc = trn_npy_to_tensor(&n, (trn_dtype)t.dtype_id, t.ndim, t.shape, buf, e) ||
+             (trnsim_set_tensor(s, b->name, b->core, buf, bytes) && cli_api_error(e));
     }
     free(buf);
     trn_npy_free(&n);

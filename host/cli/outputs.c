@@ -107,12 +107,15 @@ int cli_check_output_paths(const run_args *a, trn_error *e) {
 
 /* After the program is loaded, before inputs and the run: every --output
  * names a tensor of the program and a core of the run. */
-int cli_check_output_tensors(const run_args *a, trn_sim *s, trn_error *e) {
-    uint32_t cores = trn_sim_cores(s);
+int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e) {
+    uint32_t cores = (uint32_t)trnsim_cores(s);
     for (int i = 0; i < a->n_out; ++i) {
         const binding *b = &a->out[i];
-        trn_tensor_info t;
-        if (trn_sim_tensor_info(s, b->name, &t, e)) return trn_error_prefix(e, "--output %s", b->name);
+        trnsim_tensor t;
+        if (trnsim_tensor_find(s, b->name, &t)) {
+            cli_api_error(e);
+            return trn_error_prefix(e, "--output %s", b->name);
+        }
         if (b->core >= (int)cores)
             return trn_errorf(e, "--output %s@%d: the run has %u core%s (0 .. %u)", b->name, b->core, cores,
                               cores == 1 ? "" : "s", cores - 1);
@@ -173,19 +176,19 @@ static int write_temp(int idx, binding *b, const char *descr, int ndim, const in
     return rc;
 }
 
-int cli_save_output(trn_sim *s, run_args *a, int idx, trn_error *e) {
+int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e) {
     binding *b = &a->out[idx];
-    trn_tensor_info t;
-    if (trn_sim_tensor_info(s, b->name, &t, e)) return -1;
-    uint32_t cores = trn_sim_cores(s);
+    trnsim_tensor t;
+    if (trnsim_tensor_find(s, b->name, &t)) return cli_api_error(e);
+    uint32_t cores = (uint32_t)trnsim_cores(s);
     bool stacked = b->core < 0 && cores > 1;
     uint32_t ncopies = stacked ? cores : 1;
-    size_t bytes = (size_t)t.count * trn_dtype_width((trn_dtype)t.dtype);
+    size_t bytes = t.bytes;
     uint8_t *buf = malloc(bytes * ncopies + 1);
     if (!buf) return trn_errorf(e, "--output %s: out of memory for %zu bytes", b->name, bytes * ncopies);
     int rc = 0;
     for (uint32_t c = 0; c < ncopies && rc == 0; ++c)
-        rc = trn_sim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes, e);
+        rc = trnsim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes) ? cli_api_error(e) : 0;
     int64_t shape[TRN_NPY_MAX_DIMS];
     int ndim = t.ndim;
     memcpy(shape + (stacked ? 1 : 0), t.shape, sizeof(int64_t) * (size_t)t.ndim);
@@ -195,7 +198,7 @@ int cli_save_output(trn_sim *s, run_args *a, int idx, trn_error *e) {
     }
     void *data = NULL;
     const char *descr;
-    if (rc == 0) rc = trn_npy_from_tensor((trn_dtype)t.dtype, buf, (size_t)t.count * ncopies, a->raw_bits, &data, &descr, e);
+    if (rc == 0) rc = trn_npy_from_tensor((trn_dtype)t.dtype_id, buf, (size_t)t.count * ncopies, a->raw_bits, &data, &descr, e);
     free(buf);
     if (rc == 0) rc = write_temp(idx, b, descr, ndim, shape, data, e);
     free(data);

@@ -35,3 +35,12 @@ int trn_error_prefix(trn_error *e, const char *fmt, ...) {
     }
     return -1;
 }
+
+void trn_error_at(trn_error *e, uint64_t inst, int32_t core, uint32_t it) {
+    if (e) e->site = (trn_error_site){true, inst, core, it};
+}
+
+int trn_error_kind_default(trn_error *e, trn_error_kind kind) {
+    if (e && e->kind == TRN_EK_NONE) e->kind = kind;
+    return -1;
+}

@@ -19,6 +19,8 @@ static int line_of(const config_setting_t *s) { return s ? (int)config_setting_s
 
 /* "file:line: message" */
 static int cfg_error(const trn_config *c, const config_setting_t *at, trn_error *e, const char *what) {
+    if (at && line_of(at) == 0) /* added by a KEY=VALUE override */
+        return trn_errorf(e, "%s, as overridden by KEY=VALUE: %s", c->file, what);
     return trn_errorf(e, "%s:%d: %s", c->file, line_of(at), what);
 }
 
@@ -234,7 +236,115 @@ static int scan_includes(const char *file, const char *text, int depth, int *bud
     return 0;
 }
 
+/* ---- KEY=VALUE overrides ----
+ * "machine.KEY", a top-level key ("unknown_opcode"), or "FAMILY.KEY" for the
+ * settings group of the last plugins entry of that family. The value is
+ * read as libconfig reads a value (1, 1.5, true, "text", [1, 2]); anything
+ * that does not parse as one is taken as a string, so skip means "skip".
+ * The overridden tree is then validated exactly like a file. */
+
+static config_setting_t *plugin_entry(config_t *lc, const char *family, size_t len) {
+    config_setting_t *list = config_lookup(lc, "plugins");
+    config_setting_t *found = NULL;
+    int n = list && (config_setting_is_list(list) || config_setting_is_array(list)) ? config_setting_length(list) : 0;
+    for (int i = 0; i < n; ++i) {
+        config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+        const char *f = NULL;
+        if (config_setting_is_group(g) && config_setting_lookup_string(g, "family", &f) && strlen(f) == len &&
+            !strncmp(f, family, len))
+            found = g;
+    }
+    return found;
+}
+
+static config_setting_t *group_member(config_setting_t *parent, const char *name) {
+    config_setting_t *g = config_setting_get_member(parent, name);
+    if (!g) g = config_setting_add(parent, name, CONFIG_TYPE_GROUP);
+    return g && config_setting_is_group(g) ? g : NULL;
+}
+
+/* The group a KEY=VALUE lands in, and the key's last part. */
+static config_setting_t *override_parent(config_t *lc, const char *key, const char **leaf, trn_error *e) {
+    const char *dot = strchr(key, '.');
+    *leaf = dot ? dot + 1 : key;
+    if (!dot) return config_root_setting(lc);
+    if (strchr(dot + 1, '.')) return NULL;
+    size_t len = (size_t)(dot - key);
+    if (len == 7 && !strncmp(key, "machine", 7)) return group_member(config_root_setting(lc), "machine");
+    config_setting_t *entry = plugin_entry(lc, key, len);
+    if (!entry) {
+        trn_errorf(e, "no plugins entry has family '%.*s' (a KEY is machine.NAME, a top-level name or FAMILY.NAME)",
+                   (int)len, key);
+        return NULL;
+    }
+    return group_member(entry, "settings");
+}
+
+static int copy_value(config_setting_t *parent, const char *name, const config_setting_t *v) {
+    int t = config_setting_type(v);
+    config_setting_remove(parent, name);
+    config_setting_t *d = config_setting_add(parent, name, t);
+    if (!d) return -1;
+    switch (t) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: return config_setting_set_int64(d, config_setting_get_int64(v)) ? 0 : -1;
+    case CONFIG_TYPE_FLOAT: return config_setting_set_float(d, config_setting_get_float(v)) ? 0 : -1;
+    case CONFIG_TYPE_BOOL: return config_setting_set_bool(d, config_setting_get_bool(v)) ? 0 : -1;
+    case CONFIG_TYPE_STRING: return config_setting_set_string(d, config_setting_get_string(v)) ? 0 : -1;
+    case CONFIG_TYPE_ARRAY:
+    case CONFIG_TYPE_LIST:
+        for (int i = 0; i < config_setting_length(v); ++i) {
+            const config_setting_t *x = config_setting_get_elem(v, (unsigned)i);
+            int xt = config_setting_type(x);
+            if (xt != CONFIG_TYPE_INT && xt != CONFIG_TYPE_INT64) return -1;
+            if (!config_setting_set_int64_elem(d, -1, config_setting_get_int64(x))) return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static int apply_set(config_t *lc, const char *set, trn_error *e) {
+    const char *eq = strchr(set, '=');
+    char key[256];
+    if (!eq || eq == set || (size_t)(eq - set) >= sizeof key)
+        return trn_errorf(e, "override '%s': expected KEY=VALUE", set);
+    snprintf(key, sizeof key, "%.*s", (int)(eq - set), set);
+    const char *leaf;
+    trn_error why = {.msg = ""};
+    config_setting_t *parent = override_parent(lc, key, &leaf, &why);
+    if (!parent) return trn_errorf(e, "override '%s': %s", set, why.msg[0] ? why.msg : "KEY has too many parts");
+    config_t tmp;
+    config_init(&tmp);
+    size_t n = strlen(eq + 1) + 8;
+    char *text = malloc(n);
+    if (!text) {
+        config_destroy(&tmp);
+        return trn_errorf(e, "out of memory");
+    }
+    snprintf(text, n, "v = %s;", eq + 1);
+    int parsed = config_read_string(&tmp, text);
+    free(text);
+    int rc;
+    if (parsed) {
+        rc = copy_value(parent, leaf, config_lookup(&tmp, "v"));
+    } else { /* a bare word: a string */
+        config_setting_remove(parent, leaf);
+        config_setting_t *d = config_setting_add(parent, leaf, CONFIG_TYPE_STRING);
+        rc = d && config_setting_set_string(d, eq + 1) ? 0 : -1;
+    }
+    config_destroy(&tmp);
+    if (rc) return trn_errorf(e, "override '%s': '%s' is not a valid name or the value is not a number, boolean, "
+                              "string or integer list", set, leaf);
+    return 0;
+}
+
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
+    return trn_config_load_sets(c, path, text, NULL, 0, e);
+}
+
+int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
+                         trn_error *e) {
     memset(c, 0, sizeof *c);
     c->machine = (trn_machine){128, 196608, 16384, 268435456, 64};
     c->cores = 1;
@@ -264,6 +374,8 @@ int trn_config_load(trn_config *c, const char *path, const char *text, trn_error
     if (!ok) /* an error inside an @included file names that file */
         return trn_errorf(e, "%s:%d: %s", config_error_file(lc) ? config_error_file(lc) : c->file,
                           config_error_line(lc), config_error_text(lc));
+    for (size_t i = 0; i < n_sets; ++i)
+        if (apply_set(lc, sets[i], e)) return trn_error_prefix(e, "%s", c->file);
     return parse_root(c, e);
 }
 

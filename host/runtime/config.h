@@ -37,6 +37,9 @@ typedef struct trn_config {
 
 /* Parse from path, or the embedded default when path is NULL (or from text). */
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e);
+/* The same, then KEY=VALUE overrides applied before validation. */
+int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
+                         trn_error *e);
 void trn_config_free(trn_config *c);
 
 /* A module's settings, validated and with defaults filled in. */

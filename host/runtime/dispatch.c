@@ -78,15 +78,18 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (in->kind != TRN_INST_OP) continue;
         char where[TRN_ERROR_MAX / 2] = "";
         if (in->where) snprintf(where, sizeof where, " (%s)", in->where);
-        if (!s->table[in->it].op && unhandled(s, in->it, e))
+        if (!s->table[in->it].op && unhandled(s, in->it, e)) {
+            trn_error_at(e, in->number, -1, in->it);
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
+        }
         for (int d = 0; d < 2; ++d) {
             const trn_operand *ops = d ? in->out : in->in;
             for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
                 trn_ap ap = ops[k].ap;
                 ap.core = 0;
-                if (ops[k].offset_register < 0 && trn_ap_check(&env, &ap, e))
-                    return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]",
+                if (ops[k].offset_register >= 0 || trn_ap_check(&env, &ap, e) == 0) continue;
+                trn_error_at(e, in->number, -1, in->it);
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]",
                                             p->path, in->number, where, op_name(s, in->it), in->it,
                                             s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
                                             d ? "outputs" : "inputs", k);
@@ -107,6 +110,7 @@ static void context_prefix(const trn_ctx *c, trn_error *e) {
     const trn_sim *s = c->sim;
     const char *fam = c->slot && c->slot->owner ? c->slot->owner->desc->family : "-";
     char where[TRN_ERROR_MAX / 2] = "", trip[64] = "";
+    trn_error_at(e, c->inst->number, (int32_t)c->core, c->inst->it);
     if (c->inst->where) snprintf(where, sizeof where, " (%s)", c->inst->where);
     if (s->prog.n_loops) snprintf(trip, sizeof trip, ", execution %" PRIu64, c->index);
     trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (core %u, opcode %s/%u, family %s%s)", s->prog.path,
@@ -140,7 +144,7 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
         trn_errorf(e, "the handler returned TRN_WAIT, but its opcode does not declare TRN_OPF_MAY_WAIT");
         st = TRN_ERR;
     } else if (st == TRN_ERR) {
-        *e = c->failed ? c->err : (trn_error){"the handler failed without a message"};
+        *e = c->failed ? c->err : (trn_error){.msg = "the handler failed without a message"};
     } else if (st != TRN_OK && st != TRN_WAIT) {
         trn_errorf(e, "the handler returned %d (expected TRN_OK, TRN_WAIT or TRN_ERR)", (int)st);
         st = TRN_ERR;

@@ -40,6 +40,7 @@ static const trn_plugin_desc *find_static(const char *module) {
 /* Candidate directories in search order; returns the count. */
 static size_t search_dirs(const trn_sim *s, char dirs[][1024], size_t max) {
     size_t n = 0;
+    if (s->opts.module_dir && n < max) snprintf(dirs[n++], 1024, "%s", s->opts.module_dir);
     const char *env = getenv("TRNSIM_PLUGIN_PATH");
     if (env) {
         char *copy = strdup(env), *save = NULL;
@@ -52,6 +53,8 @@ static size_t search_dirs(const trn_sim *s, char dirs[][1024], size_t max) {
 #ifdef TRNSIM_PLUGIN_RELDIR /* an installed tree, wherever its prefix went */
     if (s->opts.exe_dir && n < max) snprintf(dirs[n++], 1024, "%s/%s", s->opts.exe_dir, TRNSIM_PLUGIN_RELDIR);
 #endif
+    /* libtrnsim installed in LIBDIR has its modules in LIBDIR/trnsim */
+    if (s->opts.exe_dir && s->opts.exe_is_library && n < max) snprintf(dirs[n++], 1024, "%s/trnsim", s->opts.exe_dir);
     if (n < max) snprintf(dirs[n++], 1024, "%s", TRNSIM_PLUGIN_DIR);
     return n;
 }
@@ -208,7 +211,7 @@ static int replace_family(trn_sim *s, const trn_module *m, trn_error *e) {
 }
 
 static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
-    if (trn_settings_build(&s->cfg, m->cfg, m->desc, &m->settings, e)) return -1;
+    if (trn_settings_build(&s->cfg, m->cfg, m->desc, &m->settings, e)) return trn_error_kind_default(e, TRN_EK_CONFIG);
     if (m->desc->init) {
         char msg[512] = "";
         if (m->desc->init(&trn_host_api_table, &m->settings, &m->state, msg, sizeof msg) != TRN_OK)

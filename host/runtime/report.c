@@ -35,6 +35,16 @@ int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out
     return 0;
 }
 
+int trn_sim_tensor_count(const trn_sim *s) { return s->have_prog ? s->prog.n_tensors : 0; }
+
+int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_error *e) {
+    if (index < 0 || index >= trn_sim_tensor_count(s))
+        return trn_errorf(e, "tensor index %d is outside 0..%d", index, trn_sim_tensor_count(s) - 1);
+    return trn_sim_tensor_info(s, s->prog.tensors[index].name, out, e);
+}
+
+const char *trn_sim_config_file(const trn_sim *s) { return s->cfg.file ? s->cfg.file : ""; }
+
 static void op_names(const trn_sim *s, const char *names[TRN_IT_MAX + 1]) {
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it) {
         const trn_known_op *k = trn_known_op_by_it((uint32_t)it);

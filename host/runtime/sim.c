@@ -17,8 +17,11 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     if (!s) return trn_errorf(e, "out of memory");
     s->opts = *opts;
     if (!s->opts.trace_out) s->opts.trace_out = stderr;
-    if (trn_config_load(&s->cfg, opts->config_path, opts->config_path ? NULL : opts->config_text, e) ||
-        trn_loader_load_all(s, e)) {
+    int rc = trn_config_load_sets(&s->cfg, opts->config_path, opts->config_path ? NULL : opts->config_text, opts->sets,
+                             opts->n_sets, e);
+    if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
+    else if ((rc = trn_loader_load_all(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
+    if (rc) {
         trn_sim_close(s);
         return -1;
     }
@@ -148,6 +151,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
 static int load_common(trn_sim *s, const char *path, const char *text, trn_error *e) {
     if (load_parts(s, path, text, e) == 0) return 0;
     free_program(s);
+    if (e) e->kind = TRN_EK_PROGRAM;
     return -1;
 }
 
@@ -182,6 +186,7 @@ static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int cor
 
 int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
+    if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
     trn_ap_env env = {s->cores, s->ncores, true};
     for (uint32_t c = 0; c < s->ncores; ++c) {
@@ -195,6 +200,7 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
 
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
+    if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
     trn_ap_env env = {s->cores, s->ncores, true};
     trn_ap ap = t->ap;
@@ -203,6 +209,7 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
 }
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
-    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
-    return trn_dispatch_run(s, e);
+    int rc = s->have_prog ? trn_dispatch_run(s, e) : trn_errorf(e, "no program is loaded");
+    if (rc && e) e->kind = TRN_EK_RUN;
+    return rc;
 }

@@ -19,11 +19,16 @@ typedef struct trn_sim_opts {
     bool trace;              /* one line per instruction on trace_out */
     bool stats;              /* per-opcode counts and time */
     FILE *trace_out;         /* NULL: stderr */
-    const char *exe_dir;     /* where modules are searched first; NULL: none */
+    const char *module_dir;  /* searched before anything else; NULL: none */
+    const char *exe_dir;     /* the executable's (or the library's) directory; NULL: none */
+    bool exe_is_library;     /* exe_dir holds libtrnsim: also search exe_dir/trnsim */
+    const char *const *sets; /* KEY=VALUE overrides applied over the config (docs/config.md) */
+    size_t n_sets;
     int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
 } trn_sim_opts;
 
-/* Read the config, load and validate every module, seal dispatch. */
+/* Read the config, load and validate every module, seal dispatch.
+ * Every failing call below also says its step in e->kind (error.h). */
 int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e);
 void trn_sim_close(trn_sim *s);
 
@@ -51,6 +56,11 @@ typedef struct trn_tensor_info {
 } trn_tensor_info;
 
 int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out, trn_error *e);
+/* The loaded program's tensors in declaration order (0 without a program). */
+int trn_sim_tensor_count(const trn_sim *s);
+int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_error *e);
+/* The file the config was read from, or how it was given. */
+const char *trn_sim_config_file(const trn_sim *s);
 uint32_t trn_sim_cores(const trn_sim *s);
 const char *trn_sim_program_path(const trn_sim *s);
 

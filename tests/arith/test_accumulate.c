@@ -13,7 +13,7 @@ static uint64_t acc1(trn_acc_op op, trn_dtype dt, uint64_t dst, uint64_t src) {
     uint32_t w = trn_dtype_width(dt);
     memcpy(d, &dst, w); /* little-endian: the low bytes are the element */
     memcpy(s, &src, w);
-    trn_error e = {{0}};
+    trn_error e = {0};
     if (trn_cast_copy_or_accumulate(op, d, s, dt, &e) != 0)
         fail_msg("unexpected error: %s", e.msg);
     uint64_t out = 0;
@@ -31,7 +31,7 @@ static void test_copy_all_dtypes(void **state) {
         memset(dst, 0xaa, sizeof dst);
         for (int k = 0; k < 16; k++)
             src[k] = (unsigned char)(k + 1);
-        trn_error e = {{0}};
+        trn_error e = {0};
         assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_COPY, dst, src, (trn_dtype)i, &e), 0);
         uint32_t w = trn_dtype_width((trn_dtype)i);
         assert_memory_equal(dst, src, w);   /* bytes as they are: NaN payloads kept */
@@ -129,7 +129,7 @@ static void test_add_nan_fp32(void **state) {
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0xfe00, 0x3c00), 0xfe00);
     /* the span form (blocked widen / ALU / narrow) gives the same bits */
     uint16_t d[3] = {0xfd01, 0x7d01, 0x3c00}, s[3] = {0x7d02, 0xfd02, 0xfe00};
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_accumulate_span(TRN_ACC_ADD, d, s, TRN_DT_FP16, 3, &e), 0);
     assert_int_equal(d[0], 0xfe00);
     assert_int_equal(d[1], 0x7e00);
@@ -226,7 +226,7 @@ static void test_unsupported_dtypes(void **state) {
         snprintf(want, sizeof want, "cast_accumulate: unsupported dtype %s", trn_dtype_name(dt));
         for (trn_acc_op op = TRN_ACC_ADD; op <= TRN_ACC_MAX; op++) {
             unsigned char d[8] = {1, 2, 3, 4, 5, 6, 7, 8}, s[8] = {9, 9, 9, 9, 9, 9, 9, 9};
-            trn_error e = {{0}};
+            trn_error e = {0};
             assert_int_equal(trn_cast_copy_or_accumulate(op, d, s, dt, &e), -1);
             assert_string_equal(e.msg, want);
             assert_int_equal(d[0], 1); /* nothing written */
@@ -237,7 +237,7 @@ static void test_unsupported_dtypes(void **state) {
         }
     }
     assert_int_equal(refused, 12);
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_ADD, NULL, NULL, TRN_DT_FP32R, &e), -1);
     assert_string_equal(e.msg, "cast_accumulate: unsupported dtype float32r");
     assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_COPY, NULL, NULL, (trn_dtype)20, &e), -1);
@@ -251,7 +251,7 @@ static void test_unsupported_dtypes(void **state) {
 static void test_aluop_to_memop(void **state) {
     (void)state;
     trn_acc_op op = (trn_acc_op)99;
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_aluop_to_memop(0, false, &op, &e), 0);
     assert_int_equal(op, TRN_ACC_COPY);
     assert_int_equal(trn_aluop_to_memop(4, false, &op, &e), 0);

@@ -22,7 +22,7 @@ static void test_canonical_names(void **state) {
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         assert_string_equal(trn_dtype_name((trn_dtype)i), names[i]);
         trn_dtype dt = TRN_DT_COUNT;
-        trn_error e = {{0}};
+        trn_error e = {0};
         assert_int_equal(trn_dtype_from_name(names[i], &dt, &e), 0);
         assert_int_equal(dt, i);
     }
@@ -32,7 +32,7 @@ static void test_canonical_names(void **state) {
 
 static void expect_lookup(const char *name, trn_dtype want) {
     trn_dtype dt = TRN_DT_COUNT;
-    trn_error e = {{0}};
+    trn_error e = {0};
     if (trn_dtype_from_name(name, &dt, &e) != 0)
         fail_msg("lookup of '%s' failed: %s", name, e.msg);
     if (dt != want)
@@ -74,7 +74,7 @@ static void test_aliases_case_insensitive(void **state) {
 static void test_unknown_name(void **state) {
     (void)state;
     trn_dtype dt = TRN_DT_INT8;
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_dtype_from_name("float33", &dt, &e), -1);
     assert_int_equal(dt, TRN_DT_INT8); /* untouched */
     assert_non_null(strstr(e.msg, "unknown dtype 'float33'"));

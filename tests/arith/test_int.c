@@ -122,7 +122,7 @@ static void test_widen(void **state) {
 
 static void test_cast_span(void **state) {
     (void)state;
-    trn_error e = {{0}};
+    trn_error e = {0};
     /* int32 -> int64 is exact (a trip through fp32 would round 2^24 + 1) */
     int32_t a[4] = {16777217, -16777217, INT32_MAX, INT32_MIN};
     int64_t b[4];

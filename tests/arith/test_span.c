@@ -87,7 +87,7 @@ static void test_accumulate_spans(void **state) {
                         trn_narrow(dt, (k & 1) ? 0.0f : -0.0f, src + off + k * w);
                     }
                 memcpy(ref, dst + off, n * w);
-                trn_error e = {{0}};
+                trn_error e = {0};
                 for (size_t k = 0; k < n; k++)
                     assert_int_equal(trn_cast_copy_or_accumulate(op, ref + k * w, src + off + k * w, dt, &e), 0);
                 assert_int_equal(trn_accumulate_span(op, dst + off, src + off, dt, n, &e), 0);

@@ -9,7 +9,7 @@
 
 static void expect_open_error(const char *cfg, const char *needle) {
     trn_sim *s = NULL;
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     assert_int_equal(test_open(cfg, &s, &e), -1);
     assert_null(s);
     assert_contains(e.msg, needle);
@@ -173,7 +173,7 @@ static void config_directory_refused(void **st) {
     expect_open_error("machine = { cores = 1; };\n@include \"" TESTS_DIR "\"\n",
                       "<config text>:2: @include \"" TESTS_DIR "\" is a directory, not a config file");
     trn_sim *s = NULL;
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     trn_sim_opts o = {.config_path = TESTS_DIR, .exe_dir = TRNSIM_MODULE_DIR};
     assert_int_equal(trn_sim_open(&s, &o, &e), -1);
     assert_contains(e.msg, TESTS_DIR ": cannot read config: it is a directory");
@@ -185,7 +185,7 @@ static void config_directory_refused(void **st) {
  * names that module, it does not claim the family is missing. */
 static void family_module_lacks_opcode(void **st) {
     trn_sim *s;
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     assert_int_equal(test_open("plugins = ( { family = \"dma\"; module = \"trnsim-bad19\"; } );", &s, &e), 0);
     assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [], \"instructions\": [{\"opcode\": \"BadA\"},"
                                                   " {\"opcode\": \"TensorCopy\"}]}", "p.json", &e), -1);

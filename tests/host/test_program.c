@@ -18,7 +18,7 @@ static trn_sim *open_test(void) {
 
 static void expect_load_error(const char *prog, const char *needle) {
     trn_sim *s = open_test();
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     assert_int_equal(trn_sim_load_program_text(s, prog, "p.json", &e), -1);
     assert_contains(e.msg, needle);
     trn_sim_close(s);
@@ -33,7 +33,7 @@ static trn_sim *run_ok(const char *prog) {
 
 static void expect_run_error(const char *prog, const char *needle) {
     trn_sim *s = open_test();
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     assert_int_equal(trn_sim_load_program_text(s, prog, "p.json", &e), 0);
     assert_int_equal(trn_sim_run(s, &e), -1);
     assert_contains(e.msg, needle);
@@ -63,7 +63,7 @@ static void json_errors(void **st) {
  * not a run of the instructions and tensors that did parse. */
 static void failed_load_leaves_nothing(void **st) {
     trn_sim *s = open_test();
-    trn_error e = {""};
+    trn_error e = {.msg = ""};
     assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [" X4 "," Y4 ", {\"name\": \"b\", \"memory\": \"sbuf\","
                      " \"dtype\": \"int8\", \"shape\": [1, 2], \"data\": [1, 300]}], \"instructions\": ["
                      "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}", "p.json", &e), -1);

@@ -27,7 +27,7 @@ static int group_teardown(void **state) {
 /* Read path expecting failure; the message must equal "<path>: <tail>". */
 static void expect_read_error(const char *path, const char *tail) {
     trn_npy n;
-    trn_error e = {{0}};
+    trn_error e = {0};
     char want[TRN_ERROR_MAX];
     assert_int_equal(trn_npy_read(path, &n, &e), -1);
     assert_null(n.data);
@@ -54,7 +54,7 @@ static void test_header_bytes_2x3_f4(void **state) {
     const float v[6] = {1.5f, -2.0f, 0.25f, 3.0f, -0.0f, 1e30f};
     const int64_t shape[2] = {2, 3};
     const char *p = npy_tmp("h23.npy");
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_write(p, "<f4", 2, shape, v, &e), 0);
     size_t n;
     unsigned char *b = npy_get_bytes(p, &n);
@@ -76,7 +76,7 @@ static void test_header_bytes_2x3_f4(void **state) {
  * of these (checked with numpy 1.24 when the test was written). */
 static void check_header(const char *descr, int ndim, const int64_t *shape, const char *dict, size_t hlen) {
     const char *p = npy_tmp("hdr.npy");
-    trn_error e = {{0}};
+    trn_error e = {0};
     static unsigned char zero[40320 * 8];
     if (trn_npy_write(p, descr, ndim, shape, zero, &e)) fail_msg("%s", e.msg);
     size_t n;
@@ -137,7 +137,7 @@ static void round_trip(const char *descr, int ndim, const int64_t *shape) {
     if (descr[1] == 'b')
         for (size_t i = 0; i < count; i++) data[i] &= 1; /* numpy bools are 0 / 1 */
     const char *p = npy_tmp("rt.npy");
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_write(p, descr, ndim, shape, data, &e), 0);
     trn_npy n;
     assert_int_equal(trn_npy_read(p, &n, &e), 0);
@@ -187,7 +187,7 @@ static void test_read_v2_v3(void **state) {
         const char *p = npy_tmp("v23.npy");
         assert_int_equal(npy_put_file(p, major, hdr, v, sizeof v), 0);
         trn_npy n;
-        trn_error e = {{0}};
+        trn_error e = {0};
         assert_int_equal(trn_npy_read(p, &n, &e), 0);
         assert_string_equal(n.descr, "<i2");
         assert_int_equal(n.ndim, 1);
@@ -216,7 +216,7 @@ static void test_read_header_spellings(void **state) {
         const char *p = npy_tmp("sp.npy");
         assert_int_equal(npy_put_file(p, 1, cases[i].hdr, d6, 6), 0);
         trn_npy n;
-        trn_error e = {{0}};
+        trn_error e = {0};
         if (trn_npy_read(p, &n, &e) != 0) fail_msg("case %zu: %s", i, e.msg);
         assert_string_equal(n.descr, cases[i].descr);
         assert_int_equal(n.ndim, 2);
@@ -367,7 +367,7 @@ static void test_error_non_ascii(void **state) {
 
 static void expect_write_error(const char *path, const char *descr, int ndim, const int64_t *shape,
                                const void *data, const char *tail) {
-    trn_error e = {{0}};
+    trn_error e = {0};
     char want[TRN_ERROR_MAX];
     assert_int_equal(trn_npy_write(path, descr, ndim, shape, data, &e), -1);
     snprintf(want, sizeof want, "%s: %s", path, tail);
@@ -397,7 +397,7 @@ static void test_write_full_device(void **state) {
     if (stat("/dev/full", &st) != 0) skip();
     const int64_t s[1] = {4};
     const float v[4] = {0};
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_write("/dev/full", "<f4", 1, s, v, &e), -1);
     assert_string_equal(e.msg, "/dev/full: write failed: No space left on device");
     assert_int_equal(stat("/dev/full", &st), 0);
@@ -413,7 +413,7 @@ static void test_write_replaces(void **state) {
     assert_int_equal(npy_put_bytes(p, old, sizeof old - 1), 0);
     const int64_t s[1] = {1};
     const unsigned char v[1] = {7};
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_write(p, "|u1", 1, s, v, &e), 0);
     struct stat st;
     assert_int_equal(stat(p, &st), 0);

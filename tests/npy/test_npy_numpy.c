@@ -56,7 +56,7 @@ static void test_manifest(void **state) {
         snprintf(npy, sizeof npy, "%s.npy", name);
         snprintf(bin, sizeof bin, "%s.bin", name);
         trn_npy a;
-        trn_error e = {{0}};
+        trn_error e = {0};
         if (trn_npy_read(in_dir(npy), &a, &e)) fail_msg("%s", e.msg);
         assert_string_equal(a.descr, descr);
         assert_int_equal(a.ndim, ndim);
@@ -77,7 +77,7 @@ static void test_manifest(void **state) {
 
 static void test_known_values(void **state) {
     trn_npy a;
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_read(in_dir("known.npy"), &a, &e), 0);
     const float want[3] = {1.5f, -2.0f, 0.1f};
     assert_string_equal(a.descr, "<f4");
@@ -90,7 +90,7 @@ static void test_known_values(void **state) {
 /* float32 values numpy wrote, narrowed on load with RNE. */
 static void test_narrow_on_load(void **state) {
     trn_npy a;
-    trn_error e = {{0}};
+    trn_error e = {0};
     const int64_t s3[1] = {3}, s4[1] = {4};
     uint16_t bf[3], h[4];
     assert_int_equal(trn_npy_read(in_dir("bf16_ties.npy"), &a, &e), 0);
@@ -116,7 +116,7 @@ static void test_narrow_on_load(void **state) {
 
 static void expect_error(const char *name, const char *tail) {
     trn_npy a;
-    trn_error e = {{0}};
+    trn_error e = {0};
     char want[TRN_ERROR_MAX];
     const char *p = in_dir(name);
     assert_int_equal(trn_npy_read(p, &a, &e), -1);
@@ -131,7 +131,7 @@ static void test_numpy_errors(void **state) {
     expect_error("complex.npy", "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, "
                                 "|u1, <u2, <u4, <u8, |b1)");
     trn_npy a;
-    trn_error e = {{0}};
+    trn_error e = {0};
     char want[TRN_ERROR_MAX];
     const int64_t s[2] = {2, 3}, s2[2] = {3, 2};
     uint16_t dst[6];

@@ -35,7 +35,7 @@ static float u2f(uint32_t u) {
 /* Write a file with trn_npy_write and read it back (so n.name is set). */
 static void load_file(trn_npy *n, const char *descr, int ndim, const int64_t *shape, const void *data) {
     const char *p = npy_tmp("t.npy");
-    trn_error e = {{0}};
+    trn_error e = {0};
     if (trn_npy_write(p, descr, ndim, shape, data, &e) || trn_npy_read(p, n, &e)) fail_msg("%s", e.msg);
 }
 
@@ -43,7 +43,7 @@ static void load_file(trn_npy *n, const char *descr, int ndim, const int64_t *sh
 static void expect_load_error(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, const char *tail) {
     unsigned char dst[256];
     memset(dst, 0xA5, sizeof dst);
-    trn_error e = {{0}};
+    trn_error e = {0};
     char want[TRN_ERROR_MAX];
     assert_int_equal(trn_npy_to_tensor(n, dt, ndim, shape, dst, &e), -1);
     snprintf(want, sizeof want, "%s: %s", n->name[0] ? n->name : "npy", tail);
@@ -102,7 +102,7 @@ static void test_load_copies(void **state) {
         trn_npy n;
         load_file(&n, t[i].descr, 2, shape, src);
         memset(dst, 0, sizeof dst);
-        trn_error e = {{0}};
+        trn_error e = {0};
         if (trn_npy_to_tensor(&n, t[i].dt, 2, shape, dst, &e)) fail_msg("%s", e.msg);
         size_t bytes = 64 * trn_dtype_width(t[i].dt);
         assert_int_equal(bytes, 64 * n.item_size);
@@ -197,7 +197,7 @@ static void test_narrow_bf16_rne(void **state) {
     trn_npy n;
     load_file(&n, "<f4", 1, s, in);
     uint16_t out[N];
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_BF16, 1, s, out, &e), 0);
     for (int i = 0; i < N; i++)
         if (out[i] != t[i].out) fail_msg("bf16(0x%08x) = 0x%04x, expected 0x%04x", t[i].in, out[i], t[i].out);
@@ -250,7 +250,7 @@ static void test_narrow_f16_vs_float16(void **state) {
     const int64_t s[2] = {64, 64};
     trn_npy n;
     load_file(&n, "<f4", 2, s, in);
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_FP16, 2, s, out, &e), 0);
     for (int i = 0; i < N; i++) {
         uint16_t want = ref_f16(in[i]);
@@ -281,7 +281,7 @@ static void test_narrow_fp8(void **state) {
     const int64_t s[1] = {N};
     trn_npy n;
     load_file(&n, "<f4", 1, s, in);
-    trn_error e = {{0}};
+    trn_error e = {0};
     for (trn_dtype dt = TRN_DT_FP8_E3M4; dt <= TRN_DT_FP8_E5M2; dt++) {
         assert_int_equal(trn_npy_to_tensor(&n, dt, 1, s, out, &e), 0);
         for (int i = 0; i < N; i++) {
@@ -308,7 +308,7 @@ static void test_load_f32_keeps_bits(void **state) {
     const int64_t s[1] = {3};
     trn_npy n;
     load_file(&n, "<f4", 1, s, in);
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_FP32, 1, s, out, &e), 0);
     assert_memory_equal(out, in, sizeof in);
     trn_npy_free(&n);
@@ -327,7 +327,7 @@ static void test_load_empty_and_scalar(void **state) {
     trn_npy n;
     load_file(&n, "<f4", 2, s0, NULL);
     uint16_t dst[1] = {0x1234};
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_BF16, 2, s0, dst, &e), 0);
     assert_int_equal(dst[0], 0x1234);
     trn_npy_free(&n);
@@ -344,7 +344,7 @@ static void test_from_tensor_bf16(void **state) {
     const uint16_t bits[5] = {0x3F80, 0x3F82, 0xBF81, 0x7F80, 0x0001};
     void *out;
     const char *descr;
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_from_tensor(TRN_DT_BF16, bits, 5, false, &out, &descr, &e), 0);
     assert_string_equal(descr, "<f4");
     for (int i = 0; i < 5; i++) assert_int_equal(f2u(((float *)out)[i]), (uint32_t)bits[i] << 16);
@@ -360,7 +360,7 @@ static void test_from_tensor_fp8(void **state) {
     for (int i = 0; i < 256; i++) codes[i] = (uint8_t)i;
     void *out;
     const char *descr;
-    trn_error e = {{0}};
+    trn_error e = {0};
     for (trn_dtype dt = TRN_DT_FP8_E3M4; dt <= TRN_DT_FP8_E5M2; dt++) {
         assert_int_equal(trn_npy_from_tensor(dt, codes, 256, false, &out, &descr, &e), 0);
         assert_string_equal(descr, "<f4");
@@ -395,7 +395,7 @@ static void test_from_tensor_copies(void **state) {
         for (int raw = 0; raw < 2; raw++) {
             void *out;
             const char *descr;
-            trn_error e = {{0}};
+            trn_error e = {0};
             assert_int_equal(trn_npy_from_tensor(dts[i], src, 8, raw, &out, &descr, &e), 0);
             assert_string_equal(descr, trn_npy_descr_for(dts[i], raw));
             assert_memory_equal(out, src, 8 * trn_dtype_width(dts[i]));
@@ -404,7 +404,7 @@ static void test_from_tensor_copies(void **state) {
     }
     void *out = (void *)1;
     const char *descr = "x";
-    trn_error e = {{0}};
+    trn_error e = {0};
     assert_int_equal(trn_npy_from_tensor(TRN_DT_COUNT, src, 8, false, &out, &descr, &e), -1);
     assert_string_equal(e.msg, "cannot write a tensor of unknown dtype id 20");
     assert_null(out);
@@ -426,7 +426,7 @@ static void test_bf16_file_round_trip(void **state) {
     for (int raw = 0; raw < 2; raw++) {
         void *buf;
         const char *descr;
-        trn_error e = {{0}};
+        trn_error e = {0};
         assert_int_equal(trn_npy_from_tensor(TRN_DT_BF16, bits, N, raw, &buf, &descr, &e), 0);
         assert_int_equal(trn_npy_write(p, descr, 2, s, buf, &e), 0);
         free(buf);

@@ -127,6 +127,7 @@ static int parse_operands(const trn_program *p, json_t *obj, const char *key, tr
 int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *in, trn_opname_resolver resolve, void *arg,
                    trn_error *e) {
     memset(in, 0, sizeof *in);
+    in->it = TRN_ERROR_NO_IT; /* until the opcode resolves */
     if (!json_is_object(obj)) return trn_errorf(e, "an instruction must be an object");
     in->obj = obj;
     json_t *op = json_object_get(obj, "opcode");
@@ -136,7 +137,10 @@ int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *in, trn_opname_r
         in->it = (uint32_t)json_integer_value(op);
     } else if (json_is_string(op)) {
         in->opname = json_string_value(op);
-        if (resolve(arg, in->opname, &in->it, e)) return -1;
+        if (resolve(arg, in->opname, &in->it, e)) {
+            in->it = TRN_ERROR_NO_IT;
+            return -1;
+        }
     } else {
         return trn_errorf(e, "'opcode' must be a name or an IT number");
     }

@@ -105,8 +105,10 @@ static int parse_list(list_state *ls, json_t *list, int depth, trn_error *e) {
         trn_inst *in = push(ls, e);
         if (!in) return -1;
         uint64_t number = ls->number++;
-        if (trn_inst_parse(ls->p, obj, in, ls->o->resolve, ls->o->arg, e))
+        if (trn_inst_parse(ls->p, obj, in, ls->o->resolve, ls->o->arg, e)) {
+            trn_error_at(e, number, -1, in->it);
             return trn_error_prefix(e, "instruction %" PRIu64, number);
+        }
         in->number = number;
         ls->p->n_insts++;
     }
