@@ -1,5 +1,6 @@
-/* The trnsim command line: run, check, opcodes, quirks. Every failure ends
- * here as one message on stderr and a non-zero exit. */
+/* The trnsim command line: finds the command in the command table
+ * (usage.c), answers --help and --version, and turns every failure into one
+ * message on stderr and a non-zero exit. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -7,18 +8,12 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
+#include "cli/usage.h"
 
-static const char usage[] =
-    "usage:\n"
-    "  trnsim run PROGRAM.json [--config FILE] [--format bir|native] [--input NAME[@CORE]=FILE.npy]...\n"
-    "             [--output NAME[@CORE]=FILE.npy]... [--raw-bits] [--trace] [--stats] [--stats-json]\n"
-    "  trnsim check PROGRAM.json [--config FILE] [--format bir|native]   parse and validate, run nothing\n"
-    "  trnsim opcodes [--config FILE]              IT, name, family and module of each handler\n"
-    "  trnsim quirks [--config FILE]               every named quirk, its default and setting\n"
-    "  trnsim --help | --version\n"
-    "Without --config the embedded default config (config/default.cfg) is used.\n"
-    "PROGRAM is a native program or the compiler's BIR JSON, told apart by its content.\n"
-    "See docs/cli.md, docs/programs.md and docs/bir.md.\n";
+#ifndef TRNSIM_FAMILIES_BUILT /* set by host/CMakeLists.txt */
+#define TRNSIM_FAMILIES_BUILT "?"
+#define TRNSIM_FAMILIES_LINKAGE "?"
+#endif
 
 static int cli_main(int argc, char **argv);
 
@@ -34,26 +29,36 @@ int trn_cli_main(int argc, char **argv) {
     return rc;
 }
 
+static void print_version(FILE *f) {
+    fprintf(f, "trnsim %s\n", TRNSIM_VERSION);
+    fprintf(f, "plugin ABI %u (accepts modules of ABI %u to %u)\n", TRN_ABI_VERSION, TRN_ABI_MIN_VERSION,
+            TRN_ABI_VERSION);
+    fprintf(f, "families built: %s (%s)\n", TRNSIM_FAMILIES_BUILT, TRNSIM_FAMILIES_LINKAGE);
+}
+
 static int cli_main(int argc, char **argv) {
     if (argc < 2) {
-        fputs(usage, stderr);
+        cli_print_usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(usage, stdout);
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        cli_print_usage(stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("trnsim %s (plugin ABI %u, accepts %u..%u)\n", TRNSIM_VERSION, TRN_ABI_VERSION, TRN_ABI_MIN_VERSION,
-               TRN_ABI_VERSION);
+        print_version(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "run")) return cli_cmd_run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "check")) return cli_cmd_check(argc - 2, argv + 2);
-    if (!strcmp(cmd, "opcodes")) return cli_cmd_list(argc - 2, argv + 2, trn_sim_print_opcodes);
-    if (!strcmp(cmd, "quirks")) return cli_cmd_list(argc - 2, argv + 2, trn_sim_print_quirks);
-    char msg[300];
-    snprintf(msg, sizeof msg, "unknown command '%s' (see trnsim --help)", cmd);
-    return cli_fail(msg);
+    const cli_command *c = cli_find_command(cmd);
+    if (!c) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "unknown command '%s' (see trnsim --help)", cmd);
+        return cli_fail(msg);
+    }
+    if (cli_wants_help(c, argc - 2, argv + 2)) {
+        cli_print_command_help(c, stdout);
+        return 0;
+    }
+    return c->main(argc - 2, argv + 2);
 }

@@ -48,6 +48,7 @@ void cli_remove_temps(run_args *a);
 /* commands.c */
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
-int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *));
+int cli_cmd_opcodes(int argc, char **argv);
+int cli_cmd_quirks(int argc, char **argv);
 
 #endif

@@ -44,7 +44,7 @@ int cli_cmd_check(int argc, char **argv) {
     return rc ? cli_fail(e.msg) : 0;
 }
 
-int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) {
+static int cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) {
     const char *config = NULL;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
@@ -63,3 +63,7 @@ int cli_cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) 
     return 0;
 }
 
+
+int cli_cmd_opcodes(int argc, char **argv) { return cmd_list(argc, argv, trn_sim_print_opcodes); }
+
+int cli_cmd_quirks(int argc, char **argv) { return cmd_list(argc, argv, trn_sim_print_quirks); }

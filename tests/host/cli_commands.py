@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """The CLI's other commands: check, opcodes, quirks, --help, --version, --stats-json,
---trace, and usage errors. Usage: cli_commands.py TRNSIM PROGRAMS_DIR"""
+--trace, and usage errors. Usage: cli_commands.py TRNSIM PROGRAMS_DIR VERSION FAMILIES"""
 import json
+import re
 import os
 import subprocess
 import sys
 import tempfile
 
-trnsim, progs = sys.argv[1], sys.argv[2]
+trnsim, progs, version, families = sys.argv[1:5]
 cfg = f"{progs}/test.cfg"
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "trnsim", "plugin.h")
 failures = 0
 
 
@@ -53,9 +55,23 @@ def quirks():
 
 
 def help_version():
-    assert "trnsim run PROGRAM.json" in run("--help").stdout
-    assert run("--version").stdout.startswith("trnsim 0.")
-    assert "usage" in run(rc=2).stderr
+    lines = run("--version").stdout.splitlines()
+    assert lines[0] == f"trnsim {version}", lines
+    abi = int(re.search(r"#define TRN_ABI_VERSION (\d+)", open(HEADER).read()).group(1))
+    assert lines[1] == f"plugin ABI {abi} (accepts modules of ABI 1 to {abi})", lines
+    assert lines[2].startswith(f"families built: {families} ("), lines
+    top = run("--help").stdout
+    assert top.startswith("Usage: trnsim COMMAND") and "\n  run PROGRAM.json " in top, top
+    assert run("run", "--help").stdout.startswith("Usage: trnsim run PROGRAM.json [OPTION]...\n")
+    # --help anywhere among a command's arguments, but not as an option's value
+    assert run("run", f"{progs}/copy.json", "--trace", "-h").stdout == run("help", "run").stdout
+    r = run("run", "--config", "--help", rc=1)
+    assert r.stderr == "trnsim: run: missing PROGRAM.json (see trnsim --help)\n", r.stderr
+    r = run("help", "frobnicate", rc=1)
+    assert r.stderr == "trnsim: help: unknown command 'frobnicate' (trnsim --help lists them)\n", r.stderr
+    r = run("help", "run", "check", rc=1)
+    assert r.stderr == "trnsim: help: unexpected argument 'check' (usage: trnsim help [COMMAND])\n", r.stderr
+    assert run(rc=2).stderr.startswith("Usage: trnsim COMMAND")
     r = run("frobnicate", rc=1)
     assert r.stderr.strip() == "trnsim: unknown command 'frobnicate' (see trnsim --help)", r.stderr
     r = run("run", f"{progs}/copy.json", "--bogus", rc=1)

@@ -1,0 +1,175 @@
+/* The command table and the help printed from it (usage.h). */
+#include "cli/usage.h"
+
+#include <string.h>
+
+#include "cli/cli_internal.h"
+
+#define CONFIG_OPTION {"--config", "FILE", "read FILE instead of the embedded default config (config/default.cfg)"}
+#define FORMAT_OPTION                                                                                          \
+    {"--format", "bir|native",                                                                                 \
+     "read PROGRAM as the compiler's BIR JSON or as a native program; without it the content decides"}
+#define END_OPTIONS {NULL, NULL, NULL}
+
+static const cli_option run_options[] = {
+    CONFIG_OPTION,
+    FORMAT_OPTION,
+    {"--input", "NAME[@CORE]=FILE.npy",
+     "set tensor NAME from a .npy file, on every core (a [cores, ...] file gives core k slice k) or on core CORE; "
+     "repeatable"},
+    {"--output", "NAME[@CORE]=FILE.npy",
+     "after the run, write tensor NAME to a .npy file: core 0 of a 1-core run, [cores, ...] otherwise, or core "
+     "CORE; repeatable"},
+    {"--raw-bits", NULL, "write bf16 and fp8 outputs as their raw bits (<u2, |u1) instead of widened to float32"},
+    {"--trace", NULL, "print one line per executed instruction on standard error"},
+    {"--stats", NULL, "print per-opcode counts, skips and times on standard output after the run"},
+    {"--stats-json", NULL, "print the same statistics as one JSON object"},
+    END_OPTIONS,
+};
+
+static const cli_option check_options[] = {CONFIG_OPTION, FORMAT_OPTION, END_OPTIONS};
+static const cli_option config_only[] = {CONFIG_OPTION, END_OPTIONS};
+static const cli_option no_options[] = {END_OPTIONS};
+
+static int cmd_help(int argc, char **argv);
+
+/* The commands, in the order `trnsim --help` lists them. */
+static const cli_command commands[] = {
+    {"run", "PROGRAM.json", "run a program and write its outputs",
+     "Read the config and load its modules, validate PROGRAM.json, place its tensors on every core, apply the "
+     "--input files, run every core to the end, then write the --output files. A failed run leaves no output "
+     "file behind.",
+     run_options, cli_cmd_run},
+    {"check", "PROGRAM.json", "validate a program, run nothing",
+     "Do everything run does before running: read the config, load the modules, and check the program's "
+     "structure, its opcodes and the bounds of every operand without a dynamic offset. Prints "
+     "'PROGRAM.json: ok (N cores)'.",
+     check_options, cli_cmd_check},
+    {"opcodes", "", "list every registered opcode",
+     "One line per registered opcode: IT, name, family, module and the file it was loaded from ('(built in)' "
+     "in a static build).",
+     config_only, cli_cmd_opcodes},
+    {"quirks", "", "list every named quirk",
+     "Every named quirk of the host and of the loaded modules: name, default, the setting that changes it "
+     "('-' if none), owner and meaning.",
+     config_only, cli_cmd_quirks},
+    {"help", "[COMMAND]", "print this help, or one command's",
+     "Print the help of every command, or only that of COMMAND (the same as trnsim COMMAND --help).", no_options,
+     cmd_help},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+#define HELP_COLUMN 28 /* where the explanation of a command or option starts */
+#define LINE_WIDTH 79
+
+const cli_command *cli_find_command(const char *name) {
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
+/* Prints text from column `col` (the cursor is at `at`), wrapped at spaces. */
+static void print_wrapped(FILE *f, const char *text, int at, int col) {
+    if (at > 0 && at > col - 2) {
+        fputc('\n', f);
+        at = 0;
+    }
+    fprintf(f, "%*s", col - at, "");
+    int x = col;
+    for (const char *p = text; *p;) {
+        size_t word = strcspn(p, " ");
+        if (x > col && x + 1 + (int)word > LINE_WIDTH) {
+            fprintf(f, "\n%*s", col, "");
+            x = col;
+        } else if (x > col) {
+            fputc(' ', f);
+            ++x;
+        }
+        fwrite(p, 1, word, f);
+        x += (int)word;
+        p += word;
+        p += strspn(p, " ");
+    }
+    fputc('\n', f);
+}
+
+static void print_item(FILE *f, const char *lead, const char *a, const char *b, const char *help) {
+    int at = fprintf(f, "%s%s%s%s", lead, a, b[0] ? " " : "", b);
+    print_wrapped(f, help, at, HELP_COLUMN);
+}
+
+static void print_options(FILE *f, const cli_option *o) {
+    for (; o->flag; ++o) print_item(f, "      ", o->flag, o->value ? o->value : "", o->help);
+}
+
+static void print_help_option(FILE *f, const char *help) { print_item(f, "  -h, ", "--help", "", help); }
+
+void cli_print_usage(FILE *f) {
+    fputs("Usage: trnsim COMMAND [ARGUMENT]... [OPTION]...\n"
+          "  or:  trnsim --help | --version\n"
+          "Run programs of NeuronCore instructions (BIR), bit-exact to the reference simulator.\n"
+          "\nCommands:\n",
+          f);
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        print_item(f, "  ", commands[i].name, commands[i].operands, commands[i].summary);
+    /* commands that share one option list share one heading */
+    for (size_t i = 0, j; i < N_COMMANDS; i = j) {
+        for (j = i + 1; j < N_COMMANDS && commands[j].options == commands[i].options;) ++j;
+        if (!commands[i].options->flag) continue;
+        fprintf(f, "\nOptions of trnsim %s", commands[i].name);
+        for (size_t k = i + 1; k < j; ++k) fprintf(f, ", %s", commands[k].name);
+        fputs(":\n", f);
+        print_options(f, commands[i].options);
+    }
+    fputs("\nOptions:\n", f);
+    print_help_option(f, "print this help; trnsim COMMAND --help prints one command's");
+    print_item(f, "      ", "--version", "", "print the version, the plugin ABI versions accepted and the families built");
+    fputc('\n', f);
+    print_wrapped(f,
+                  "Without --config the embedded default config is used. A program is a native JSON program or the "
+                  "compiler's BIR JSON, told apart by its content; tensors come and go as NumPy .npy files, the config is a libconfig file. Any failure prints one line on standard error "
+                  "and exits 1. The documentation is in docs/ of the source tree and, installed, in "
+                  "share/doc/trnsim under the install prefix.",
+                  0, 0);
+}
+
+void cli_print_command_help(const cli_command *c, FILE *f) {
+    fprintf(f, "Usage: trnsim %s%s%s%s\n", c->name, c->operands[0] ? " " : "", c->operands,
+            c->options->flag ? " [OPTION]..." : "");
+    fputc('\n', f);
+    print_wrapped(f, c->description, 0, 0);
+    fputs("\nOptions:\n", f);
+    print_options(f, c->options);
+    print_help_option(f, "print this help");
+}
+
+bool cli_wants_help(const cli_command *c, int argc, char **argv) {
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return true;
+        for (const cli_option *o = c->options; o->flag; ++o)
+            if (o->value && !strcmp(argv[i], o->flag)) {
+                ++i; /* the next argument is this option's value */
+                break;
+            }
+    }
+    return false;
+}
+
+static int cmd_help(int argc, char **argv) {
+    if (argc == 0) {
+        cli_print_usage(stdout);
+        return 0;
+    }
+    char msg[300];
+    if (argc > 1) {
+        snprintf(msg, sizeof msg, "help: unexpected argument '%s' (usage: trnsim help [COMMAND])", argv[1]);
+        return cli_fail(msg);
+    }
+    const cli_command *c = cli_find_command(argv[0]);
+    if (!c) {
+        snprintf(msg, sizeof msg, "help: unknown command '%s' (trnsim --help lists them)", argv[0]);
+        return cli_fail(msg);
+    }
+    cli_print_command_help(c, stdout);
+    return 0;
+}
