@@ -3,6 +3,14 @@
  * baseline timed in the same run. A benchmark, never a test: nothing here
  * fails on a time.
  *
+ * How a ratio is measured (bench_compare): the kernel and its baselines run
+ * in alternating rounds, one call of each per round, and the ratio is the
+ * median over the rounds of (baseline time / kernel time) within a round.
+ * Machine load that comes and goes then hits both sides of a pair alike
+ * instead of skewing a best-of-each. Each case checks the kernel's result
+ * bit for bit against its reference before timing and again after timing,
+ * and prints no number when either check fails.
+ *
  * A bench file (bench/bench_<family>.c) defines cases with BENCH_CASE; they
  * run in link order. `trnsim-bench [FILTER] [--quick]` runs the cases whose
  * name contains FILTER; --quick shrinks sizes (bench_quick()). */
@@ -33,18 +41,44 @@ trn_sim *bench_open(const char *config_text);
 void bench_load(trn_sim *s, const char *program_json);
 void bench_set(trn_sim *s, const char *tensor, const void *data, size_t bytes);
 void bench_get(trn_sim *s, const char *tensor, void *data, size_t bytes);
+/* One trn_sim_run (exits the bench on error). */
+void bench_run(trn_sim *s);
 
-/* Best seconds per call over repeated calls lasting at least min_seconds
- * in total (and at least 3 calls). */
-double bench_time(void (*fn)(void *), void *arg, double min_seconds);
-/* The same for trn_sim_run(s). */
-double bench_time_run(trn_sim *s, double min_seconds);
+/* Something to time: fn(arg). */
+typedef struct bench_job {
+    void (*fn)(void *);
+    void *arg;
+} bench_job;
 
-/* One result line: `work` units were processed in `seconds`; `baseline`
- * took `baseline_seconds` for the same work. ratio = baseline_seconds /
- * seconds (> 1: faster than the baseline). */
-void bench_report(const char *kernel, const char *size, double work, const char *unit, double seconds,
-                  const char *baseline, double baseline_seconds);
+/* A job that runs trn_sim_run(s). */
+bench_job bench_run_job(trn_sim *s);
+
+#define BENCH_MAX_BASELINES 4
+
+/* One kernel-against-baseline result. */
+typedef struct bench_paired {
+    int rounds;                       /* pairs measured */
+    double t, t_base;                 /* median seconds per call: the kernel, the baseline */
+    double ratio, ratio_q1, ratio_q3; /* median and quartiles of the paired ratios t_base / t */
+} bench_paired;
+
+/* Time job against each of baselines[0..n_base-1] (n_base <=
+ * BENCH_MAX_BASELINES): one warm-up call of each, then rounds in which
+ * every one is called once, the order rotating from round to round, until
+ * at least min_seconds have passed in all (at least 7 rounds, at most
+ * 100000). Every job is called the same number of times, so jobs that
+ * accumulate (scatter-add) stay comparable afterwards. res[k] pairs job
+ * with baselines[k]. */
+void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds, bench_paired *res);
+
+/* One result line: `work` units per call of the kernel; the baseline does
+ * the same work. ratio = baseline time / kernel time (> 1: faster than the
+ * baseline), the median of the pairs, with their quartiles. */
+void bench_report(const char *kernel, const char *size, double work, const char *unit, const char *baseline,
+                  const bench_paired *p);
+
+/* The check after timing failed: say so (the case then reports nothing). */
+void bench_mismatch_after(const char *what);
 
 /* Deterministic data. */
 void bench_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi);

@@ -3,8 +3,8 @@
  * (program -> dispatch -> trnsim-bn -> memory), each against the scalar
  * oracle of tests/bn (the seed transliterated, on a dense buffer, no host)
  * and against memcpy of the bytes the instruction reads, in the same run.
- * The host results are checked against the oracle bit for bit first, so a
- * fast wrong kernel cannot post a number. */
+ * The host results are checked against the oracle bit for bit before and
+ * after timing, so a fast wrong kernel cannot post a number. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +68,15 @@ static int same_bits(const float *a, const float *b, size_t n, const char *what)
     return 0;
 }
 
+/* The sim's tensor equals want, bit for bit (quietly). */
+static int tensor_is(trn_sim *s, const char *tensor, const float *want, size_t n) {
+    float *got = malloc(n * sizeof(float));
+    bench_get(s, tensor, got, n * sizeof(float));
+    const int ok = memcmp(got, want, n * sizeof(float)) == 0;
+    free(got);
+    return ok;
+}
+
 static bn_bench *bench_make(size_t P, size_t N) {
     bn_bench *b = calloc(1, sizeof *b);
     const size_t n = P * N;
@@ -122,21 +131,25 @@ static void stats_aggregate_at(size_t N) {
     bench_load(s, prog);
     bench_set(s, "x", b->x, P * N * sizeof(float));
     float *got = malloc(P * 6 * sizeof(float));
-    bench_time_run(s, 0.0);
+    bench_run(s);
     oracle_forward(b);
     bench_get(s, "st", got, P * 6 * sizeof(float));
     int ok = same_bits(got, b->st, P * 6, "BNStats");
     bench_get(s, "mv", got, P * 2 * sizeof(float));
     ok = ok && same_bits(got, b->mv, P * 2, "BNStatsAggregate");
     if (ok) {
-        const double t = bench_time_run(s, min_s(0.5));
-        const double to = bench_time(oracle_forward, b, min_s(0.5));
-        const double tm = bench_time(copy_x, b, min_s(0.5));
+        const bench_job base[2] = {{oracle_forward, b}, {copy_x, b}};
+        bench_paired r[2];
+        bench_compare(bench_run_job(s), base, 2, min_s(1.5), r);
         snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
-        bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem", t, "scalar oracle", to);
-        bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
-        printf("  times: host %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms (%.1f MiB)\n", t * 1e3, to * 1e3,
-               tm * 1e3, P * N * 4 / 1048576.0);
+        if (!tensor_is(s, "st", b->st, P * 6) || !tensor_is(s, "mv", b->mv, P * 2)) {
+            bench_mismatch_after("BNStats+BNStatsAggregate");
+        } else {
+            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem", "scalar oracle", &r[0]);
+            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B", "memcpy of x", &r[1]);
+            printf("  median times: host %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms (%.1f MiB)\n", r[0].t * 1e3,
+                   r[0].t_base * 1e3, r[1].t_base * 1e3, P * N * 4 / 1048576.0);
+        }
     }
     free(got);
     trn_sim_close(s);
@@ -175,7 +188,7 @@ static void stats_kernel_at(size_t N) {
     snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
     bn_stats_weights(N, k.w);
     oracle_stats_run(b);
-    const double to = bench_time(oracle_stats_run, b, min_s(0.5)), tm = bench_time(copy_x, b, min_s(0.5));
+    const bench_job base[2] = {{oracle_stats_run, b}, {copy_x, b}};
     const bn_isa isas[] = {BN_ISA_V4, BN_ISA_AVX};
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; ++i) {
         if (isas[i] == BN_ISA_AVX && bn_isa_best() != BN_ISA_AVX) {
@@ -187,10 +200,16 @@ static void stats_kernel_at(size_t N) {
         kernel_stats_run(&k);
         const char *name = isas[i] == BN_ISA_AVX ? "BNStats kernel, AVX" : "BNStats kernel, 4-lane";
         if (!same_bits(k.out, b->st, P * 6, name)) continue;
-        const double t = bench_time(kernel_stats_run, &k, min_s(0.5));
-        bench_report(name, size, (double)(P * N), "elem", t, "scalar oracle", to);
-        bench_report(name, size, (double)(P * N * 4), "B", t, "memcpy of x", tm);
-        printf("  times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n", t * 1e3, to * 1e3, tm * 1e3,
+        bench_paired r[2];
+        bench_compare((bench_job){kernel_stats_run, &k}, base, 2, min_s(1.5), r);
+        if (memcmp(k.out, b->st, P * 6 * sizeof(float))) {
+            bench_mismatch_after(name);
+            continue;
+        }
+        bench_report(name, size, (double)(P * N), "elem", "scalar oracle", &r[0]);
+        bench_report(name, size, (double)(P * N * 4), "B", "memcpy of x", &r[1]);
+        printf("  median times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n", r[0].t * 1e3,
+               r[0].t_base * 1e3, r[1].t_base * 1e3,
                bn_isa_best() == isas[i] ? " (the path the plugin picks here)" : "");
     }
     free(k.w);
@@ -236,7 +255,7 @@ static void backward_at(size_t N) {
         bench_set(sims[k], "vf", b->vf, P * sizeof(float));
         bench_set(sims[k], "ab", ab, P * 2 * sizeof(float));
         bench_set(sims[k], "scale", b->scale, P * sizeof(float));
-        bench_time_run(sims[k], 0.0);
+        bench_run(sims[k]);
     }
     oracle_gradients_run(b);
     oracle_backprop_run(b);
@@ -246,15 +265,23 @@ static void backward_at(size_t N) {
     ok = ok && same_bits(got, b->dx, P * N, "BNBackprop2");
     snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
     if (ok) {
-        const double tm = bench_time(copy_x_dy, b, min_s(0.5));
-        const double tg = bench_time_run(sims[0], min_s(0.5));
-        const double tgo = bench_time(oracle_gradients_run, b, min_s(0.5));
-        bench_report("BNGradients (host)", size, (double)(P * N), "elem", tg, "scalar oracle", tgo);
-        bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", tg, "memcpy of x, dy", tm);
-        const double tb = bench_time_run(sims[1], min_s(0.5));
-        const double tbo = bench_time(oracle_backprop_run, b, min_s(0.5));
-        bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", tb, "scalar oracle", tbo);
-        bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", tb, "memcpy of x, dy", tm);
+        const bench_job gbase[2] = {{oracle_gradients_run, b}, {copy_x_dy, b}};
+        const bench_job bbase[2] = {{oracle_backprop_run, b}, {copy_x_dy, b}};
+        bench_paired rg[2], rb[2];
+        bench_compare(bench_run_job(sims[0]), gbase, 2, min_s(1.5), rg);
+        bench_compare(bench_run_job(sims[1]), bbase, 2, min_s(1.5), rb);
+        if (!tensor_is(sims[0], "g", b->g, P * 3)) {
+            bench_mismatch_after("BNGradients");
+        } else {
+            bench_report("BNGradients (host)", size, (double)(P * N), "elem", "scalar oracle", &rg[0]);
+            bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy", &rg[1]);
+        }
+        if (!tensor_is(sims[1], "dx", b->dx, P * N)) {
+            bench_mismatch_after("BNBackprop2");
+        } else {
+            bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", "scalar oracle", &rb[0]);
+            bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy", &rb[1]);
+        }
     }
     free(ab);
     free(got);

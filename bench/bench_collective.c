@@ -6,8 +6,8 @@
  *   2. that loop plus copying its result to R output buffers: the bytes an
  *      AllReduce has to move (R inputs read, R outputs written).
  * Work = bytes reduced (R inputs x bytes per rank). Every core's result is
- * checked against the loop bit for bit before timing, so a fast wrong
- * answer cannot post a number.
+ * checked against the loop bit for bit before and after timing, so a fast
+ * wrong answer cannot post a number.
  *
  * Two sweeps meet at the issue's size, 8 cores x 4 MiB per rank: the bytes
  * per rank at 8 cores (256 KiB, 1 MiB, 4 MiB), and the core count at 4 MiB
@@ -61,20 +61,17 @@ static double min_s(double full) { return bench_quick() ? full / 10 : full; }
  * divided by `div`; /8 under --quick. */
 static size_t free_elems(size_t div) { return (bench_quick() ? 1024 : 8192) / div; }
 
-/* Every core's output equals the loop's, bit for bit. */
-static int check_cores(trn_sim *s, const sum_arg *a, size_t bytes) {
+/* The first core whose output differs from the loop's, bit for bit, or -1. */
+static int first_bad_core(trn_sim *s, const sum_arg *a, size_t bytes) {
     float *got = malloc(bytes);
-    int ok = 1;
-    for (int r = 0; r < a->ranks && ok; ++r) {
+    int bad = -1;
+    for (int r = 0; r < a->ranks && bad < 0; ++r) {
         trn_error e;
         if (trn_sim_get_tensor(s, "y", r, got, bytes, &e)) die("get", &e);
-        if (memcmp(got, a->out, bytes)) {
-            printf("MISMATCH: core %d's AllReduce differs from the loop; not timing it\n", r);
-            ok = 0;
-        }
+        if (memcmp(got, a->out, bytes)) bad = r;
     }
     free(got);
-    return ok;
+    return bad;
 }
 
 static void allreduce_at(int ranks, size_t fe) {
@@ -98,20 +95,27 @@ static void allreduce_at(int ranks, size_t fe) {
         a.in[r] = buf;
         a.copies[r] = calloc(1, bytes);
     }
-    bench_time_run(s, 0.0);
+    bench_run(s);
     plain_sum(&a);
-    if (check_cores(s, &a, bytes)) {
-        double t = bench_time_run(s, min_s(1.0));
-        double tb = bench_time(plain_sum, &a, min_s(1.0));
-        double tc = bench_time(plain_sum_and_copy, &a, min_s(1.0));
-        char kernel[48], size[48], base[48];
+    const int bad = first_bad_core(s, &a, bytes);
+    if (bad >= 0) {
+        printf("MISMATCH: core %d's AllReduce differs from the loop; not timing it\n", bad);
+    } else {
+        const bench_job base[2] = {{plain_sum, &a}, {plain_sum_and_copy, &a}};
+        bench_paired res[2];
+        bench_compare(bench_run_job(s), base, 2, min_s(3.0), res);
+        char kernel[48], size[48], name[48];
         snprintf(kernel, sizeof kernel, "AllReduce add, %d cores (host)", ranks);
         if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%d x %zu MiB", ranks, bytes >> 20);
         else snprintf(size, sizeof size, "%d x %zu KiB", ranks, bytes >> 10);
-        snprintf(base, sizeof base, "plain loop summing %d buffers", ranks);
-        bench_report(kernel, size, (double)ranks * (double)bytes, "B", t, base, tb);
-        snprintf(base, sizeof base, "same loop + result copied to %d outputs", ranks);
-        bench_report(kernel, size, (double)ranks * (double)bytes, "B", t, base, tc);
+        if (first_bad_core(s, &a, bytes) >= 0) {
+            bench_mismatch_after(kernel);
+        } else {
+            snprintf(name, sizeof name, "plain loop summing %d buffers", ranks);
+            bench_report(kernel, size, (double)ranks * (double)bytes, "B", name, &res[0]);
+            snprintf(name, sizeof name, "same loop + result copied to %d outputs", ranks);
+            bench_report(kernel, size, (double)ranks * (double)bytes, "B", name, &res[1]);
+        }
     }
     for (int r = 0; r < ranks; ++r) {
         free((void *)a.in[r]);

@@ -1,7 +1,7 @@
 /* DMA family benchmarks through the real host (program -> dispatch ->
- * trnsim-dma -> memory). Each case first checks the host's result against a
- * reference computed here (bit for bit), then times it against a baseline in
- * the same run: memcpy of the same bytes for the copies, the plain scalar
+ * trnsim-dma -> memory). Each case checks the host's result against a
+ * reference computed here (bit for bit) before and after timing it against a
+ * baseline in the same run: memcpy of the same bytes for the copies, the plain scalar
  * loop for scatter-add and the scalar oracle of tests/dma for the transpose
  * and CCE. */
 #include <stdio.h>
@@ -47,6 +47,24 @@ static int check(const void *got, const void *want, size_t bytes, const char *wh
     return 0;
 }
 
+/* After timing: the sim's tensor still equals want, bit for bit. */
+static int still(trn_sim *s, const char *tensor, const void *want, size_t bytes, const char *what) {
+    void *got = malloc(bytes);
+    bench_get(s, tensor, got, bytes);
+    const int ok = memcmp(got, want, bytes) == 0;
+    free(got);
+    if (!ok) bench_mismatch_after(what);
+    return ok;
+}
+
+/* The sim against one baseline. */
+static bench_paired versus(trn_sim *s, void (*fn)(void *), void *arg, double min_seconds) {
+    const bench_job base = {fn, arg};
+    bench_paired r;
+    bench_compare(bench_run_job(s), &base, 1, min_seconds, &r);
+    return r;
+}
+
 /* Three sizes per case so the growth of the cost with the work shows: the
  * issue's size (64 MiB for the contiguous copy; the old single size for the
  * others) and x1/4, x1/16 of it. --quick takes smaller sizes and shortens
@@ -85,14 +103,14 @@ static void copy_contiguous_at(size_t n) {
     float *x = malloc(bytes), *got = malloc(bytes);
     bench_fill_f32(x, n, 7, -1.0f, 1.0f);
     bench_set(s, "x", x, bytes);
-    bench_time_run(s, 0.0);
+    bench_run(s);
     bench_get(s, "y", got, bytes);
     if (check(got, x, bytes, "TensorCopy")) {
         copy_arg base = memcpy_baseline(bytes);
-        const double t = bench_time_run(s, min_s(1.0));
-        const double tb = bench_time(do_memcpy, &base, min_s(1.0));
+        const bench_paired r = versus(s, do_memcpy, &base, min_s(2.0));
         bytes_label(size, sizeof size, bytes, "fp32");
-        bench_report("TensorCopy hbm->hbm", size, (double)bytes, "B", t, "memcpy", tb);
+        if (still(s, "y", x, bytes, "TensorCopy"))
+            bench_report("TensorCopy hbm->hbm", size, (double)bytes, "B", "memcpy", &r);
         free_copy(&base);
     }
     free(x);
@@ -124,15 +142,15 @@ static void copy_strided_at(size_t N) { /* dst N/2 per partition */
     bench_fill_f32(x, P * N, 8, -1.0f, 1.0f);
     for (size_t i = 0; i < P * N / 2; ++i) want[i] = x[2 * i];
     bench_set(s, "x", x, P * N * sizeof(float));
-    bench_time_run(s, 0.0);
+    bench_run(s);
     bench_get(s, "y", got, P * N / 2 * sizeof(float));
     if (check(got, want, P * N / 2 * sizeof(float), "strided Save")) {
         copy_arg base = memcpy_baseline(P * N / 2 * sizeof(float));
-        const double t = bench_time_run(s, min_s(0.5));
-        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
+        const bench_paired r = versus(s, do_memcpy, &base, min_s(1.0));
         snprintf(size, sizeof size, "128x%zu step 2", N);
-        bench_report("Save sbuf->hbm strided", size, (double)(P * N / 2 * sizeof(float)), "B", t,
-                     "memcpy (dst bytes)", tb);
+        if (still(s, "y", want, P * N / 2 * sizeof(float), "strided Save"))
+            bench_report("Save sbuf->hbm strided", size, (double)(P * N / 2 * sizeof(float)), "B", "memcpy (dst bytes)",
+                         &r);
         free_copy(&base);
     }
     free(x);
@@ -167,15 +185,15 @@ static void copy_cast_bf16_at(size_t n) {
     bench_fill_f32(x, n, 9, -100.0f, 100.0f);
     for (size_t i = 0; i < n; ++i) want[i] = bf16_rne(x[i]);
     bench_set(s, "x", x, n * sizeof(float));
-    bench_time_run(s, 0.0);
+    bench_run(s);
     bench_get(s, "y", got, n * 2);
     if (check(got, want, n * 2, "fp32 -> bf16 TensorCopy")) {
         copy_arg base = memcpy_baseline(n * sizeof(float));
-        const double t = bench_time_run(s, min_s(0.5));
-        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
+        const bench_paired r = versus(s, do_memcpy, &base, min_s(1.0));
         if (n >= (1u << 20)) snprintf(size, sizeof size, "%zuM fp32->bf16", n >> 20);
         else snprintf(size, sizeof size, "%zuK fp32->bf16", n >> 10);
-        bench_report("TensorCopy cast", size, (double)(n * sizeof(float)), "B", t, "memcpy (src bytes)", tb);
+        if (still(s, "y", want, n * 2, "fp32 -> bf16 TensorCopy"))
+            bench_report("TensorCopy cast", size, (double)(n * sizeof(float)), "B", "memcpy (src bytes)", &r);
         free_copy(&base);
     }
     free(x);
@@ -220,16 +238,18 @@ static void transpose_at(size_t N) {
     tr_arg ta = {x, want, {1, 1, (int64_t)P, (int64_t)N}, {0, 1, 3, 2}};
     oracle_tr(&ta);
     bench_set(s, "x", x, bytes);
-    bench_time_run(s, 0.0);
+    bench_run(s);
     bench_get(s, "y", got, bytes);
     if (check(got, want, bytes, "DMACopy transpose")) {
         copy_arg base = memcpy_baseline(bytes);
-        const double t = bench_time_run(s, min_s(0.5));
-        const double tb = bench_time(do_memcpy, &base, min_s(0.5));
-        const double to = bench_time(oracle_tr, &ta, min_s(0.5));
+        const bench_job bases[2] = {{do_memcpy, &base}, {oracle_tr, &ta}};
+        bench_paired r[2];
+        bench_compare(bench_run_job(s), bases, 2, min_s(1.5), r);
         snprintf(size, sizeof size, "128x%zu fp32", N);
-        bench_report("DMACopy transpose", size, (double)bytes, "B", t, "memcpy", tb);
-        bench_report("DMACopy transpose", size, (double)bytes, "B", t, "scalar oracle (no host)", to);
+        if (still(s, "y", want, bytes, "DMACopy transpose")) {
+            bench_report("DMACopy transpose", size, (double)bytes, "B", "memcpy", &r[0]);
+            bench_report("DMACopy transpose", size, (double)bytes, "B", "scalar oracle (no host)", &r[1]);
+        }
         free_copy(&base);
     }
     free(x);
@@ -292,10 +312,13 @@ static void scatter_add_at(size_t n) {
         printf("run failed: %s\n", e.msg);
     }
     if (ran && check(got, table, T * sizeof(float), "scatter-add")) {
-        const double t = bench_time_run(s, min_s(0.5));
-        const double tb = bench_time(scalar_scatter_add, &sa, min_s(0.5));
+        /* Both sides run the same number of times (bench_compare), each
+         * adding the same updates in the same order to equal tables, so the
+         * tables must still be equal afterwards. */
+        const bench_paired res = versus(s, scalar_scatter_add, &sa, min_s(1.0));
         snprintf(size, sizeof size, "%zuK into %zuK", n >> 10, T >> 10);
-        bench_report("DMACopy scatter-add fp32", size, (double)n, "elem", t, "scalar loop", tb);
+        if (still(s, "t", table, T * sizeof(float), "scatter-add"))
+            bench_report("DMACopy scatter-add fp32", size, (double)n, "elem", "scalar loop", &res);
     }
     free(table);
     free(src);
@@ -340,13 +363,13 @@ static void cce_add_at(size_t N) {
     cce_arg ca = {{a, a + n, a + 2 * n, a + 3 * n}, want, n};
     oracle_cce_run(&ca);
     bench_set(s, "a", a, 4 * n * sizeof(float));
-    bench_time_run(s, 0.0);
+    bench_run(s);
     bench_get(s, "y", got, n * sizeof(float));
     if (check(got, want, n * sizeof(float), "CCE add")) {
-        const double t = bench_time_run(s, min_s(0.5));
-        const double to = bench_time(oracle_cce_run, &ca, min_s(0.5));
+        const bench_paired r = versus(s, oracle_cce_run, &ca, min_s(1.0));
         snprintf(size, sizeof size, "4 x 128x%zu", N);
-        bench_report("DMACopy CCE add", size, (double)n, "elem", t, "scalar oracle (no host)", to);
+        if (still(s, "y", want, n * sizeof(float), "CCE add"))
+            bench_report("DMACopy CCE add", size, (double)n, "elem", "scalar oracle (no host)", &r);
     }
     free(a);
     free(got);

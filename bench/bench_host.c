@@ -54,19 +54,22 @@ BENCH_CASE(host_dispatch) {
         trn_sim *s = bench_open(nop_config);
         char *prog = nop_program(n);
         bench_load(s, prog);
-        double t = bench_time_run(s, 0.3);
         direct_arg d = {fn, n};
-        double tb = bench_time(call_direct, &d, 0.3);
+        const bench_job base = {call_direct, &d};
+        bench_paired r;
+        bench_compare(bench_run_job(s), &base, 1, 0.6, &r);
         char size[32];
         snprintf(size, sizeof size, "%d instr", n);
-        bench_report("dispatch BenchNop (module)", size, n, "instr", t, "direct handler call", tb);
+        /* nothing to recheck: the opcode has no result */
+        bench_report("dispatch BenchNop (module)", size, n, "instr", "direct handler call", &r);
         free(prog);
         trn_sim_close(s);
     }
 }
 
 typedef struct copy_arg {
-    void *dst;
+    void *dst;       /* the host's destination (do_get) */
+    void *copy_dst;  /* memcpy's own destination, so the two results stay apart */
     const void *src;
     size_t n;
     trn_sim *sim;
@@ -74,7 +77,7 @@ typedef struct copy_arg {
 
 static void do_memcpy(void *arg) {
     copy_arg *c = arg;
-    memcpy(c->dst, c->src, c->n);
+    memcpy(c->copy_dst, c->src, c->n);
 }
 
 static void do_set(void *arg) {
@@ -92,16 +95,21 @@ BENCH_CASE(host_raw_write) {
                  " \"instructions\": []}", bytes / 4);
         trn_sim *s = bench_open(nop_config);
         bench_load(s, prog);
-        void *src = calloc(1, bytes), *dst = calloc(1, bytes);
-        memset(src, 1, bytes);
+        uint8_t *src = malloc(bytes), *dst = malloc(bytes), *back = malloc(bytes);
+        for (size_t i = 0; i < bytes; ++i) src[i] = (uint8_t)(i * 131 + (i >> 12));
         memset(dst, 2, bytes);
-        copy_arg c = {dst, src, bytes, s};
-        double t = bench_time(do_set, &c, 0.3), tb = bench_time(do_memcpy, &c, 0.3);
+        copy_arg c = {NULL, dst, src, bytes, s};
+        const bench_job base = {do_memcpy, &c};
+        bench_paired r;
+        bench_compare((bench_job){do_set, &c}, &base, 1, 0.6, &r);
         char size[32];
         snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
-        bench_report("host write through AP (hbm)", size, (double)bytes, "B", t, "memcpy", tb);
+        bench_get(s, "t", back, bytes);
+        if (memcmp(back, src, bytes)) bench_mismatch_after("host write through AP");
+        else bench_report("host write through AP (hbm)", size, (double)bytes, "B", "memcpy", &r);
         free(src);
         free(dst);
+        free(back);
         trn_sim_close(s);
     }
 }
@@ -123,17 +131,22 @@ BENCH_CASE(host_raw_read) {
                  " \"instructions\": []}", cols[k]);
         trn_sim *s = bench_open("machine = { sbuf_partition_bytes = 65536; }; plugins = ();");
         bench_load(s, prog);
-        void *src = malloc(bytes), *dst = malloc(bytes);
-        memset(src, 1, bytes);
+        uint8_t *src = malloc(bytes), *dst = malloc(bytes), *copy_dst = malloc(bytes);
+        for (size_t i = 0; i < bytes; ++i) src[i] = (uint8_t)(i * 131 + (i >> 12));
         memset(dst, 2, bytes);
-        copy_arg c = {dst, src, bytes, s};
+        memset(copy_dst, 2, bytes);
+        copy_arg c = {dst, copy_dst, src, bytes, s};
         bench_set(s, "t", src, bytes);
-        double t = bench_time(do_get, &c, 0.3), tb = bench_time(do_memcpy, &c, 0.3);
+        const bench_job base = {do_memcpy, &c};
+        bench_paired r;
+        bench_compare((bench_job){do_get, &c}, &base, 1, 0.6, &r);
         char size[32];
         snprintf(size, sizeof size, "128 x %d fp32", cols[k]);
-        bench_report("host read through AP (sbuf)", size, (double)bytes, "B", t, "memcpy", tb);
+        if (memcmp(dst, src, bytes)) bench_mismatch_after("host read through AP");
+        else bench_report("host read through AP (sbuf)", size, (double)bytes, "B", "memcpy", &r);
         free(src);
         free(dst);
+        free(copy_dst);
         trn_sim_close(s);
     }
 }

@@ -3,7 +3,7 @@
  * (program -> dispatch -> trnsim-rng -> SBUF), each against a plain
  * single-stream reference loop of the same generator producing the same
  * number of values in the same run (the seed's code, one element at a time,
- * into a dense buffer). Before timing, every partition of the host's output
+ * into a dense buffer). Before and after timing, every partition of the host's output
  * is checked bit for bit against the scalar oracle of tests/rng run from the
  * default state (docs/rng.md: every run starts from {1,1,1,1,1,1}, so every
  * partition holds the same stream until a program seeds it).
@@ -135,17 +135,17 @@ static void oracle_partition(const rng_spec *c, size_t n, void *out) {
     else orc_rand2(w, c->nlanes, c->lo, c->hi, out, n);
 }
 
-/* Every partition of the host's output against the oracle, bit for bit. */
-static int check_output(trn_sim *s, const rng_spec *c, size_t n) {
+/* The first partition of the host's output that differs from the oracle,
+ * bit for bit, or -1. */
+static int first_mismatch(trn_sim *s, const rng_spec *c, size_t n) {
     uint32_t *got = malloc((size_t)RNG_P * n * 4), *want = malloc(n * 4);
     bench_get(s, "r", got, (size_t)RNG_P * n * 4);
     oracle_partition(c, n, want);
     int p = 0;
     while (p < RNG_P && memcmp(got + (size_t)p * n, want, n * 4) == 0) ++p;
-    if (p < RNG_P) printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n", c->kernel, p);
     free(got);
     free(want);
-    return p == RNG_P;
+    return p < RNG_P ? p : -1;
 }
 
 static void rng_case_at(const rng_spec *c, size_t n) {
@@ -156,13 +156,20 @@ static void rng_case_at(const rng_spec *c, size_t n) {
              c->dtype, RNG_P, n, c->instr);
     trn_sim *s = bench_open(rng_config);
     bench_load(s, prog);
-    bench_time_run(s, 0.0);
-    if (check_output(s, c, n)) {
-        double t = bench_time_run(s, min_s(0.5));
+    bench_run(s);
+    const int bad = first_mismatch(s, c, n);
+    if (bad >= 0) {
+        printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n", c->kernel, bad);
+    } else {
         ref_arg a = {c->ref_kind, (size_t)RNG_P * n, malloc((size_t)RNG_P * n * 4)};
-        double tb = bench_time(ref_loop, &a, min_s(0.5));
+        const bench_job base = {ref_loop, &a};
+        bench_paired r;
+        bench_compare(bench_run_job(s), &base, 1, min_s(1.0), &r);
         snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
-        bench_report(c->kernel, size, (double)RNG_P * (double)n, "val", t, "single-stream reference loop", tb);
+        /* every run starts from the default states, so the last one must
+         * have left the same values */
+        if (first_mismatch(s, c, n) >= 0) bench_mismatch_after(c->kernel);
+        else bench_report(c->kernel, size, (double)RNG_P * (double)n, "val", "single-stream reference loop", &r);
         free(a.out);
     }
     trn_sim_close(s);
@@ -207,12 +214,18 @@ static void pcg_kernel_run(void *argp) {
     rng_pcg32_fill(a->isa, a->states, RNG_P, a->out, a->n);
 }
 
+static int pcg_kernel_ok(const pcg_kernel_arg *a, const uint32_t *want) {
+    for (int p = 0; p < RNG_P; ++p)
+        if (memcmp(a->out + (size_t)p * a->n, want, a->n * 4)) return 0;
+    return 1;
+}
+
 static void pcg_kernel_at(size_t n) {
     const rng_spec c = {"PCG32", "", "uint32", 1, 1, 0, 0.0f, 0.0f};
     uint32_t *want = malloc(n * 4);
     oracle_partition(&c, n, want);
     ref_arg r = {1, (size_t)RNG_P * n, malloc((size_t)RNG_P * n * 4)};
-    const double tb = bench_time(ref_loop, &r, min_s(0.5));
+    const bench_job base = {ref_loop, &r};
     pcg_kernel_arg *a = malloc(sizeof *a);
     a->out = malloc((size_t)RNG_P * n * 4);
     a->n = n;
@@ -224,18 +237,18 @@ static void pcg_kernel_at(size_t n) {
         }
         a->isa = isas[i];
         pcg_kernel_run(a);
-        int p = 0;
-        while (p < RNG_P && memcmp(a->out + (size_t)p * n, want, n * 4) == 0) ++p;
         char name[48], size[48];
         snprintf(name, sizeof name, "PCG32 kernel, %s%s", rng_isa_name(isas[i]),
                  isas[i] == rng_isa_best() ? " (used)" : "");
-        if (p < RNG_P) {
-            printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n", name, p);
+        if (!pcg_kernel_ok(a, want)) {
+            printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", name);
             continue;
         }
-        const double t = bench_time(pcg_kernel_run, a, min_s(0.5));
+        bench_paired p;
+        bench_compare((bench_job){pcg_kernel_run, a}, &base, 1, min_s(1.0), &p);
         snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
-        bench_report(name, size, (double)RNG_P * (double)n, "val", t, "single-stream reference loop", tb);
+        if (!pcg_kernel_ok(a, want)) bench_mismatch_after(name);
+        else bench_report(name, size, (double)RNG_P * (double)n, "val", "single-stream reference loop", &p);
     }
     free(a->out);
     free(a);

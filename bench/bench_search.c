@@ -3,8 +3,11 @@
  * rounds of Max + MaxIndexAndMatchReplace (imm -inf), through the real host
  * (program -> dispatch -> trnsim-search -> memory), against the scalar
  * oracle of tests/search (the seed transliterated, dense buffers, no host)
- * in the same run. The host's values and indices are checked against the
- * oracle bit for bit first, so a fast wrong kernel cannot post a number.
+ * in the same run. The host's values and indices, and those of the module's
+ * kernels run without the host, are checked against the oracle bit for bit
+ * before and after timing, so a fast wrong kernel cannot post a number. The
+ * oracle and the kernels each have their own buffers, so alternating them
+ * leaves both results to check.
  *
  * Round 0 reads x and writes the struck-out copy to y; rounds 1-7 work on y
  * in place. x is never modified, so every timed run does the same work.
@@ -120,10 +123,22 @@ static void topk_free(topk_bench *b) {
     free(b);
 }
 
-static int same(const void *got, const void *want, size_t bytes, const char *what) {
-    if (memcmp(got, want, bytes) == 0) return 1;
-    printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", what);
-    return 0;
+/* The first of the host's and the kernels' values and indices that differs
+ * from the oracle's, bit for bit, or NULL. */
+static const char *topk_mismatch(trn_sim *s, const topk_bench *oracle, const topk_bench *kernels) {
+    const size_t nv = oracle->P * TOPK * sizeof(float), ni = oracle->P * TOPK * sizeof(uint32_t);
+    float *got_v = malloc(nv);
+    uint32_t *got_i = malloc(ni);
+    bench_get(s, "vals", got_v, nv);
+    bench_get(s, "idx", got_i, ni);
+    const char *bad = memcmp(got_v, oracle->vals, nv)            ? "TopK-64 values (host)"
+                      : memcmp(got_i, oracle->idx, ni)           ? "TopK-64 indices (host)"
+                      : memcmp(kernels->vals, oracle->vals, nv)  ? "TopK-64 values (kernels only)"
+                      : memcmp(kernels->idx, oracle->idx, ni)    ? "TopK-64 indices (kernels only)"
+                                                                 : NULL;
+    free(got_v);
+    free(got_i);
+    return bad;
 }
 
 #define SEARCH_SIZES 3
@@ -132,41 +147,40 @@ static double min_s(double full) { return bench_quick() ? full / 10 : full; }
 
 static void topk64_at(size_t N) {
     const size_t P = 128;
-    topk_bench *b = topk_make(P, N);
+    topk_bench *bo = topk_make(P, N), *bk = topk_make(P, N); /* the oracle's, the kernels' */
     char prog[8192], size[48];
     topk_program(prog, sizeof prog, P, N);
     trn_sim *s = bench_open(search_config);
     bench_load(s, prog);
-    bench_set(s, "x", b->x, P * N * sizeof(float));
-    bench_time_run(s, 0.0);
-
-    float *got_v = malloc(P * TOPK * sizeof(float));
-    uint32_t *got_i = malloc(P * TOPK * sizeof(uint32_t));
-    bench_get(s, "vals", got_v, P * TOPK * sizeof(float));
-    bench_get(s, "idx", got_i, P * TOPK * sizeof(uint32_t));
-    oracle_topk(b);
-    int ok = same(got_v, b->vals, P * TOPK * sizeof(float), "TopK-64 values") &&
-             same(got_i, b->idx, P * TOPK * sizeof(uint32_t), "TopK-64 indices");
-    kernels_topk(b);
-    ok = ok && same(got_v, b->vals, P * TOPK * sizeof(float), "kernel TopK-64 values");
+    bench_set(s, "x", bo->x, P * N * sizeof(float));
+    bench_run(s);
+    oracle_topk(bo);
+    kernels_topk(bk);
+    const char *bad = topk_mismatch(s, bo, bk);
     double sum = 0;
-    for (size_t k = 0; k < P * TOPK; ++k) sum += got_v[k];
+    for (size_t k = 0; k < P * TOPK; ++k) sum += bo->vals[k];
     printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py --cols %zu prints the same)\n",
-           sum, (double)got_v[0], got_i[0], N);
-    if (ok) {
-        const double th = bench_time_run(s, min_s(1.0));
-        const double to = bench_time(oracle_topk, b, min_s(1.0));
-        const double tk = bench_time(kernels_topk, b, min_s(1.0));
+           sum, (double)bo->vals[0], bo->idx[0], N);
+    if (bad) {
+        printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", bad);
+    } else {
+        const bench_job oracle = {oracle_topk, bo};
+        bench_paired rh, rk;
+        bench_compare(bench_run_job(s), &oracle, 1, min_s(2.0), &rh);
+        bench_compare((bench_job){kernels_topk, bk}, &oracle, 1, min_s(2.0), &rk);
         snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
-        bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem", th, "scalar oracle", to);
-        bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem", tk, "scalar oracle", to);
-        printf("  times: host %.3f ms, kernels without host %.3f ms, scalar oracle %.3f ms\n", th * 1e3, tk * 1e3,
-               to * 1e3);
+        if ((bad = topk_mismatch(s, bo, bk)) != NULL) {
+            bench_mismatch_after(bad);
+        } else {
+            bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem", "scalar oracle", &rh);
+            bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem", "scalar oracle", &rk);
+            printf("  median times: host %.3f ms, kernels without host %.3f ms, scalar oracle %.3f ms\n", rh.t * 1e3,
+                   rk.t * 1e3, rh.t_base * 1e3);
+        }
     }
-    free(got_v);
-    free(got_i);
     trn_sim_close(s);
-    topk_free(b);
+    topk_free(bo);
+    topk_free(bk);
 }
 
 BENCH_CASE(search_topk64) {

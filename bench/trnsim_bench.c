@@ -55,25 +55,76 @@ void bench_get(trn_sim *s, const char *t, void *d, size_t b) {
     if (trn_sim_get_tensor(s, t, 0, d, b, &e)) die("get", &e);
 }
 
-double bench_time(void (*fn)(void *), void *arg, double min_seconds) {
-    double best = 1e30, total = 0;
-    for (int i = 0; i < 3 || total < min_seconds; ++i) {
-        double t0 = trn_now();
-        fn(arg);
-        double dt = trn_now() - t0;
-        total += dt;
-        if (dt < best) best = dt;
-        if (i > 100000) break;
-    }
-    return best;
-}
-
-static void run_once(void *arg) {
+void bench_run(trn_sim *s) {
     trn_error e;
-    if (trn_sim_run(arg, &e)) die("run", &e);
+    if (trn_sim_run(s, &e)) die("run", &e);
 }
 
-double bench_time_run(trn_sim *s, double min_seconds) { return bench_time(run_once, s, min_seconds); }
+static void run_once(void *arg) { bench_run(arg); }
+
+bench_job bench_run_job(trn_sim *s) { return (bench_job){run_once, s}; }
+
+static double call_timed(const bench_job *j) {
+    const double t0 = trn_now();
+    j->fn(j->arg);
+    return trn_now() - t0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of v[0..n-1] (sorted in place), by linear interpolation. */
+static double quantile(double *v, int n, double q) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    const double pos = q * (n - 1);
+    const int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
+}
+
+#define MIN_ROUNDS 7
+#define MAX_ROUNDS 100000
+
+void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds, bench_paired *res) {
+    if (n_base < 1 || n_base > BENCH_MAX_BASELINES) {
+        fprintf(stderr, "trnsim-bench: bench_compare takes 1 to %d baselines, found %d\n", BENCH_MAX_BASELINES,
+                n_base);
+        exit(1);
+    }
+    const int n_jobs = 1 + n_base;
+    bench_job jobs[1 + BENCH_MAX_BASELINES];
+    jobs[0] = job;
+    for (int k = 0; k < n_base; ++k) jobs[1 + k] = baselines[k];
+    for (int k = 0; k < n_jobs; ++k) call_timed(&jobs[k]); /* warm-up: pages, caches, branch history */
+    size_t cap = 64;
+    double *times = malloc(cap * n_jobs * sizeof *times); /* times[round * n_jobs + job] */
+    double total = 0;
+    int r = 0;
+    for (; r < MIN_ROUNDS || (total < min_seconds && r < MAX_ROUNDS); ++r) {
+        if ((size_t)r == cap) times = realloc(times, (cap *= 2) * n_jobs * sizeof *times);
+        for (int i = 0; i < n_jobs; ++i) { /* rotate who goes first: no side always runs on a warm cache */
+            const int k = (r + i) % n_jobs;
+            const double dt = call_timed(&jobs[k]);
+            times[(size_t)r * n_jobs + k] = dt;
+            total += dt;
+        }
+    }
+    double *a = malloc(r * sizeof *a), *b = malloc(r * sizeof *b);
+    for (int k = 0; k < n_base; ++k) {
+        for (int i = 0; i < r; ++i) a[i] = times[(size_t)i * n_jobs + 1 + k] / times[(size_t)i * n_jobs];
+        res[k].rounds = r;
+        res[k].ratio_q1 = quantile(a, r, 0.25);
+        res[k].ratio = quantile(a, r, 0.5);
+        res[k].ratio_q3 = quantile(a, r, 0.75);
+        for (int i = 0; i < r; ++i) a[i] = times[(size_t)i * n_jobs], b[i] = times[(size_t)i * n_jobs + 1 + k];
+        res[k].t = quantile(a, r, 0.5);
+        res[k].t_base = quantile(b, r, 0.5);
+    }
+    free(a);
+    free(b);
+    free(times);
+}
 
 static void human(double v, char *buf, size_t len) {
     const char *suffix[] = {"", "K", "M", "G", "T"};
@@ -82,13 +133,18 @@ static void human(double v, char *buf, size_t len) {
     snprintf(buf, len, "%.2f %s", v, suffix[k]);
 }
 
-void bench_report(const char *kernel, const char *size, double work, const char *unit, double seconds,
-                  const char *baseline, double baseline_seconds) {
+void bench_report(const char *kernel, const char *size, double work, const char *unit, const char *baseline,
+                  const bench_paired *p) {
     char rate[32], brate[32];
-    human(work / seconds, rate, sizeof rate);
-    human(work / baseline_seconds, brate, sizeof brate);
-    printf("%-34s %-16s %12s%s/s   vs %-22s %12s%s/s   ratio %.2fx\n", kernel, size, rate, unit, baseline, brate, unit,
-           baseline_seconds / seconds);
+    human(work / p->t, rate, sizeof rate);
+    human(work / p->t_base, brate, sizeof brate);
+    printf("%-34s %-16s %12s%s/s   vs %-38s %12s%s/s   ratio %.2fx (IQR %.2f-%.2f, %d pairs)\n", kernel, size, rate,
+           unit, baseline, brate, unit, p->ratio, p->ratio_q1, p->ratio_q3, p->rounds);
+    fflush(stdout);
+}
+
+void bench_mismatch_after(const char *what) {
+    printf("MISMATCH after timing: %s differs from its reference; its numbers are not reported\n", what);
     fflush(stdout);
 }
 
@@ -100,19 +156,58 @@ void bench_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi) {
     }
 }
 
+/* The machine, as docs/benchmarks.md names it: the CPU model and the
+ * vector extensions the kernels choose between (from /proc/cpuinfo, as
+ * lscpu shows them), and the CPU count. */
+static void print_machine(void) {
+    char line[8192], model[256] = "unknown CPU", flags[8192] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *v = colon + 1 + (colon[1] == ' ');
+        v[strcspn(v, "\n")] = 0;
+        if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown CPU")) snprintf(model, sizeof model, "%s", v);
+        if (!strncmp(line, "flags", 5) && !flags[0]) snprintf(flags, sizeof flags, " %s ", v);
+    }
+    if (f) fclose(f);
+    static const char *const wanted[] = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw"};
+    printf("machine: %s, %ld CPUs online; vector flags:", model, sysconf(_SC_NPROCESSORS_ONLN));
+    for (size_t k = 0; k < sizeof wanted / sizeof wanted[0]; ++k) {
+        char word[32];
+        snprintf(word, sizeof word, " %s ", wanted[k]);
+        printf(" %s%s", strstr(flags, word) ? "" : "no-", wanted[k]);
+    }
+    printf("\n");
+}
+
+/* The 1-minute load average: how busy the machine was while timing. */
+static void print_load(const char *when) {
+    double load = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf", &load) != 1) load = -1;
+    if (f) fclose(f);
+    if (load >= 0) printf("load average (1 min) %s: %.2f\n", when, load);
+}
+
 int main(int argc, char **argv) {
     const char *filter = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else filter = argv[i];
     }
-    printf("trnsim-bench: %d cases%s; ratio = baseline time / trnsim time (> 1 is faster than the baseline)\n",
+    printf("trnsim-bench: %d cases%s; ratio = baseline time / trnsim time (> 1 is faster than the baseline),\n"
+           "the median over rounds that alternate the two, with its interquartile range\n",
            n_cases, quick ? " (quick sizes)" : "");
+    print_machine();
     for (int i = 0; i < n_cases; ++i) {
         if (filter && !strstr(cases[i].name, filter)) continue;
         printf("\n# %s\n", cases[i].name);
+        print_load("at the start");
         fflush(stdout);
         cases[i].fn();
     }
+    printf("\n");
+    print_load("at the end");
     return 0;
 }
