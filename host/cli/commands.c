@@ -39,7 +39,10 @@ int cli_cmd_check(int argc, char **argv) {
     trnsim_sim *s = NULL;
     a.trace = a.stats = false;
     int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
-    if (!rc) printf("%s: ok (%d core%s)\n", a.program, trnsim_cores(s), trnsim_cores(s) == 1 ? "" : "s");
+    if (!rc) {
+        printf("%s: ok (%d core%s)\n", a.program, trnsim_cores(s), trnsim_cores(s) == 1 ? "" : "s");
+        if (trn_sim_program_is_bir(trn_embed_host_sim(s))) trn_sim_print_summary(trn_embed_host_sim(s), stdout);
+    }
     trnsim_close(s);
     return rc ? cli_fail(e.msg) : 0;
 }

@@ -28,6 +28,9 @@ static const cli_option run_options[] = {
 };
 
 static const cli_option check_options[] = {CONFIG_OPTION, FORMAT_OPTION, END_OPTIONS};
+static const cli_option convert_options[] = {
+    {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, FORMAT_OPTION,
+    END_OPTIONS};
 static const cli_option config_only[] = {CONFIG_OPTION, END_OPTIONS};
 static const cli_option no_options[] = {END_OPTIONS};
 
@@ -43,8 +46,14 @@ static const cli_command commands[] = {
     {"check", "PROGRAM.json", "validate a program, run nothing",
      "Do everything run does before running: read the config, load the modules, and check the program's "
      "structure, its opcodes and the bounds of every operand without a dynamic offset. Prints "
-     "'PROGRAM.json: ok (N cores)'.",
+     "'PROGRAM.json: ok (N cores)'; for a BIR file also the counts of allocations, instructions, loops and "
+     "their trips, executions per core and the opcode histogram.",
      check_options, cli_cmd_check},
+    {"convert", "PROGRAM.json", "write the program as a native program",
+     "Read PROGRAM.json as check does (a BIR file is translated, docs/bir.md) and write the equivalent native "
+     "program, tensors named after the allocations, to standard output or to the -o file (written under a "
+     "temporary name and renamed into place only when complete).",
+     convert_options, cli_cmd_convert},
     {"opcodes", "", "list every registered opcode",
      "One line per registered opcode: IT, name, family, module and the file it was loaded from ('(built in)' "
      "in a static build).",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/bir/bir.h"
 #include "frontend/native/native.h"
 
 int trn_program_detect(json_t *root, trn_format *out, trn_error *e) {
@@ -75,7 +76,7 @@ static int load(trn_program *p, const char *path, const char *text, const trn_lo
     if (p->format == TRN_FORMAT_AUTO && trn_program_detect(p->root, &p->format, e))
         return trn_error_prefix(e, "%s", path);
     if (p->format == TRN_FORMAT_BIR) {
-        return trn_errorf(e, "%s: BIR JSON is not read yet", path);
+        if (trn_bir_read(p, o, e)) return -1; /* its messages name the file themselves */
     } else if (trn_native_read(p, o, e)) {
         return trn_error_prefix(e, "%s", path);
     }

@@ -1,4 +1,5 @@
 /* Reports: stats, skip notes, the opcode table and the quirk list. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "arith/arith.h"
@@ -61,6 +62,7 @@ void trn_sim_print_stats(const trn_sim *s, FILE *out, int json) {
 void trn_sim_print_skip_notes(const trn_sim *s, FILE *out) {
     const char *names[TRN_IT_MAX + 1];
     op_names(s, names);
+    if (s->have_prog && s->prog.skip_note) fprintf(out, "%s\n", s->prog.skip_note);
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
         if (s->stats.skipped[it])
             fprintf(out, "note: skipped %llu instruction(s) %s (IT %d): no module handles it (unknown_opcode = "
@@ -92,4 +94,49 @@ void trn_sim_print_quirks(const trn_sim *s, FILE *out) {
         if (!mod->live) continue;
         for (uint32_t i = 0; i < mod->desc->n_quirks; ++i) print_quirk(out, mod->desc->name, &mod->desc->quirks[i]);
     }
+}
+
+int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e) {
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    if (json_dumpf(s->prog.root, out, JSON_INDENT(1)) || fputc('\n', out) == EOF)
+        return trn_errorf(e, "cannot write the native program");
+    return 0;
+}
+
+int trn_sim_program_is_bir(const trn_sim *s) { return s->have_prog && s->prog.format == TRN_FORMAT_BIR; }
+
+/* Per opcode: instruction entries and executions per core. */
+void trn_sim_print_summary(const trn_sim *s, FILE *out) {
+    if (!s->have_prog) return;
+    const trn_program *p = &s->prog;
+    const trn_program_summary *m = &p->summary;
+    static uint64_t entries[TRN_IT_MAX + 1], runs[TRN_IT_MAX + 1];
+    memset(entries, 0, sizeof entries);
+    memset(runs, 0, sizeof runs);
+    uint64_t mult[64] = {1};
+    int depth = 0;
+    for (size_t i = 0; i < p->n_insts; ++i) {
+        const trn_inst *in = &p->insts[i];
+        if (in->kind == TRN_INST_LOOP && depth < 63) {
+            uint64_t r;
+            mult[depth + 1] = __builtin_mul_overflow(mult[depth], (uint64_t)in->loop.trips, &r) ? UINT64_MAX : r;
+            ++depth;
+        } else if (in->kind == TRN_INST_END && depth > 0) {
+            --depth;
+        } else if (in->kind == TRN_INST_OP) {
+            entries[in->it]++;
+            runs[in->it] += mult[depth];
+        }
+    }
+    fprintf(out, "format: %s\n", p->format == TRN_FORMAT_BIR ? "bir" : "native");
+    fprintf(out, "%s: %d\n", p->format == TRN_FORMAT_BIR ? "allocations" : "tensors", m->allocations);
+    fprintf(out, "instructions: %zu\n", m->instructions);
+    fprintf(out, "loops: %zu (trips %" PRIu64 " in all)\n", m->loops, m->loop_trips);
+    fprintf(out, "executions per core: %" PRIu64 "\n", m->executions);
+    fprintf(out, "opcodes (instructions, executions per core):\n");
+    const char *names[TRN_IT_MAX + 1];
+    op_names(s, names);
+    for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
+        if (entries[it])
+            fprintf(out, "  %-26s %8" PRIu64 " %12" PRIu64 "\n", names[it] ? names[it] : "?", entries[it], runs[it]);
 }

@@ -64,6 +64,15 @@ const char *trn_sim_config_file(const trn_sim *s);
 uint32_t trn_sim_cores(const trn_sim *s);
 const char *trn_sim_program_path(const trn_sim *s);
 
+/* The loaded program as a native program (a BIR file's translation, a
+ * native file as read), indented JSON; -1 if nothing is loaded or the
+ * stream fails. */
+int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e);
+/* What `check` prints: allocations, instructions, loops and their trips,
+ * executions per core, and the opcode histogram. */
+void trn_sim_print_summary(const trn_sim *s, FILE *out);
+int trn_sim_program_is_bir(const trn_sim *s);
+
 /* Reports for the CLI. */
 void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);
 void trn_sim_print_skip_notes(const trn_sim *s, FILE *out);

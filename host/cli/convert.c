@@ -1,0 +1,48 @@
+/* trnsim convert: the program as read (a BIR file's translation) written
+ * as a native program, to stdout or -o FILE (written beside it under a
+ * temporary name, renamed into place only when complete). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_internal.h"
+
+static int write_file(const trn_sim *s, const char *path, trn_error *e) {
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s.tmp-trnsim-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) return trn_errorf(e, "-o %s: cannot create %s", path, tmp);
+    FILE *f = fdopen(fd, "w");
+    int rc = f ? trn_sim_write_native(s, f, e) : trn_errorf(e, "-o %s: cannot open the stream", path);
+    if (f && fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "-o %s: write failed", path);
+    if (!f) close(fd);
+    if (rc == 0 && rename(tmp, path) != 0) rc = trn_errorf(e, "-o %s: cannot rename %s into place", path, tmp);
+    if (rc) unlink(tmp);
+    return rc;
+}
+
+int cli_cmd_convert(int argc, char **argv) {
+    static run_args a;
+    const char *out = NULL;
+    char *rest[8];
+    int n = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (n < 8) rest[n++] = argv[i];
+        else return cli_fail("convert: too many arguments (see trnsim --help)");
+    }
+    trn_error e;
+    if (cli_parse_run_args(n, rest, &a, &e)) return cli_fail(e.msg);
+    if (!a.program) return cli_fail("convert: missing PROGRAM.json (see trnsim --help)");
+    if (a.n_in || a.n_out) return cli_fail("convert: --input / --output belong to run");
+    trnsim_sim *s = NULL;
+    int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
+    if (!rc) {
+        const trn_sim *h = trn_embed_host_sim(s);
+        rc = out ? write_file(h, out, &e) : trn_sim_write_native(h, stdout, &e);
+    }
+    trnsim_close(s);
+    return rc ? cli_fail(e.msg) : 0;
+}

@@ -1,0 +1,245 @@
+/* Instruction arguments (ins / outs, tagged by "kind"): access patterns
+ * become native operand objects; registers, immediates become attributes. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith/arith.h"
+#include "frontend/bir/bir_internal.h"
+#include "frontend/json_fields.h"
+
+static const char *const arg_kinds[] = {"physical_ap", "register_ap", "register_access", "imm_value", "imm_array",
+                                        "symbolic_ap", "symbolic_imm_value", NULL};
+static const char *const physical_keys[] = {"kind", "ap", "dtype", "offset", "memsetref", "memref", NULL};
+static const char *const register_ap_keys[] = {"kind", "ap", "dtype", "memsetref", "reg_ap_offset", "regref", NULL};
+static const char *const register_access_keys[] = {"kind", "dtype", "regref", NULL};
+static const char *const imm_value_keys[] = {"kind", "dtype", "value", NULL};
+static const char *const imm_array_keys[] = {"kind", "dtype", "value_array", NULL};
+
+int bir_register(const bir_ctx *c, const char *regref, int *reg) {
+    for (int d = c->depth - 1; d >= 0; --d)
+        if (c->axes[d].name && !strcmp(c->axes[d].name, regref)) {
+            *reg = c->axes[d].reg;
+            return 0;
+        }
+    for (int i = 0; i < c->n_allocs; ++i)
+        if (c->allocs[i].kind == BIR_REGISTER && (!strcmp(c->allocs[i].name, regref) ||
+                                                  (c->allocs[i].location && !strcmp(c->allocs[i].location, regref)))) {
+            *reg = c->allocs[i].reg;
+            return 0;
+        }
+    return -1;
+}
+
+static int arg_register(const bir_ctx *c, json_t *arg, int *reg, const char *where, trn_error *e) {
+    const char *r = json_string_value(json_object_get(arg, "regref"));
+    if (!r) return trn_errorf(e, "%s: 'regref' must be a register name", where);
+    if (bir_register(c, r, reg))
+        return trn_errorf(e, "%s: regref '%s' names no enclosing loop axis and no REG allocation", where, r);
+    return 0;
+}
+
+/* The pairs of an AP: [[step, num], ...], num >= 1. */
+static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const char *where, trn_error *e) {
+    size_t k = json_array_size(apj);
+    if (!json_is_array(apj) || k < 1 || k > TRN_AP_MAX_DIMS + 1)
+        return trn_errorf(e, "%s: 'ap' must be a list of 1 to %d [step, num] pairs", where, TRN_AP_MAX_DIMS + 1);
+    for (size_t i = 0; i < k; ++i) {
+        json_t *p = json_array_get(apj, i), *s = json_array_get(p, 0), *m = json_array_get(p, 1);
+        if (json_array_size(p) != 2 || !json_is_integer(s) || !json_is_integer(m) || json_integer_value(m) < 1 ||
+            json_integer_value(m) > (1ll << 32) || llabs(json_integer_value(s)) > (1ll << 40))
+            return trn_errorf(e, "%s: ap[%zu] must be [step, num] with |step| <= 2^40 and 1 <= num <= 2^32", where, i);
+        st[i] = json_integer_value(s);
+        num[i] = json_integer_value(m);
+    }
+    *n = (int)k;
+    return 0;
+}
+
+static json_t *pairs_json(const int64_t st[], const int64_t num[], int from, int n) {
+    json_t *l = json_array();
+    for (int i = from; i < n; ++i) {
+        json_t *p = json_array();
+        json_array_append_new(p, json_integer(st[i]));
+        json_array_append_new(p, json_integer(num[i]));
+        json_array_append_new(l, p);
+    }
+    if (from >= n) { /* only the partition pair: one element per partition */
+        json_t *p = json_array();
+        json_array_append_new(p, json_integer(1));
+        json_array_append_new(p, json_integer(1));
+        json_array_append_new(l, p);
+    }
+    return l;
+}
+
+/* An access pattern on an allocation -> a native operand object. offset
+ * counts elements of the AP's dtype in the location's row-major
+ * [partition][row] layout, so it selects the first partition too; the
+ * partition pair's step is a whole number of rows (or 1 or 0). */
+static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out, const char *where, trn_error *e) {
+    const char *set = json_string_value(json_object_get(arg, "memsetref"));
+    if (!set) return trn_errorf(e, "%s: 'memsetref' must name an allocation", where);
+    const bir_alloc *x = bir_find_alloc(c, set);
+    if (!x) return trn_errorf(e, "%s: memsetref '%s' names no allocation of function %s", where, set, c->function);
+    json_t *memref = json_object_get(arg, "memref");
+    if (memref && (!json_is_string(memref) || strcmp(json_string_value(memref), x->location)))
+        return trn_errorf(e, "%s: memref '%s' is not a memory location of allocation '%s' (its location is '%s')", where,
+                          json_is_string(memref) ? json_string_value(memref) : "(not a string)", x->name, x->location);
+    if (x->kind == BIR_RNG_STATE) { /* the RNG modules keep that state themselves */
+        *out = NULL;
+        return 0;
+    }
+    if (x->kind == BIR_REGISTER)
+        return trn_errorf(e, "%s: allocation '%s' is a REG location; an access pattern needs memory (use "
+                          "register_access)", where, x->name);
+    trn_dtype dt = x->dtype;
+    json_t *dtj = json_object_get(arg, "dtype");
+    if (dtj && bir_dtype(json_string_value(dtj), &dt))
+        return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where,
+                          json_is_string(dtj) ? json_string_value(dtj) : "(not a string)", bir_dtype_names());
+    int64_t st[TRN_AP_MAX_DIMS + 1], num[TRN_AP_MAX_DIMS + 1];
+    int n = 0;
+    if (read_pairs(json_object_get(arg, "ap"), st, num, &n, where, e)) return -1;
+    uint32_t w = trn_dtype_width(dt);
+    json_t *op = json_object();
+    json_object_set_new(op, "tensor", json_string(x->name));
+    if (dt != x->dtype) json_object_set_new(op, "dtype", json_string(trn_dtype_name(dt)));
+    if (x->mem == TRN_MEM_HBM) {
+        if (n > TRN_AP_MAX_DIMS) {
+            json_decref(op);
+            return trn_errorf(e, "%s: a DRAM access pattern has at most %d pairs", where, TRN_AP_MAX_DIMS);
+        }
+        json_object_set_new(op, "offset", json_integer(offset));
+        json_object_set_new(op, "ap", pairs_json(st, num, 0, n));
+        *out = op;
+        return 0;
+    }
+    if (x->row_bytes % w) {
+        json_decref(op);
+        return trn_errorf(e, "%s: a row of allocation '%s' (%" PRId64 " bytes) is not a whole number of %s elements",
+                          where, x->name, x->row_bytes, trn_dtype_name(dt));
+    }
+    int64_t row = x->row_bytes / w, pstep;
+    if (st[0] == 0 || st[0] == 1) pstep = st[0] == 0 ? 0 : 1;
+    else if (st[0] % row == 0) pstep = st[0] / row;
+    else {
+        json_decref(op);
+        return trn_errorf(e, "%s: partition step %" PRId64 " is not a whole number of rows of allocation '%s' (%" PRId64
+                          " %s elements each)", where, st[0], x->name, row, trn_dtype_name(dt));
+    }
+    int64_t part = offset / row;
+    if (part >= x->partitions) {
+        json_decref(op);
+        return trn_errorf(e, "%s: offset %" PRId64 " starts at partition %" PRId64 " of allocation '%s', which has %u",
+                          where, offset, part, x->name, x->partitions);
+    }
+    json_object_set_new(op, "partition", json_integer(part));
+    json_object_set_new(op, "partitions", json_integer(num[0]));
+    if (pstep != 1) json_object_set_new(op, "partition_step", json_integer(pstep));
+    if (offset % row) json_object_set_new(op, "offset", json_integer(offset % row));
+    json_object_set_new(op, "ap", pairs_json(st, num, 1, n));
+    *out = op;
+    return 0;
+}
+
+static int static_offset(json_t *v, int64_t *out, const char *key, const char *where, trn_error *e) {
+    if (!v) {
+        *out = 0;
+        return 0;
+    }
+    if (json_is_integer(v)) *out = json_integer_value(v);
+    else if (json_is_string(v)) { /* KLR's type writes reg_ap_offset as a string */
+        char *end;
+        *out = strtoll(json_string_value(v), &end, 10);
+        if (!*json_string_value(v) || *end) return trn_errorf(e, "%s: '%s' must be an integer", where, key);
+    } else {
+        return trn_errorf(e, "%s: '%s' must be an integer", where, key);
+    }
+    if (*out < 0 || *out > (1ll << 40)) return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [0, 2^40]", where, key, *out);
+    return 0;
+}
+
+typedef struct arg_out {
+    json_t *operands;   /* native inputs or outputs */
+    json_t *native;     /* the instruction: attributes */
+    const bir_opcode_map *map;
+    int imm_next;       /* next immediate attribute */
+    bool out;           /* reading outs */
+} arg_out;
+
+static int immediate(arg_out *a, json_t *arg, const char *kind, const char *opcode, const char *where, trn_error *e) {
+    bool array = !strcmp(kind, "imm_array");
+    if (trn_check_keys(arg, array ? imm_array_keys : imm_value_keys, where, e)) return -1;
+    json_t *v = json_object_get(arg, array ? "value_array" : "value");
+    if (array ? !json_is_array(v) : !json_is_number(v) && !json_is_string(v))
+        return trn_errorf(e, "%s: '%s' must be %s", where, array ? "value_array" : "value",
+                          array ? "a list of numbers" : "a number");
+    const char *const *names = a->map ? a->map->immediates : NULL;
+    if (!names || !names[a->imm_next])
+        return trn_errorf(e, "%s: %s reads %s immediate argument%s; this %s has no place", where, opcode,
+                          names && a->imm_next ? "no further" : "no", names && a->imm_next ? "s" : "", kind);
+    json_object_set(a->native, names[a->imm_next++], v);
+    return 0;
+}
+
+static int one_arg(bir_ctx *c, arg_out *a, json_t *arg, const char *opcode, const char *where, trn_error *e) {
+    if (!json_is_object(arg)) return trn_errorf(e, "%s: an argument must be an object with a 'kind'", where);
+    const char *kind = json_string_value(json_object_get(arg, "kind"));
+    if (!kind || !trn_key_known(kind, arg_kinds)) {
+        const char *near = kind ? trn_closest_key(kind, arg_kinds) : NULL;
+        return trn_errorf(e, "%s: unknown argument kind '%s' (expected physical_ap, register_ap, register_access, "
+                          "imm_value or imm_array%s%s%s)", where, kind ? kind : "(none)", near ? "; did you mean '" : "",
+                          near ? near : "", near ? "'?" : "");
+    }
+    if (!strncmp(kind, "symbolic", 8))
+        return trn_errorf(e, "%s: a %s argument is not read (its public form is incomplete); give the compiler's "
+                          "resolved physical_ap or imm_value", where, kind);
+    if (!strncmp(kind, "imm_", 4)) {
+        if (a->out) return trn_errorf(e, "%s: an %s cannot be an output", where, kind);
+        return immediate(a, arg, kind, opcode, where, e);
+    }
+    int reg = -1;
+    if (!strcmp(kind, "register_access")) {
+        if (trn_check_keys(arg, register_access_keys, where, e) || arg_register(c, arg, &reg, where, e)) return -1;
+        if (json_object_get(a->native, "register"))
+            return trn_errorf(e, "%s: a second register_access argument (trnsim reads one per instruction)", where);
+        json_object_set_new(a->native, "register", json_integer(reg));
+        return 0;
+    }
+    bool dynamic = !strcmp(kind, "register_ap");
+    int64_t offset = 0;
+    if (trn_check_keys(arg, dynamic ? register_ap_keys : physical_keys, where, e) ||
+        static_offset(json_object_get(arg, dynamic ? "reg_ap_offset" : "offset"), &offset,
+                      dynamic ? "reg_ap_offset" : "offset", where, e) ||
+        (dynamic && arg_register(c, arg, &reg, where, e)))
+        return -1;
+    json_t *op = NULL;
+    if (access_pattern(c, arg, offset, &op, where, e)) return -1;
+    if (!op) return 0;
+    if (dynamic) json_object_set_new(op, "offset_register", json_integer(reg));
+    json_array_append_new(a->operands, op);
+    return 0;
+}
+
+static int arg_list(bir_ctx *c, arg_out *a, json_t *inst, const char *key, const char *native_key, const char *opcode,
+                    trn_error *e) {
+    json_t *l = json_object_get(inst, key);
+    if (!l) return 0;
+    if (!json_is_array(l)) return trn_errorf(e, "'%s' must be a list of arguments", key);
+    a->out = !strcmp(key, "outs");
+    a->operands = json_array();
+    json_object_set_new(a->native, native_key, a->operands);
+    for (size_t i = 0; i < json_array_size(l); ++i) {
+        char where[32];
+        snprintf(where, sizeof where, "%s[%zu]", key, i);
+        if (one_arg(c, a, json_array_get(l, i), opcode, where, e)) return -1;
+    }
+    return 0;
+}
+
+int bir_translate_args(bir_ctx *c, json_t *inst, const char *opcode, json_t *native, trn_error *e) {
+    arg_out a = {NULL, native, bir_opcode_lookup(opcode), 0, false};
+    return arg_list(c, &a, inst, "ins", "inputs", opcode, e) || arg_list(c, &a, inst, "outs", "outputs", opcode, e) ? -1
+                                                                                                                    : 0;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Malformed BIR files: each gets exactly one error line naming the file,
+the function, the block path, the instruction (number and BIR name), the
+core and the opcode where there is one, and what was expected; the run
+exits 1 and leaves no output file.
+
+    bir_errors.py TRNSIM DIR"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def loop(f):
+    return f["blocks"][0]["instructions"][1]
+
+
+def max8(f):
+    return loop(f)["blocks"][0]["instructions"][0]
+
+
+def replace8(f):
+    return loop(f)["blocks"][0]["instructions"][1]
+
+
+def alloc(f, name):
+    return next(a for a in f["allocations"] if a["name"] == name)
+
+
+def set_(obj, key, value):
+    obj[key] = value
+
+
+def add_insts(f, *ops):
+    for i, op in enumerate(ops):
+        f["blocks"][0]["instructions"].append({"opcode": op, "name": f"extra{i}", "ins": [], "outs": []})
+
+
+WHERE_MAX = "instruction 2 (function sg0000, block main/loop k/round, BIR name 'max8') (every core, opcode Max)"
+CASES = [
+    ("allocation kind", lambda f: set_(alloc(f, "work"), "kind", "Internl"),
+     ["function sg0000, allocation 'work': unknown kind 'Internl'", "did you mean 'Internal'?"]),
+    ("argument kind", lambda f: set_(max8(f)["ins"][0], "kind", "physical_app"),
+     [WHERE_MAX, "ins[0]: unknown argument kind 'physical_app'", "did you mean 'physical_ap'?"]),
+    ("dangling memref", lambda f: set_(max8(f)["ins"][0], "memref", "wrk_loc"),
+     [WHERE_MAX, "ins[0]: memref 'wrk_loc' is not a memory location of allocation 'work' (its location is 'work_loc')"]),
+    ("dangling memsetref", lambda f: set_(max8(f)["ins"][0], "memsetref", "wrk"),
+     [WHERE_MAX, "ins[0]: memsetref 'wrk' names no allocation of function sg0000"]),
+    ("unknown enum value", lambda f: f["blocks"][0]["instructions"].append(
+        {"opcode": "DMACopy", "name": "tr", "mode": "Transposed", "ins": [], "outs": []}),
+     ["instruction 6 (function sg0000, block main, BIR name 'tr') (every core, opcode DMACopy)",
+      "field 'mode': unknown value 'Transposed' (expected one of Copy, Transpose, CCE, Replicate; did you mean 'Transpose'?)"]),
+    ("AluOp without a number", lambda f: f["blocks"][0]["instructions"].append(
+        {"opcode": "DMACopy", "name": "cce", "mode": "CCE", "cce_op": "mult", "ins": [], "outs": []}),
+     ["BIR name 'cce'", "field 'cce_op': the AluOp 'mult' has no number trnsim knows here (accepted: bypass, add, max, min)"]),
+    ("unknown field", lambda f: set_(replace8(f), "imm_valu", 1.0),
+     ["instruction 3 (function sg0000, block main/loop k/round, BIR name 'find_replace8') (every core, opcode "
+      "MaxIndexAndMatchReplace)", "unknown field 'imm_valu' for MaxIndexAndMatchReplace (did you mean 'imm_value'?)"]),
+    ("stride 0", lambda f: set_(loop(f)["LoopAxis"], "stride", 0),
+     ["function sg0000, block main/loop k: LoopAxis 'k': stride 0 (a loop needs a positive stride)"]),
+    ("ub < lb", lambda f: set_(loop(f)["LoopAxis"], "ub", -8),
+     ["function sg0000, block main/loop k: LoopAxis 'k': ub -8 < lb 0 (give lb <= ub)"]),
+    ("10^9 trips", lambda f: loop(f)["LoopAxis"].update(ub=1000000000, stride=1),
+     ["topk64.bir.json: the program executes 2000000003 instructions per core (loops multiplied out), more than "
+      "the limit of 100000000; raise max_executions in the config"]),
+    ("symbolic_ap", lambda f: set_(max8(f)["ins"], 0, {"kind": "symbolic_ap", "ap": [], "dtype": "float32",
+                                                       "addrs": [], "access_shape": [], "memsetref": "work"}),
+     [WHERE_MAX, "ins[0]: a symbolic_ap argument is not read (its public form is incomplete)"]),
+    ("unknown dtype", lambda f: set_(max8(f)["ins"][0], "dtype", "float8e9"),
+     [WHERE_MAX, "unknown dtype 'float8e9' (BIR dtypes: bfloat16, float8e3"]),
+    ("unknown regref", lambda f: set_(max8(f)["outs"][0], "regref", "j"),
+     [WHERE_MAX, "outs[0]: regref 'j' names no enclosing loop axis and no REG allocation"]),
+    ("unhandled opcodes", lambda f: add_insts(f, "Activation", "Iota", "Activation"),
+     ["function sg0000: 2 opcodes no loaded module handles: Activation x2, Iota x1 (loaded families: dma, search)",
+      "unknown_opcode = \"skip\""]),
+    ("partition step", lambda f: set_(max8(f)["ins"][0], "ap", [[100, 8], [1, 512]]),
+     [WHERE_MAX, "ins[0]: partition step 100 is not a whole number of rows of allocation 'work' (512 float32 elements each)"]),
+    ("dims", lambda f: set_(alloc(f, "vals")["memorylocations"][0], "dims", [8, 64]),
+     ["allocation 'vals', memory location 'vals_loc': dims [8, 64] do not describe tensor_shape [8, 64] of 4-byte elements"]),
+    ("unallocated", lambda f: set_(alloc(f, "vals")["memorylocations"][0], "type", "Unallocated"),
+     ["memory location 'vals_loc': the location is Unallocated"]),
+    ("unknown top-level key", lambda f: None,
+     ["BIR file: unknown key 'fuctions' (did you mean 'functions'?)"]),
+    ("run-time error", lambda f: None,
+     ["instruction 0 (function sg0000, block main, BIR name 'load_x') (core 0, opcode Load/19, family dma, execution 0)",
+      "never-written"]),
+    ("out of bounds", lambda f: set_(alloc(f, "vals")["memorylocations"][0], "addr", 196608 - 128),
+     ["tensor 'vals': needs bytes 196480..196735 of sbuf"]),
+]
+
+
+def main():
+    trnsim, root = sys.argv[1], sys.argv[2]
+    with open(os.path.join(root, "programs/topk64.bir.json")) as fh:
+        base = json.load(fh)
+    cfg = os.path.join(root, "../../config/topk.cfg")
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="birerr-") as tmp:
+        x = os.path.join(tmp, "x.npy")
+        np.save(x, np.zeros((8, 512), np.float32))
+        for name, mutate, needles in CASES:
+            doc = copy.deepcopy(base)
+            mutate(doc["functions"][0])
+            if name == "unknown top-level key":
+                doc["fuctions"] = doc.pop("functions")
+                doc["functions"] = []
+            path = os.path.join(tmp, "topk64.bir.json")
+            with open(path, "w") as fh:
+                json.dump(doc, fh)
+            out = os.path.join(tmp, "values.npy")
+            inputs = [] if name == "run-time error" else ["--input", f"x={x}"]
+            r = subprocess.run([trnsim, "run", path, "--config", cfg] + inputs + ["--output", f"values={out}"],
+                               capture_output=True, text=True)
+            lines = r.stderr.splitlines()
+            bad = [n for n in needles if n not in r.stderr]
+            if r.returncode != 1 or len(lines) != 1 or bad or os.path.exists(out) or not r.stderr.startswith(
+                    f"trnsim: {path}"):
+                print(f"FAIL: {name}: exit {r.returncode}, stderr {r.stderr!r}, missing {bad}")
+                failures += 1
+            else:
+                print(f"ok: {name}: {lines[0]}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
