@@ -131,7 +131,9 @@ def main():
         prefix = os.path.dirname(os.path.dirname(trnsim))
         found = glob.glob(os.path.join(prefix, "lib*", "trnsim", "trnsim-*.so")) + \
             glob.glob(os.path.join(prefix, "lib", "*", "trnsim", "trnsim-*.so"))  # lib, lib64, lib/<multiarch>
-        stock = sorted({os.path.basename(p)[len("trnsim-"):-3] for p in found} - {"example"})
+        # trnsim-collective-mpi: the collective family again, not a family of its own
+        stock = sorted({os.path.basename(p)[len("trnsim-"):-3] for p in found if not p.endswith("-mpi.so")} -
+                       {"example"})
     print(f"trnsim {trnsim}\nmodule {module}\nstock families: {', '.join(stock) or '(none)'}")
     with tempfile.TemporaryDirectory(prefix="trnsim-example-") as tmp:
         try:

@@ -4,6 +4,15 @@
 
 #include "cli/cli_internal.h"
 
+/* A distributed run (docs/mpi.md) agrees on every process's status, then
+ * copies each requested output to rank 0; a single process does nothing. */
+static int cli_distributed_outputs(trn_sim *s, const run_args *a, int rc, trn_error *e) {
+    if (!s) return rc;
+    rc = trn_sim_agree(s, rc, e);
+    for (int i = 0; i < a->n_out && !rc; ++i) rc = trn_sim_gather_tensor(s, a->out[i].name, a->out[i].core, e);
+    return rc;
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
@@ -11,12 +20,19 @@ static int do_run(run_args *a, trn_error *e) {
              (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
-    for (int i = 0; i < a->n_out && !rc; ++i) rc = cli_save_output(s, a, i, e);
-    if (!rc) rc = cli_commit_outputs(a, e);
+    trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    rc = cli_distributed_outputs(hs, a, rc, e); /* an MPI run: every rank's status, outputs to rank 0 */
+    bool root = trn_sim_is_root(hs);
+    for (int i = 0; i < a->n_out && !rc && root; ++i) rc = cli_save_output(s, a, i, e);
+    if (!rc && root) rc = cli_commit_outputs(a, e);
     if (rc) cli_remove_temps(a);
-    if (s && !rc) {
-        trn_sim_print_skip_notes(trn_embed_host_sim(s), stderr);
-        if (a->stats) trn_sim_print_stats(trn_embed_host_sim(s), stdout, a->stats_json);
+    if (s && !rc && root) {
+        trn_sim_print_skip_notes(hs, stderr);
+        if (a->stats) trn_sim_print_stats(hs, stdout, a->stats_json);
+    }
+    if (rc && root) { /* before trnsim_close: in an MPI run the other processes may exit as soon as it returns */
+        cli_fail(e->msg);
+        e->msg[0] = 0;
     }
     trnsim_close(s);
     return rc ? -1 : 0;
@@ -27,7 +43,7 @@ int cli_cmd_run(int argc, char **argv) {
     trn_error e;
     if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("run: missing PROGRAM.json (see trnsim --help)");
-    if (do_run(&a, &e)) return cli_fail(e.msg);
+    if (do_run(&a, &e)) return 1; /* reported in do_run (on rank 0 of an MPI run) */
     return 0;
 }
 

@@ -33,6 +33,13 @@ void trn_ap_describe(const trn_ap *ap, char *buf, size_t len) {
 
 static int check_fields(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     if (ap->core >= env->ncores) return trn_errorf(e, "AP names core %u, the run has %u", ap->core, env->ncores);
+    if (env->local_hi && (ap->core < env->local_lo || ap->core >= env->local_hi))
+        return trn_errorf(e,
+                          "AP names core %u, whose memory is in MPI process %u (this process holds cores %u..%u); "
+                          "only collectives reach other processes, remote access to their memory is not supported "
+                          "(docs/mpi.md)",
+                          ap->core, env->rank_of_div ? ap->core / env->rank_of_div : 0, env->local_lo,
+                          env->local_hi - 1);
     if (ap->mem > TRN_MEM_HBM) return trn_errorf(e, "AP names memory %u (expected 0 sbuf, 1 psum, 2 hbm)", ap->mem);
     if (trn_dtype_width(ap->dtype) == 0) return trn_errorf(e, "AP has unknown dtype %u", ap->dtype);
     if (ap->ndims > TRN_AP_MAX_DIMS) return trn_errorf(e, "AP has %u dims (at most %d)", ap->ndims, TRN_AP_MAX_DIMS);

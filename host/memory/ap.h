@@ -14,6 +14,10 @@ typedef struct trn_ap_env {
     trn_core_state *cores;
     uint32_t ncores;
     bool allow_uninit; /* reads of never-written bytes allowed */
+    /* Cores this access may touch: [local_lo, local_hi); local_hi 0 = all.
+     * A distributed run keeps the other cores' memories in other processes. */
+    uint32_t local_lo, local_hi;
+    uint32_t rank_of_div; /* cores per process, for the message (0: none) */
 } trn_ap_env;
 
 /* Fields, core, dtype and bounds of every element; 0 or -1 with a message

@@ -72,7 +72,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         fake.mem[i].partitions = i == TRN_MEM_HBM ? 1 : m.partitions;
         fake.mem[i].partition_bytes = bytes[i];
     }
-    trn_ap_env env = {&fake, 1, true};
+    trn_ap_env env = {.cores = &fake, .ncores = 1, .allow_uninit = true};
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
         if (in->kind != TRN_INST_OP) continue;
@@ -103,7 +103,16 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
     const trn_sim *s = ctx->sim;
     bool allow = s->cfg.allow_uninit || s->prog.allow_uninit || ctx->parent_allows_uninit ||
                  (ctx->inst && ctx->inst->allow_uninit);
-    return (trn_ap_env){s->cores, s->ncores, allow};
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = allow};
+    /* In a distributed run only the transport's own module reaches the
+     * other processes' cores (their memories here are its copies). */
+    bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->transport_mod;
+    if (s->transport && s->tinfo.ranks > 1 && !is_transport) {
+        env.local_lo = s->local_lo;
+        env.local_hi = s->local_hi;
+        env.rank_of_div = s->local_hi - s->local_lo;
+    }
+    return env;
 }
 
 static void context_prefix(const trn_ctx *c, trn_error *e) {
@@ -197,7 +206,12 @@ static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_er
     char buf[TRN_ERROR_MAX];
     size_t n = (size_t)snprintf(buf, sizeof buf, "%s: deadlock: every unfinished core waits and none can proceed:",
                                 s->prog.path);
-    for (uint32_t c = 0; c < s->ncores && n < sizeof buf; ++c) {
+    if (s->transport && s->tinfo.ranks > 1)
+        n = (size_t)snprintf(buf, sizeof buf,
+                             "%s: deadlock: no core of MPI process %u made progress for %g s (the timeout, setting "
+                             "collective.mpi_timeout):",
+                             s->prog.path, s->tinfo.rank, s->tinfo.timeout);
+    for (uint32_t c = s->local_lo; c < s->local_hi && n < sizeof buf; ++c) {
         if (done[c]) continue;
         const trn_inst *in = &s->prog.insts[pc[c]];
         n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %" PRIu64 " (%s/%u);", c,
@@ -258,6 +272,17 @@ static void deadlock_pcs(const core_pos *cp, uint32_t n, size_t *pc) {
     for (uint32_t c = 0; c < n; ++c) pc[c] = cp[c].pc;
 }
 
+/* No local core could proceed. Alone, that is a deadlock; with a transport
+ * the other processes may still complete what the cores wait for, so it is
+ * one only after the timeout. Returns -1 (error), or 0 to go on. */
+static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since, trn_error *e) {
+    if (!s->transport || s->tinfo.ranks <= 1) return deadlock(s, pc, done, e);
+    double now = trn_now();
+    if (*since == 0) *since = now;
+    if (now - *since > s->tinfo.timeout) return deadlock(s, pc, done, e);
+    return trn_dist_idle(s, e);
+}
+
 int trn_dispatch_run(trn_sim *s, trn_error *e) {
     if (run_begin(s, e)) return -1;
     uint32_t n = s->ncores;
@@ -267,9 +292,10 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
     bool *waiting = calloc(n, sizeof *waiting), *done = calloc(n, sizeof *done);
     int rc = cp && pc && trips && waiting && done ? 0 : trn_errorf(e, "out of memory");
     for (uint32_t c = 0; c < n && rc == 0; ++c) cp[c].trip = trips + (size_t)c * s->prog.n_loops;
-    for (uint32_t left = n; left > 0 && rc == 0;) {
+    double since = 0; /* when the local cores stopped making progress */
+    for (uint32_t left = s->local_hi - s->local_lo; left > 0 && rc == 0;) {
         int progress = 0;
-        for (uint32_t c = 0; c < n && rc == 0; ++c) {
+        for (uint32_t c = s->local_lo; c < s->local_hi && rc == 0; ++c) {
             if (done[c]) continue;
             int r = run_core(s, c, &cp[c], waiting, e);
             if (r < 0) rc = -1;
@@ -279,9 +305,10 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
                 --left;
             }
         }
+        if (progress) since = 0;
         if (rc == 0 && left > 0 && !progress) {
             deadlock_pcs(cp, n, pc);
-            rc = deadlock(s, pc, done, e);
+            rc = stalled(s, pc, done, &since, e);
         }
     }
     free(cp);

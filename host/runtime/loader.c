@@ -26,6 +26,7 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 
 /* The size of a version-1 descriptor: a module must carry at least this. */
 #define DESC_V1_SIZE (offsetof(trn_plugin_desc, run_begin) + sizeof(void *))
+#define DESC_V2_SIZE (offsetof(trn_plugin_desc, transport) + sizeof(void *))
 
 static int module_error(const trn_sim *s, const trn_plugin_cfg *p, trn_error *e) {
     return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", s->cfg.file, p->line, p->module, p->family);
@@ -222,6 +223,28 @@ static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
     return 0;
 }
 
+const trn_transport_desc *trn_loader_transport(const trn_module *m) {
+    const trn_plugin_desc *d = m->desc;
+    if (!m->live || d->abi_version < 2 || d->size < DESC_V2_SIZE || !d->transport) return NULL;
+    return d->transport;
+}
+
+/* At most one transport; it must carry the ABI 2 calls. */
+static int check_transports(const trn_sim *s, trn_error *e) {
+    const trn_module *first = NULL;
+    for (size_t i = 0; i < s->n_mods; ++i) {
+        const trn_transport_desc *t = trn_loader_transport(&s->mods[i]);
+        if (!t) continue;
+        if (first)
+            return trn_errorf(e, "modules '%s' and '%s' both bring a transport (at most one may)", first->desc->name,
+                              s->mods[i].desc->name);
+        if (t->size < sizeof *t || !t->attach || !t->idle || !t->allgather || !t->agree || !t->to_root)
+            return trn_errorf(e, "module '%s': its transport table lacks a call", s->mods[i].desc->name);
+        first = &s->mods[i];
+    }
+    return 0;
+}
+
 /* A module whose descriptor is broken is refused before it can replace
  * anything; the replaced family is unloaded before the conflict check. */
 static int load_one(trn_sim *s, trn_module *m, trn_error *e) {
@@ -243,6 +266,7 @@ int trn_loader_load_all(trn_sim *s, trn_error *e) {
             return module_error(s, m->cfg, e);
         }
     }
+    if (check_transports(s, e)) return -1;
     s->loaded = true;
     return 0;
 }

@@ -21,6 +21,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
                              opts->n_sets, e);
     if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
     else if ((rc = trn_loader_load_all(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
+    else if ((rc = trn_dist_attach(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     if (rc) {
         trn_sim_close(s);
         return -1;
@@ -104,10 +105,10 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     int rc = 0;
     bool per_core = !strcmp(t->init_kind, "data_per_core");
     const json_t *fill = !strcmp(t->init_kind, "fill") ? t->init : NULL;
-    trn_ap_env env = {s->cores, s->ncores, true};
-    for (uint32_t c = 0; c < s->ncores && rc == 0; ++c) {
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    for (uint32_t c = s->local_lo; c < s->local_hi && rc == 0; ++c) { /* the other processes fill theirs */
         const json_t *list = per_core ? json_array_get(t->init, c) : t->init;
-        if (c == 0 || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
+        if (c == s->local_lo || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
         trn_ap ap = t->ap;
         ap.core = c;
         if (rc == 0) rc = trn_ap_write_raw(&env, &ap, buf, e);
@@ -138,6 +139,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
         s->ncores = 0;
         return trn_errorf(e, "%s: out of memory for %u cores", s->prog.path, s->prog.cores);
     }
+    trn_dist_place(s);
     for (uint32_t c = 0; c < s->ncores; ++c)
         if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e))
             return trn_error_prefix(e, "%s: core %u of %u", s->prog.path, c, s->ncores);
@@ -188,8 +190,8 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
-    trn_ap_env env = {s->cores, s->ncores, true};
-    for (uint32_t c = 0; c < s->ncores; ++c) {
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) { /* a distributed run: this process's cores */
         if (core >= 0 && (uint32_t)core != c) continue;
         trn_ap ap = t->ap;
         ap.core = c;
@@ -198,18 +200,30 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
     return 0;
 }
 
+int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes,
+                            trn_error *e) {
+    const trn_tensor *t = find_tensor(s, name, (int)core, bytes, e);
+    if (!t) return -1;
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    trn_ap ap = t->ap;
+    ap.core = core;
+    return trn_ap_write_raw(&env, &ap, data, e);
+}
+
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
-    trn_ap_env env = {s->cores, s->ncores, true};
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     trn_ap ap = t->ap;
     ap.core = core < 0 ? 0 : (uint32_t)core;
     return trn_ap_read_raw(&env, &ap, data, e);
 }
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
-    int rc = s->have_prog ? trn_dispatch_run(s, e) : trn_errorf(e, "no program is loaded");
+    int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
+             : trn_dist_check_program(s, e) ? -1
+                                            : trn_dispatch_run(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;
 }

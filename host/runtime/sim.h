@@ -46,6 +46,18 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
  * Memories keep their contents between runs (the benchmark reruns). */
 int trn_sim_run(trn_sim *s, trn_error *e);
 
+/* Distributed runs (a transport module, e.g. MPI: docs/mpi.md). Each
+ * process runs its own cores; every call below is made by every process in
+ * the same order. Without a transport they do nothing.
+ * trn_sim_is_root: whether this process writes outputs and prints (rank 0).
+ * trn_sim_agree: every process's rc; returns -1 when any failed, with the
+ *   message to print in e on rank 0 and an empty message elsewhere.
+ * trn_sim_gather_tensor: the tensor of core `core` (-1: every core) copied
+ *   to rank 0, where trn_sim_get_tensor then reads it. */
+bool trn_sim_is_root(const trn_sim *s);
+int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
+int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e);
+
 /* A tensor of the loaded program. */
 typedef struct trn_tensor_info {
     const char *name;

@@ -50,6 +50,12 @@ struct trn_sim {
     trn_core_state *cores;
     uint32_t ncores;
     trn_stats stats;
+    /* A transport (docs/mpi.md): this process runs cores [local_lo, local_hi);
+     * without one, every core (local_lo 0, local_hi ncores). */
+    const trn_module *transport_mod;
+    const trn_transport_desc *transport;
+    trn_transport_info tinfo;
+    uint32_t local_lo, local_hi;
 };
 
 extern const trn_host_api trn_host_api_table;
@@ -58,6 +64,16 @@ extern const trn_host_api trn_host_api_table;
 int trn_loader_load_all(trn_sim *s, trn_error *e);
 void trn_loader_unload_all(trn_sim *s);
 const char *trn_loader_families(const trn_sim *s, char *buf, size_t len);
+const trn_transport_desc *trn_loader_transport(const trn_module *m); /* NULL: none */
+
+/* distributed.c: the host's side of a transport */
+int trn_dist_attach(trn_sim *s, trn_error *e);
+void trn_dist_place(trn_sim *s); /* local cores of the loaded program */
+bool trn_dist_is_local(const trn_sim *s, uint32_t core);
+int trn_dist_check_program(trn_sim *s, trn_error *e);
+int trn_dist_idle(trn_sim *s, trn_error *e);
+/* sim.c: set the copy of a tensor on any core, local or not. */
+int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes, trn_error *e);
 
 /* dispatch.c */
 int trn_dispatch_resolve_name(void *sim, const char *name, uint32_t *it, trn_error *e);

@@ -15,6 +15,8 @@
  *
  * Changelog:
  *   1  first version.
+ *   2  trn_plugin_desc.transport: a module may carry a run's cores over
+ *      several processes (trn_transport_desc).
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -28,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TRN_ABI_VERSION 1u
+#define TRN_ABI_VERSION 2u
 #define TRN_ABI_MIN_VERSION 1u
 #define TRN_PLUGIN_SYMBOL "trnsim_plugin"
 
@@ -274,6 +276,42 @@ typedef struct trn_host_api {
     int (*uninit_allowed)(const trn_ctx *ctx);
 } trn_host_api;
 
+/* ---- transports (ABI 2) ------------------------------------------------ */
+
+/* A transport spreads one run's cores over several processes (ranks), e.g.
+ * one MPI process per group of cores (docs/mpi.md). Process `rank` owns the
+ * cores rank*M .. rank*M+M-1 (M = cores / ranks) and runs only those; the
+ * memories of the other cores are only reachable to the module that owns
+ * the transport (its handlers fill them with what it received). At most
+ * one loaded module may have a transport. Every call is made on every rank
+ * in the same order (the host is SPMD too); each returns TRN_ERR with a
+ * message in err when it fails. */
+typedef struct trn_transport_info {
+    uint32_t size;    /* sizeof(trn_transport_info) of the host */
+    uint32_t rank;    /* this process, 0 .. ranks-1 */
+    uint32_t ranks;   /* processes in the job */
+    double timeout;   /* seconds without progress before waiting cores are a deadlock */
+} trn_transport_info;
+
+typedef struct trn_transport_desc {
+    uint32_t size; /* sizeof(trn_transport_desc) when built */
+    /* After init, before any program: where this process stands. */
+    trn_status (*attach)(void *state, trn_transport_info *info, char *err, size_t errlen);
+    /* Every local core waits: give the transport time. TRN_ERR when another
+     * rank has failed (then the message says which). */
+    trn_status (*idle)(void *state, char *err, size_t errlen);
+    /* Every rank's `bytes` bytes, in rank order, into all (ranks x bytes). */
+    trn_status (*allgather)(void *state, const void *mine, void *all, size_t bytes, char *err, size_t errlen);
+    /* The end of a stage: every rank says whether it failed (msg: its
+     * message). Afterwards *failed says whether any rank failed; on rank 0
+     * msg is the message to print (the first rank that failed on its own,
+     * prefixed with the rank), elsewhere it is emptied. */
+    trn_status (*agree)(void *state, int *failed, char *msg, size_t len);
+    /* `bytes` bytes from rank `from` to rank 0, into buf there (buf is the
+     * source on rank `from`; other ranks do nothing). */
+    trn_status (*to_root)(void *state, uint32_t from, void *buf, size_t bytes, char *err, size_t errlen);
+} trn_transport_desc;
+
 /* ---- what a module describes ----------------------------------------- */
 
 typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *state);
@@ -337,6 +375,8 @@ typedef struct trn_plugin_desc {
     /* run_begin: called once per run before the first instruction, e.g. to
      * size per-core engine state. Optional. */
     trn_status (*run_begin)(void *state, const trn_run_info *info, char *err, size_t errlen);
+    /* ABI 2: a transport (above), NULL for a module that has none. */
+    const trn_transport_desc *transport;
 } trn_plugin_desc;
 
 /* Define a module's descriptor. As a loadable module the symbol is

@@ -112,6 +112,8 @@ static trn_status check_agreement(const trn_host_api *api, trn_ctx *ctx, const c
 /* All of the party arrived? Then run it and mark everyone done. */
 static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
                                     const party *p) {
+    if (st->remote_ops && st->remote_ops->spans(st, p->members, p->n))
+        return st->remote_ops->compute(api, ctx, st, rec, p->members, p->n, p->src_of);
     coll_record **recs = malloc((p->n ? p->n : 1) * sizeof *recs);
     if (!recs) return api->error(ctx, "out of memory");
     bool ready = true;
@@ -153,7 +155,8 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     uint32_t core = api->core_id(ctx);
     uint64_t instr = api->instruction_index(ctx);
     coll_core *me = &st->core[core];
-    if (me->waiting && me->instr == instr) return coll_resume(me);
+    if (me->waiting && me->instr == instr)
+        return me->pending ? st->remote_ops->resume(api, ctx, st, me) : coll_resume(me);
     coll_record *rec = calloc(1, sizeof *rec);
     if (!rec) return api->error(ctx, "out of memory");
     rec->core = core;

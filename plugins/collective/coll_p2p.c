@@ -39,7 +39,8 @@ static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, col
     uint32_t core = api->core_id(ctx);
     uint64_t instr = api->instruction_index(ctx);
     coll_core *me = &st->core[core];
-    if (me->waiting && me->instr == instr) return coll_resume(me);
+    if (me->waiting && me->instr == instr)
+        return me->pending ? st->remote_ops->resume(api, ctx, st, me) : coll_resume(me);
     int64_t peer;
     if (read_peer(api, ctx, op, core, st->cores, &peer) != TRN_OK) return TRN_ERR;
     int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
@@ -66,6 +67,8 @@ static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, col
         coll_record_free(rec);
         return api->error(ctx, "out of memory");
     }
+    if (st->remote_ops && st->remote_ops->is_remote(st, rec->peer))
+        return st->remote_ops->p2p(api, ctx, st, rec, side == COLL_SEND);
     coll_record *other = coll_registry_p2p_get(st->reg, src, dst, side == COLL_SEND ? COLL_RECV : COLL_SEND, rec->seq);
     if (!other) return coll_wait_on(me, instr, rec);
     rc = side == COLL_SEND ? coll_exec_p2p(api, ctx, st, rec, other) : coll_exec_p2p(api, ctx, st, other, rec);

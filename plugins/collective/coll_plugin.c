@@ -9,6 +9,9 @@
 #include "coll_ops.h"
 #include "coll_state.h"
 #include "trnsim/plugin.h"
+#ifdef COLL_WITH_MPI
+#include "mpi/cmpi.h"
+#endif
 
 #define RANK_TABLE_MAX 65536
 
@@ -28,6 +31,16 @@ static const trn_setting_desc coll_settings_schema[] = {
      "ReduceScatter / SendRecv / SendRecvCCE over more than one LNC: error (the reference) or allow"},
     {"rank_table", TRN_SET_INT_ARRAY, "", 1, 0, NULL,
      "GetCurProcessingRankID: permutation of ring positions 0..N-1 (empty = identity)"},
+#ifdef COLL_WITH_MPI
+    {"mpi_reduce", TRN_SET_STRING, "exact", 1, 0, "exact|native",
+     "AllReduce / ReduceScatter across MPI processes: exact (core order, bit-identical to one process) or native "
+     "(MPI_Allreduce / MPI_Reduce_scatter_block: MPI's order, fp32 add not bit-exact)"},
+    {"mpi_timeout", TRN_SET_FLOAT, "60", 0.001, 1e9, NULL,
+     "seconds without progress before waiting cores of an MPI run are reported as a deadlock"},
+    {"multiworker_allreduce", TRN_SET_STRING, "exact", 1, 0, "exact|reference",
+     "reference: the reference's multi-worker AllReduce, local input x replicas (the same as regime = "
+     "\"multiworker\")"},
+#endif
 };
 
 static const trn_quirk_desc coll_quirks[] = {
@@ -45,6 +58,11 @@ static const trn_quirk_desc coll_quirks[] = {
      "ReduceScatter, SendRecv, SendRecvCCE need one group of exactly the cores of one LNC"},
     {"collective.fp32_reduction", NULL, "always",
      "reducing kinds widen every input to fp32 and narrow the result (integers above 2^24 round)"},
+#ifdef COLL_WITH_MPI
+    {"collective.mpi_native_reduce_order", "mpi_reduce", "exact",
+     "mpi_reduce = native: AllReduce / ReduceScatter across processes fold in MPI's order (fp32 add not bit-exact; "
+     "max / min differ only on NaN and on ties of +0 / -0)"},
+#endif
 };
 
 static void free_run(coll_state *st) {
@@ -59,6 +77,9 @@ static void coll_fini(void *state) {
     coll_state *st = state;
     if (!st) return;
     free_run(st);
+#ifdef COLL_WITH_MPI
+    cmpi_fini(st);
+#endif
     free(st->set.rank_table);
     free(st->scratch);
     free(st);
@@ -72,6 +93,11 @@ static trn_status read_settings(const trn_host_api *api, const trn_settings *s, 
     api->setting_string(s, "multi_lnc", &multi);
     api->setting_int(s, "cores_per_lnc", &per_lnc);
     set->multiworker = strcmp(regime, "multiworker") == 0;
+#ifdef COLL_WITH_MPI
+    const char *mw = "exact";
+    api->setting_string(s, "multiworker_allreduce", &mw);
+    set->multiworker = set->multiworker || strcmp(mw, "reference") == 0;
+#endif
     set->multi_lnc_allow = strcmp(multi, "allow") == 0;
     set->cores_per_lnc = (uint32_t)per_lnc;
     if (set->multiworker && set->cores_per_lnc != 1) {
@@ -110,6 +136,12 @@ static trn_status coll_init(const trn_host_api *api, const trn_settings *setting
         coll_fini(st);
         return TRN_ERR;
     }
+#ifdef COLL_WITH_MPI
+    if (cmpi_init(st, api, settings, err, errlen) != TRN_OK) {
+        coll_fini(st);
+        return TRN_ERR;
+    }
+#endif
     *state = st;
     return TRN_OK;
 }
@@ -126,13 +158,22 @@ static trn_status coll_run_begin(void *state, const trn_run_info *info, char *er
         snprintf(err, errlen, "out of memory for the collective registry of %u cores", info->cores);
         return TRN_ERR;
     }
+#ifdef COLL_WITH_MPI
+    cmpi_run_begin(st, info->cores);
+#endif
     return TRN_OK;
 }
 
+#ifdef COLL_WITH_MPI
+TRN_PLUGIN_DEFINE(collective_mpi) = {
+    .name = "trnsim-collective-mpi",
+    .transport = &cmpi_transport,
+#else
 TRN_PLUGIN_DEFINE(collective) = {
+    .name = "trnsim-collective",
+#endif
     .abi_version = TRN_ABI_VERSION,
     .size = sizeof(trn_plugin_desc),
-    .name = "trnsim-collective",
     .family = "collective",
     .version = "1.0.0",
     .ops = coll_opcodes,

@@ -25,7 +25,25 @@ typedef struct coll_core {
     bool waiting;
     uint64_t instr;
     const coll_record *rec;
+    void *pending; /* an exchange with other processes this core drives (coll_remote.h) */
 } coll_core;
+
+struct coll_state;
+/* A backend that reaches cores in other processes (mpi/: the MPI
+ * transport). NULL in the single-process module: every core is here. */
+typedef struct coll_remote_ops {
+    /* Has the party members outside this process? */
+    bool (*spans)(const struct coll_state *st, const uint32_t *members, uint32_t n);
+    /* The party's rendezvous once rec is posted (CollectiveCompute). */
+    trn_status (*compute)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_record *rec,
+                          const uint32_t *members, uint32_t n, const uint32_t *src_of);
+    /* Is core peer in another process? Then rec (posted) is one side of a
+     * channel to it (CollectiveSend / CollectiveRecv). */
+    bool (*is_remote)(const struct coll_state *st, uint32_t peer);
+    trn_status (*p2p)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_record *rec, bool send);
+    /* A waiting core called again: drive its exchange, then resume. */
+    trn_status (*resume)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_core *me);
+} coll_remote_ops;
 
 typedef struct coll_state {
     coll_settings set;
@@ -37,6 +55,8 @@ typedef struct coll_state {
      * every call. */
     void *scratch;
     size_t scratch_cap;
+    const coll_remote_ops *remote_ops; /* NULL: every core is in this process */
+    void *remote;                      /* the backend's state */
 } coll_state;
 
 /* At least `bytes` of scratch (64-byte aligned), NULL when out of memory.

@@ -32,12 +32,17 @@ def check_host(root, bad):
 
 
 def check_plugins(root, bad):
+    """A module's folder is plugins/<family>/ with its subfolders (e.g. the
+    collective family's mpi/ transport): includes stay inside it."""
+    plugins = (root / "plugins").resolve()
     for f in sorted((root / "plugins").rglob("*.[ch]")):
         folder = f.parent
+        family = plugins / f.resolve().relative_to(plugins).parts[0]
         for inc in INCLUDE.findall(f.read_text()):
             if inc.startswith("trnsim/"):
                 continue
-            if "/" in inc or not (folder / inc).exists():
+            target = (folder / inc).resolve()
+            if not target.exists() or family not in target.parents:
                 bad.append(f"{f}: includes {inc}: a module sees include/trnsim/ and its own folder only")
 
 

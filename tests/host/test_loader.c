@@ -42,7 +42,7 @@ static void missing_symbol(void **st) {
 
 static void abi_mismatch_names_both(void **st) {
     expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad1\"; } );",
-                      "built for plugin ABI version 99; this trnsim accepts versions 1..1");
+                      "built for plugin ABI version 99; this trnsim accepts versions 1..2");
 }
 
 static void descriptor_too_small(void **st) {
@@ -89,7 +89,7 @@ static void bad_settings_schema(void **st) {
 static void descriptor_symbol_checked(void **st) {
     expect_open_error(BAD_CFG(14), "'trnsim_plugin' is 8 bytes, smaller than the 104 bytes of a version-1 descriptor");
     expect_open_error(BAD_CFG(15), "'trnsim_plugin' is not a data symbol");
-    expect_open_error(BAD_CFG(16), "the descriptor says it is 168 bytes, its symbol has 104");
+    expect_open_error(BAD_CFG(16), "the descriptor says it is 176 bytes, its symbol has 112");
     expect_open_error(BAD_CFG(17), "descriptor has 300 opcodes (at most 256 ITs exist)");
 }
 

@@ -122,7 +122,9 @@ def install(a, prefix):
     check(os.access(trnsim, os.X_OK), "installed bin/trnsim")
     mods = sorted(glob.glob(os.path.join(prefix, "*", "trnsim", "trnsim-*.so")) +
                   glob.glob(os.path.join(prefix, "*", "*", "trnsim", "trnsim-*.so")))
-    stock = [os.path.basename(m)[len("trnsim-"):-3] for m in mods]
+    # trnsim-collective-mpi is the collective family again (with its MPI
+    # transport), an alternative to trnsim-collective, not a family of its own
+    stock = [os.path.basename(m)[len("trnsim-"):-3] for m in mods if not m.endswith("-mpi.so")]
     print(f"installed modules: {', '.join(stock) or '(none: a static build)'}")
     return trnsim, os.path.dirname(pcs[0]), stock
 

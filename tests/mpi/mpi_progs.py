@@ -1,0 +1,469 @@
+#!/usr/bin/python3
+"""Programs through `mpirun -np N trnsim run ... --config <mpi config>`,
+compared byte for byte with the same program in one process.
+
+    mpi_progs.py --trnsim BIN --mpiexec MPIEXEC CASE...   (--list prints the cases)
+
+A kind case runs its program on 2 processes x 1 core, 4 x 1 and 4 x 2 (cores
+= N*M) and requires every output file to be identical to the single-process
+run's file (the .npy bytes, header included); several also check the
+values against numpy (the fold of tests/collective/coll_progs.py). Error
+cases check for one `trnsim:` line naming the problem, a non-zero exit from
+mpirun, and that no output file was written.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "collective"))
+from coll_progs import data, fold  # noqa: E402  (the numpy reference fold and data)
+
+TRNSIM = MPIEXEC = None
+CASES = {}
+TOPOLOGIES = ((2, 2), (4, 4), (4, 8))  # (processes, cores)
+
+
+class Fail(Exception):
+    pass
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def config(module, settings):
+    s = "".join(f"      {k} = {json.dumps(v)};\n" for k, v in settings.items())
+    return ("machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608;\n"
+            "  psum_partition_bytes = 16384; hbm_bytes = 1048576; registers = 64; };\n"
+            "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; },\n"
+            f"  {{ family = \"collective\"; module = \"{module}\";\n"
+            f"    settings = {{\n{s}    }}; }} );\n")
+
+
+MPI_ONLY = ("mpi_reduce", "mpi_timeout", "multiworker_allreduce")
+
+
+def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None):
+    """One run in directory d; np_ None = one process. Returns {name: path}
+    and the completed process."""
+    mpi = np_ is not None
+    cfg = os.path.join(d, f"{tag}.cfg")
+    st = dict(settings)
+    if not mpi:
+        st = {k: v for k, v in st.items() if k not in MPI_ONLY}
+    with open(cfg, "w") as f:
+        f.write(config("trnsim-collective-mpi" if mpi else "trnsim-collective", st))
+    pfile = os.path.join(d, f"{tag}.json")
+    with open(pfile, "w") as f:
+        json.dump(prog, f)
+    args = ["run", pfile, "--config", cfg]
+    for name, arr in inputs.items():
+        ip = os.path.join(d, f"{tag}_in_{name}.npy")
+        np.save(ip, arr)
+        args += ["--input", f"{name}={ip}"]
+    outs = {}
+    for name in outputs:
+        outs[name] = os.path.join(d, f"{tag}_out_{name.replace('@', '_')}.npy")
+        args += ["--output", f"{name}={outs[name]}"]
+    base = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"]
+    if progs:  # MPMD: one program file per process
+        cmd = base[:]
+        for i, p in enumerate(progs):
+            pf = os.path.join(d, f"{tag}_p{i}.json")
+            with open(pf, "w") as f:
+                json.dump(p, f)
+            cmd += (["-np", "1", TRNSIM, "run", pf] + args[2:]) + ([":"] if i + 1 < len(progs) else [])
+    elif mpi:
+        cmd = base + ["-np", str(np_), TRNSIM] + args
+    else:
+        cmd = [TRNSIM] + args
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
+    if expect_error is not None:
+        mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+        if r.returncode == 0:
+            raise Fail(f"{tag}: expected a failure, the run succeeded")
+        if len(mine) != 1:
+            raise Fail(f"{tag}: expected one 'trnsim:' line, got {len(mine)}:\n{r.stderr}")
+        for t in expect_error:
+            if t not in mine[0]:
+                raise Fail(f"{tag}: the message lacks {t!r}:\n{mine[0]}")
+        left = [p for p in outs.values() if os.path.exists(p)]
+        left += [f for f in os.listdir(d) if ".tmp-trnsim-" in f]
+        if left:
+            raise Fail(f"{tag}: a failed run left outputs behind: {left}")
+        print(f"  {tag}: failed as expected (exit {r.returncode}): {mine[0]}")
+        return None, r
+    if r.returncode != 0:
+        raise Fail(f"{tag}: exit {r.returncode}:\n{r.stderr}")
+    return outs, r
+
+
+def identical(tag, a, b):
+    for name in a:
+        x, y = open(a[name], "rb").read(), open(b[name], "rb").read()
+        if x != y:
+            ga, gb = np.load(a[name]), np.load(b[name])
+            bad = np.nonzero(ga.reshape(-1).view(np.uint8) != gb.reshape(-1).view(np.uint8))[0]
+            raise Fail(f"{tag}: output {name} differs from the single-process run ({bad.size} bytes, first at "
+                       f"byte {int(bad[0]) if bad.size else -1} of the data)")
+    print(f"  {tag}: {', '.join(a)} byte-identical to one process")
+
+
+def same_bits(tag, path, want):
+    got = np.load(path)
+    want = np.asarray(want, dtype=got.dtype)
+    if got.shape != want.shape or got.tobytes() != want.tobytes():
+        raise Fail(f"{tag}: {path} does not match the numpy reference")
+    print(f"  {tag}: matches numpy bit for bit")
+
+
+def kind_case(build, topologies=TOPOLOGIES):
+    """build(cores) -> (prog, inputs, outputs, settings, check or None)."""
+    def runner():
+        for np_, cores in topologies:
+            prog, inputs, outputs, settings, check = build(cores)
+            with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+                one, _ = run(d, "one", prog, inputs, outputs, settings)
+                many, _ = run(d, "mpi", prog, inputs, outputs, settings, np_=np_)
+                tag = f"{np_} processes x {cores // np_} core(s)"
+                identical(tag, many, one)
+                if check:
+                    check(tag, many)
+    return runner
+
+
+def T(name, shape, dtype="float32", **kw):
+    t = {"name": name, "memory": "sbuf", "dtype": dtype, "shape": list(shape)}
+    t.update(kw)
+    return t
+
+
+def cc(kind, ins, outs, **attrs):
+    i = {"opcode": "CollectiveCompute", "kind": kind, "inputs": ins, "outputs": outs}
+    i.update(attrs)
+    return i
+
+
+def P(cores, tensors, insts):
+    return {"cores": cores, "tensors": tensors, "instructions": insts}
+
+
+# ---- every kind ------------------------------------------------------------------
+
+def allreduce(op, shape=(4, 1001), dtype="float32", specials=True):
+    def build(n):
+        x = data(n, shape, seed=10 + n + op, specials=specials)
+        prog = P(n, [T("x", shape, dtype), T("y", shape, dtype)], [cc("AllReduce", ["x"], ["y"], reduce_op=op)])
+
+        def check(tag, outs):
+            if dtype == "float32":
+                want = np.broadcast_to(fold(op, list(x)), x.shape)
+                same_bits(tag, outs["y"], want)
+        return prog, {"x": x}, ["y"], {}, check
+    return build
+
+
+CASES["allreduce_add_fp32"] = kind_case(allreduce(4, specials=False))
+CASES["allreduce_add_specials"] = kind_case(allreduce(4))
+CASES["allreduce_max"] = kind_case(allreduce(8))
+CASES["allreduce_min"] = kind_case(allreduce(9))
+CASES["allreduce_bf16"] = kind_case(allreduce(4, dtype="bfloat16", specials=False))
+
+
+def fold_order_changes_bits():
+    """The data of allreduce_add_fp32 really depends on the fold order, so
+    byte identity there proves the core order was kept."""
+    x = data(8, (4, 1001), seed=10 + 8 + 4, specials=False)
+    fwd, rev = fold(4, list(x)), fold(4, list(x[::-1]))
+    if fwd.tobytes() == rev.tobytes():
+        raise Fail("the test data does not depend on the fold order")
+    print(f"  {int((fwd != rev).sum())} of {fwd.size} sums change with the fold order")
+
+
+CASES["allreduce_data_is_order_sensitive"] = fold_order_changes_bits
+
+
+def reduce_scatter(n):
+    x = data(n, (2, 8 * n), seed=30 + n, specials=False)
+    prog = P(n, [T("x", (2, 8 * n)), T("y", (1, 16))], [cc("ReduceScatter", ["x"], ["y"], reduce_op="add")])
+
+    def check(tag, outs):
+        full = fold(4, list(x)).reshape(-1)
+        same_bits(tag, outs["y"], full.reshape(n, 1, 16))
+    return prog, {"x": x}, ["y"], {"multi_lnc": "allow"}, check
+
+
+CASES["reducescatter_add"] = kind_case(reduce_scatter)
+
+
+def all_gather(rows):
+    def build(n):
+        x = data(n, (2, 3), seed=40 + n)
+        prog = P(n, [T("x", (2, 3)), T("y", (2, 3 * n) if rows else (2 * n, 3))],
+                 [cc("AllGather", ["x"], ["y"], cc_dim=1 if rows else 0)])
+        return prog, {"x": x}, ["y"], {}, None
+    return build
+
+
+CASES["allgather_flat"] = kind_case(all_gather(False))
+CASES["allgather_rows"] = kind_case(all_gather(True))
+
+
+def all_to_all(n):
+    x = data(n, (n, 4), seed=50 + n)
+    return P(n, [T("x", (n, 4)), T("y", (n, 4))], [cc("AllToAll", ["x"], ["y"])]), {"x": x}, ["y"], {}, None
+
+
+CASES["alltoall"] = kind_case(all_to_all)
+
+
+def all_to_all_v(n):
+    counts = np.full((n, n), 2)
+    counts[np.arange(n), (np.arange(n) + 1) % n] = 5
+    counts[np.arange(n), np.arange(n)] = 1
+    e = int(counts.sum(1)[0])
+    x = data(n, (1, e), seed=60 + n)
+    prog = P(n, [T("x", (1, e)), T("y", (1, e))], [cc("AllToAllV", ["x"], ["y"], send_counts=counts.tolist())])
+    return prog, {"x": x}, ["y"], {}, None
+
+
+CASES["alltoallv"] = kind_case(all_to_all_v)
+
+
+def permute(n):
+    perm = np.random.default_rng(70 + n).permutation(n)
+    pairs = [[int(s), int(t)] for s, t in zip(range(n), perm)]
+    x = data(n, (2, 3), seed=71 + n)
+    prog = P(n, [T("x", (2, 3)), T("y", (2, 3))], [cc("Permute", ["x"], ["y"], src_target_pairs=pairs)])
+    return prog, {"x": x}, ["y"], {}, None
+
+
+CASES["permute"] = kind_case(permute)
+
+
+def permute_implicit(n):
+    x = data(n, (2, 3), seed=80 + n)
+    return P(n, [T("x", (2, 3)), T("y", (2, 3))], [cc("PermuteImplicit", ["x"], ["y"])]), {"x": x}, ["y"], {}, None
+
+
+CASES["permute_implicit"] = kind_case(permute_implicit)
+
+
+def permute_reduce_implicit(n):
+    a, b = data(n, (2, 4), seed=90 + n), data(n, (2, 4), seed=91 + n)
+    prog = P(n, [T("a", (2, 4)), T("b", (2, 4)), T("y", (2, 4))],
+             [cc("PermuteReduceImplicit", ["a", "b"], ["y"], reduce_op="add")])
+    return prog, {"a": a, "b": b}, ["y"], {}, None
+
+
+CASES["permute_reduce_implicit"] = kind_case(permute_reduce_implicit)
+
+
+def send_recv(cce):
+    def build(n):
+        x = data(n, (2, 3), seed=100 + n)
+        attrs = {"reduce_op": "max"} if cce else {}
+        prog = P(n, [T("x", (2, 3)), T("y", (2, 3))], [cc("SendRecvCCE" if cce else "SendRecv", ["x"], ["y"], **attrs)])
+        return prog, {"x": x}, ["y"], {"cores_per_lnc": n}, None
+    return build
+
+
+CASES["sendrecv"] = kind_case(send_recv(False))
+CASES["sendrecvcce"] = kind_case(send_recv(True))
+
+
+def identity(n):
+    x = data(n, (2, 3), seed=110 + n)
+    return P(n, [T("x", (2, 3)), T("y", (2, 3))], [cc("PermuteReduce", ["x"], ["y"])]), {"x": x}, ["y"], {}, None
+
+
+CASES["permute_reduce_identity"] = kind_case(identity)
+
+
+def groups_split(n):
+    """Two groups, each listed out of core order: AllReduce and AllGather per
+    group, then an int32 AllGather of the whole run (raw bytes)."""
+    half = n // 2
+    g = [list(range(half))[::-1], list(range(half, n))]
+    x = data(n, (2, 5), seed=120 + n, specials=False)
+    k = (np.arange(n * 4, dtype=np.int32).reshape(n, 1, 4) + (1 << 24) + 1)
+    prog = P(n, [T("x", (2, 5)), T("s", (2, 5)), T("g", (2 * half, 5)), T("k", (1, 4), "int32"),
+                 T("kk", (1, 4 * n), "int32")],
+             [cc("AllReduce", ["x"], ["s"], reduce_op="add", replica_groups=g),
+              cc("AllGather", ["x"], ["g"], replica_groups=g),
+              cc("AllGather", ["k"], ["kk"], cc_dim=1)])
+    return prog, {"x": x, "k": k}, ["s", "g", "kk"], {}, None
+
+
+CASES["groups_split"] = kind_case(groups_split)
+
+
+def send_recv_phases(n):
+    """CollectiveSend / CollectiveRecv around a ring in two phases: even
+    cores send while odd cores receive, then the reverse."""
+    x = data(n, (2, 3), seed=130 + n)
+    nxt = [(c + 1) % n for c in range(n)]
+    prv = [(c - 1) % n for c in range(n)]
+    even = lambda lst, on: [p if (c % 2 == 0) == on else -1 for c, p in enumerate(lst)]  # noqa: E731
+    insts = [
+        {"opcode": "CollectiveSend", "inputs": ["x"], "outputs": [], "peer_id": even(nxt, True)},
+        {"opcode": "CollectiveRecv", "inputs": [], "outputs": ["y"], "peer_id": even(prv, False)},
+        {"opcode": "CollectiveSend", "inputs": ["x"], "outputs": [], "peer_id": even(nxt, False)},
+        {"opcode": "CollectiveRecv", "inputs": [], "outputs": ["y"], "peer_id": even(prv, True)},
+    ]
+    prog = P(n, [T("x", (2, 3)), T("y", (2, 3), "bfloat16")], insts)
+
+    def check(tag, outs):
+        got = np.load(outs["y"])
+        want = np.stack([x[(c - 1) % n] for c in range(n)])
+        b = want.view(np.uint32).astype(np.uint64)
+        want = ((((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32)).view(np.float32)
+        nan = np.isnan(want)
+        if not (np.array_equal(np.isnan(got), nan) and np.array_equal(got[~nan], want[~nan])):
+            raise Fail(f"{tag}: received values differ from the ring predecessors' (bf16 RNE)")
+        print(f"  {tag}: every core holds its predecessor's input (bf16)")
+    return prog, {"x": x}, ["y"], {}, check
+
+
+CASES["send_recv_ring"] = kind_case(send_recv_phases)
+
+
+@case
+def multiworker_reference():
+    """multiworker_allreduce = "reference": local input x replicas, like the
+    single-process regime = "multiworker"."""
+    for np_, n in ((2, 2), (4, 8)):
+        x = data(n, (2, 3), seed=140 + n, specials=False)
+        prog = P(n, [T("x", (2, 3)), T("y", (2, 3))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            one, _ = run(d, "one", prog, {"x": x}, ["y"], {"regime": "multiworker"})
+            many, _ = run(d, "mpi", prog, {"x": x}, ["y"], {"multiworker_allreduce": "reference"}, np_=np_)
+            identical(f"{np_} processes, reference regime", many, one)
+            same_bits(f"{np_} processes, local x {n}", many["y"], (x * np.float32(n)).astype(np.float32))
+
+
+# ---- the fast mode ----------------------------------------------------------------
+
+@case
+def native_allreduce():
+    """mpi_reduce = "native": fp32 add within n * eps * sum|x| of the exact
+    core-order sum and said to be not exact on stderr; max / min without
+    NaN or signed-zero ties equal the exact result bit for bit."""
+    for np_, n in ((4, 4), (4, 8)):
+        x = data(n, (4, 1001), seed=150 + n, specials=False)
+        for op in (4, 8, 9):
+            prog = P(n, [T("x", (4, 1001)), T("y", (4, 1001))], [cc("AllReduce", ["x"], ["y"], reduce_op=op)])
+            with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+                outs, r = run(d, "native", prog, {"x": x}, ["y"], {"mpi_reduce": "native"}, np_=np_)
+                got = np.load(outs["y"])
+                exact = fold(op, list(x))
+                tag = f"native op {op} on {np_} processes x {n // np_}"
+                if "not bit-exact" not in r.stderr or r.stderr.count("not bit-exact") != 1:
+                    raise Fail(f"{tag}: stderr should say once that the fold is not bit-exact:\n{r.stderr}")
+                if op == 4:
+                    bound = n * np.finfo(np.float32).eps * np.abs(x.astype(np.float64)).sum(0)
+                    err = np.abs(got.astype(np.float64) - exact.astype(np.float64))
+                    if not (err <= bound).all():
+                        raise Fail(f"{tag}: error {err.max()} beyond the documented bound")
+                    print(f"  {tag}: {int((got != exact).sum())} sums differ from core order, all within "
+                          f"n*eps*sum|x| (max error {err.max():.3g})")
+                else:
+                    same_bits(tag, outs["y"], np.broadcast_to(exact, got.shape))
+
+
+# ---- errors -----------------------------------------------------------------------
+
+@case
+def deadlock_send_send():
+    """Both cores send first: neither receive is ever reached."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))],
+             [{"opcode": "CollectiveSend", "inputs": ["x"], "outputs": [], "peer_id": [1, 0]},
+              {"opcode": "CollectiveRecv", "inputs": [], "outputs": ["y"], "peer_id": [1, 0]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "deadlock", prog, {}, ["y"], {"mpi_timeout": 1.5}, np_=2,
+            expect_error=["deadlock", "for 1.5 s", "waits at instruction 0 (CollectiveSend/49)"])
+
+
+@case
+def failing_rank():
+    """Core 1 (process 1) reads a tensor nobody wrote before the AllReduce;
+    process 0 waits in the AllReduce until it hears of the failure."""
+    prog = P(2, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+              cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        x = np.ones((1, 4), np.float32)
+        np.save(os.path.join(d, "x0.npy"), x)
+        cfg_in = {"x@0": x}
+        run(d, "fail", prog, cfg_in, ["y"], {"mpi_timeout": 30}, np_=2,
+            expect_error=["MPI process 1:", "instruction 0 (core 1, opcode TensorCopy", "never-written"])
+
+
+@case
+def mismatched_programs():
+    a = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    b = P(2, [T("x", (1, 4), fill=2), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="max")])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "mismatch", a, {}, ["y"], {"mpi_timeout": 30}, np_=2, progs=[a, b],
+            expect_error=["MPI process 1 runs a different program than process 0"])
+
+
+@case
+def uneven_split():
+    prog = P(3, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "uneven", prog, {}, ["y"], {}, np_=2, expect_error=["3 cores do not split evenly over 2 MPI processes"])
+
+
+@case
+def remote_dma_is_an_error():
+    """A DMA copy to the next core's memory: across processes that is the
+    one documented limitation, an error, never a silent stale copy."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": [{"tensor": "y", "core_offset": 1}]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "rdma", prog, {}, ["y"], {}, np_=2,
+            expect_error=["remote access to their memory is not supported", "whose memory is in MPI process"])
+
+
+@case
+def count_mismatch_everywhere():
+    """A bad count fails on every process with the in-process message, once."""
+    prog = P(4, [T("x", (1, 4), fill=1), T("y", (1, 3))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "count", prog, {}, ["y"], {}, np_=4,
+            expect_error=["AllReduce (kind 2)", "output has 3 elements, expected 4"])
+
+
+def main():
+    global TRNSIM, MPIEXEC
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trnsim")
+    ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    TRNSIM, MPIEXEC = a.trnsim, a.mpiexec
+    failed = 0
+    for c in a.cases:
+        print(c)
+        try:
+            CASES[c]()
+        except Fail as e:
+            print(f"FAIL {c}: {e}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
