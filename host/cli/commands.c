@@ -1,4 +1,5 @@
 /* The commands: run, check, and the listings. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,15 @@ static int cli_distributed_outputs(trn_sim *s, const run_args *a, int rc, trn_er
     return rc;
 }
 
+/* In an MPI run mpirun stops the other processes once one exits non-zero;
+ * a process with nothing left to clean up then ends without a message of
+ * its own (the one error line is printed already). */
+static void quiet_when_killed(const trn_sim *s) {
+    if (!trn_sim_is_distributed(s)) return;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
@@ -21,6 +31,7 @@ static int do_run(run_args *a, trn_error *e) {
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
     rc = cli_distributed_outputs(hs, a, rc, e); /* an MPI run: every rank's status, outputs to rank 0 */
     bool root = trn_sim_is_root(hs);
     for (int i = 0; i < a->n_out && !rc && root; ++i) rc = cli_save_output(s, a, i, e);
@@ -33,6 +44,7 @@ static int do_run(run_args *a, trn_error *e) {
     if (rc && root) { /* before trnsim_close: in an MPI run the other processes may exit as soon as it returns */
         cli_fail(e->msg);
         e->msg[0] = 0;
+        quiet_when_killed(hs);
     }
     trnsim_close(s);
     return rc ? -1 : 0;

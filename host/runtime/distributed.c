@@ -87,6 +87,8 @@ int trn_dist_idle(trn_sim *s, trn_error *e) {
     return 0;
 }
 
+bool trn_sim_is_distributed(const trn_sim *s) { return s && distributed(s); }
+
 bool trn_sim_is_root(const trn_sim *s) { return !s || !distributed(s) || s->tinfo.rank == 0; }
 
 int trn_sim_agree(trn_sim *s, int rc, trn_error *e) {

@@ -55,6 +55,7 @@ int trn_sim_run(trn_sim *s, trn_error *e);
  * trn_sim_gather_tensor: the tensor of core `core` (-1: every core) copied
  *   to rank 0, where trn_sim_get_tensor then reads it. */
 bool trn_sim_is_root(const trn_sim *s);
+bool trn_sim_is_distributed(const trn_sim *s); /* more than one process */
 int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
 int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e);
 
