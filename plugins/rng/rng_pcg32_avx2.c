@@ -7,8 +7,9 @@
  * 6) and vector 2h + 1 the odd ones, so one 32-bit blend of an even and an
  * odd vector's outputs gives eight consecutive columns. AVX2 has no 64-bit
  * multiply: s * m (mod 2^64) is lo(s) * lo(m) + ((hi(s) * lo(m) + lo(s) *
- * hi(m)) << 32), three 32 x 32 -> 64 products. XSH-RR's rotate is a pair
- * of per-lane variable shifts. */
+ * hi(m)) << 32), one 32 x 32 -> 64 product and one 32-bit multiply of
+ * both cross terms (lcg4_step). XSH-RR's rotate is one per-lane variable
+ * shift (xsh_rr4). */
 #include "rng_pcg32.h"
 
 #if RNG_HAVE_AVX2_KERNELS
@@ -20,25 +21,30 @@
 #define AVX2 __attribute__((target("avx2")))
 
 typedef struct lcg4 {
-    __m256i mul_lo, mul_hi, inc;
+    __m256i mul_lo, mul_swapped, inc, high_mask;
 } lcg4;
 
-/* s * mul + inc per 64-bit lane. */
+/* s * mul + inc per 64-bit lane. With mul_swapped holding hi(mul) in each
+ * lane's low word and lo(mul) in its high word, one 32-bit multiply gives
+ * the low words of both cross products, lo(s) * hi(mul) and
+ * hi(s) * lo(mul). Their sum, moved to the high word and added to the
+ * 64-bit product lo(s) * lo(mul), is s * mul (mod 2^64). */
 AVX2 static inline __m256i lcg4_step(__m256i s, const lcg4 *k) {
     const __m256i lo = _mm256_mul_epu32(s, k->mul_lo);
-    const __m256i cross =
-        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(s, 32), k->mul_lo), _mm256_mul_epu32(s, k->mul_hi));
-    return _mm256_add_epi64(_mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32)), k->inc);
+    const __m256i t = _mm256_mullo_epi32(s, k->mul_swapped);
+    const __m256i cross = _mm256_and_si256(_mm256_add_epi64(t, _mm256_slli_epi64(t, 32)), k->high_mask);
+    return _mm256_add_epi64(_mm256_add_epi64(lo, cross), k->inc);
 }
 
 /* XSH-RR of each 64-bit lane, in the lane's low 32 bits (the high 32 bits
- * are left over and discarded by the caller). A left shift by 32 gives 0
- * in a variable shift, so rotating by 0 needs no special case. */
+ * are left over and discarded by the caller). The 32 bits to rotate are
+ * bits 27..58 of u = old ^ old >> 18. Placed in both halves of the lane, a
+ * 64-bit right shift by rot (0..31) leaves their right rotation in the low
+ * half, so the rotate is one variable shift. */
 AVX2 static inline __m256i xsh_rr4(__m256i old) {
-    const __m256i x = _mm256_srli_epi64(_mm256_xor_si256(_mm256_srli_epi64(old, 18), old), 27);
-    const __m256i rot = _mm256_srli_epi64(old, 59);
-    const __m256i back = _mm256_sub_epi64(_mm256_set1_epi64x(32), rot);
-    return _mm256_or_si256(_mm256_srlv_epi32(x, rot), _mm256_sllv_epi32(x, back));
+    const __m256i u = _mm256_xor_si256(_mm256_srli_epi64(old, 18), old);
+    const __m256i twice = _mm256_blend_epi32(_mm256_srli_epi64(u, 27), _mm256_slli_epi64(u, 5), 0xAA);
+    return _mm256_srlv_epi64(twice, _mm256_srli_epi64(old, 59));
 }
 
 /* Columns 2i (even) and 2i + 1 (odd), i = 0..3, interleaved. */
@@ -57,8 +63,9 @@ AVX2 size_t rng_pcg32_row_avx2(uint64_t *state, uint32_t *out, size_t n) {
     for (size_t v = 0; v < 4; ++v) /* vector v: half v / 2, parity v % 2 */
         for (size_t i = 0; i < 4; ++i) lanes[4 * v + i] = col[8 * (v / 2) + 2 * i + v % 2];
     rng_pcg32_jump(C, &mul, &inc);
-    const lcg4 k = {_mm256_set1_epi64x((long long)(mul & 0xFFFFFFFFu)), _mm256_set1_epi64x((long long)(mul >> 32)),
-                    _mm256_set1_epi64x((long long)inc)};
+    const lcg4 k = {_mm256_set1_epi64x((long long)(mul & 0xFFFFFFFFu)),
+                    _mm256_set1_epi64x((long long)((mul >> 32) | (mul << 32))), _mm256_set1_epi64x((long long)inc),
+                    _mm256_set1_epi64x((long long)0xFFFFFFFF00000000ULL)};
     __m256i v0 = _mm256_loadu_si256((const void *)lanes), v1 = _mm256_loadu_si256((const void *)(lanes + 4));
     __m256i v2 = _mm256_loadu_si256((const void *)(lanes + 8)), v3 = _mm256_loadu_si256((const void *)(lanes + 12));
     size_t j = 0;
