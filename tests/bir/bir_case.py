@@ -23,6 +23,38 @@ def topk_oracle(inputs, out):
         assert np.array_equal(x[r, out["indices"][r].astype(np.int64)], want[r])
 
 
+def bn_oracle(inputs, out):
+    x = inputs["x"].astype(np.float64)
+    mv = out["mean_var"]
+    assert np.allclose(mv[:, 0], x.mean(axis=1), rtol=1e-5, atol=1e-5), "BN mean differs from numpy's"
+    assert np.allclose(mv[:, 1], x.var(axis=1), rtol=1e-4, atol=1e-4), "BN variance differs from numpy's"
+    st = out["stats"].reshape(128, 4, 6)
+    assert not np.array_equal(st[:, 0], st[:, 1]), "the four tiles' statistics must differ"
+
+
+def rng_oracle(inputs, out):
+    u = out["uniform"]
+    assert u.min() >= -2.0 and u.max() <= 3.0 and len(np.unique(u)) > 4000, "Rand2 values outside [min, max]"
+    assert out["state2"].any() and out["state1"].any() and len(np.unique(out["raw"])) > 1500
+
+
+def coll_oracle(inputs, out):
+    x = inputs["x"]  # [core, 4, 4]
+    total = ((x[0] + x[1]) + x[2]) + x[3]  # fp32, core order
+    for c in range(4):
+        assert np.array_equal(out["summed"][c], total), f"AllReduce on core {c} differs from the core-order sum"
+    for c in range(4):  # every core holds the same sum: the max over ranks is it; core c gets row c
+        assert np.array_equal(out["part"][c], total[c:c + 1]), f"ReduceScatter part of core {c}"
+
+
+def dma_oracle(inputs, out):
+    a, b, m = inputs["a"], inputs["b"], inputs["m"]
+    # CCE folds into a zeroed accumulator (quirk dma.cce_zeroed_accumulator): max(max(+0, a), b)
+    want = np.stack([a, np.maximum(np.maximum(np.float32(0), a), b), a])
+    assert np.array_equal(out["rows"], want), "DMATrigger must fire copy, max, copy (round robin over 2 blocks)"
+    assert np.array_equal(out["mt"], m.T), "DMACopy Transpose (WZXY) must transpose m"
+
+
 def int_grid(rng, shape, scale=8):
     return (rng.integers(-1000, 1000, size=shape) / scale).astype(np.float32)
 
@@ -31,6 +63,20 @@ CASES = {
     "topk64": dict(bir="programs/topk64.bir.json", native="programs/topk64.native.json",
                    config="../../config/topk.cfg", inputs={"x": lambda r: int_grid(r, (8, 512))},
                    outputs=["values", "indices"], oracle=topk_oracle),
+    "bn_tiles": dict(bir="programs/bn_tiles.bir.json", native="programs/bn_tiles.native.json",
+                     config="configs/bn.cfg", inputs={"x": lambda r: r.standard_normal((128, 1024)).astype(np.float32)},
+                     outputs=["stats", "mean_var"], oracle=bn_oracle),
+    "rng_state": dict(bir="programs/rng_state.bir.json", native="programs/rng_state.native.json",
+                      config="configs/rng.cfg", inputs={}, outputs=["uniform", "state2", "raw", "state1"],
+                      oracle=rng_oracle),
+    "allreduce_scatter": dict(bir="programs/allreduce_scatter.bir.json", native="programs/allreduce_scatter.native.json",
+                              config="configs/coll4.cfg", inputs={"x": lambda r: int_grid(r, (4, 4, 4))},
+                              outputs=["summed", "part"], oracle=coll_oracle),
+    "dma_trigger": dict(bir="programs/dma_trigger.bir.json", native="programs/dma_trigger.native.json",
+                        config="../../config/dma.cfg",
+                        inputs={"a": lambda r: int_grid(r, (4,)), "b": lambda r: int_grid(r, (4,)),
+                                "m": lambda r: int_grid(r, (2, 3))},
+                        outputs=["rows", "mt"], oracle=dma_oracle),
 }
 
 

@@ -106,6 +106,10 @@ int bir_translate_fields(bir_ctx *c, json_t *inst, const char *opcode, json_t *n
         if (trn_key_known(key, base_keys) || trn_key_known(key, bir_ignored_fields)) continue;
         if (one_field(c, m, key, v, native, opcode, e)) return -1;
     }
+    /* A DMATrigger is one trigger however often a loop fires it, so its
+     * round robin goes on across trips: its id is its instruction number
+     * (natively it defaults to the execution index). */
+    if (!strcmp(opcode, "DMATrigger")) json_object_set_new(native, "trigger", json_integer((json_int_t)c->number));
     for (const bir_field *f = m ? m->fields : NULL; f && f->bir_name; ++f) /* BIR defaults the native side lacks */
         if (f->def_str && !json_object_get(inst, f->bir_name)) {
             json_t *d = json_string(f->def_str);
