@@ -47,6 +47,28 @@ static int parse_binding(const char *arg, binding *b, trn_error *e) {
     return 0;
 }
 
+/* --max-instructions N: a positive decimal count. */
+static int parse_count(const char *t, uint64_t *out, trn_error *e) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (!isdigit((unsigned char)t[0]) || *end || errno || v == 0)
+        return trn_errorf(e, "--max-instructions '%s': expected a positive whole number", t);
+    *out = v;
+    return 0;
+}
+
+/* --timeout SECONDS: a positive number, fractions allowed. */
+static int parse_seconds(const char *t, double *out, trn_error *e) {
+    char *end;
+    errno = 0;
+    double v = strtod(t, &end);
+    if (!isdigit((unsigned char)t[0]) || *end || errno || !(v > 0) || v > 1e9)
+        return trn_errorf(e, "--timeout '%s': expected a positive number of seconds (e.g. 30 or 0.5)", t);
+    *out = v;
+    return 0;
+}
+
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; ++i) {
@@ -59,6 +81,10 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             if (*n == MAX_FILES) return trn_errorf(e, "more than %d %s options", MAX_FILES, s);
             if (parse_binding(argv[++i], in ? &a->in[*n] : &a->out[*n], e)) return -1;
             ++*n;
+        } else if (!strcmp(s, "--max-instructions") && has_value) {
+            if (parse_count(argv[++i], &a->max_instructions, e)) return -1;
+        } else if (!strcmp(s, "--timeout") && has_value) {
+            if (parse_seconds(argv[++i], &a->timeout_seconds, e)) return -1;
         } else if (!strcmp(s, "--trace")) a->trace = true;
         else if (!strcmp(s, "--stats")) a->stats = true;
         else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
@@ -82,7 +108,8 @@ int cli_api_error(trn_error *e) { return trn_errorf(e, "%s", trnsim_last_error()
 /* Modules are found beside the executable, as trnsim_open does for it. */
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e) {
     trnsim_options o = {.size = sizeof o, .config_path = a->config, .trace = a->trace, .stats = a->stats,
-                        .format = a->format};
+                        .format = a->format, .max_instructions = a->max_instructions,
+                        .timeout_seconds = a->timeout_seconds};
     *s = trnsim_open(&o);
     return *s ? 0 : cli_api_error(e);
 }

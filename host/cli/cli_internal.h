@@ -26,6 +26,8 @@ typedef struct run_args {
     int n_in, n_out;
     bool trace, stats, stats_json, raw_bits;
     int format; /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
+    uint64_t max_instructions; /* 0: no limit */
+    double timeout_seconds;    /* 0: none */
 } run_args;
 
 /* args.c */

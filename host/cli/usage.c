@@ -20,6 +20,8 @@ static const cli_option run_options[] = {
     {"--output", "NAME[@CORE]=FILE.npy",
      "after the run, write tensor NAME to a .npy file: core 0 of a 1-core run, [cores, ...] otherwise, or core "
      "CORE; repeatable"},
+    {"--max-instructions", "N", "stop the run with an error before it would start instruction N+1 (all cores)"},
+    {"--timeout", "SECONDS", "stop the run with an error once its execution took longer than SECONDS"},
     {"--raw-bits", NULL, "write bf16 and fp8 outputs as their raw bits (<u2, |u1) instead of widened to float32"},
     {"--trace", NULL, "print one line per executed instruction on standard error"},
     {"--stats", NULL, "print per-opcode counts, skips and times on standard output after the run"},

@@ -2,19 +2,36 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trnsim/plugin.h"
 
 const char *const trn_mem_names[3] = {"sbuf", "psum", "hbm"};
+
+/* Zeroed pages reserved but not backed (MAP_NORESERVE): a page costs memory
+ * only once touched, so a declared-but-unused HBM, and the written-byte map
+ * that mirrors it, are free. Both start all-zero, which is what "never
+ * written" means. */
+static void *lazy_zeroed(uint64_t bytes) {
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void lazy_free(void *p, uint64_t bytes) {
+    if (p) munmap(p, bytes ? bytes : 1);
+}
+
+static uint64_t map_bytes(const trn_memory *m) {
+    return ((uint64_t)m->partitions * m->partition_bytes / 64 + 1) * sizeof(uint64_t);
+}
 
 static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_bytes, const char *name,
                        trn_error *e) {
     uint64_t total = (uint64_t)partitions * partition_bytes;
     m->partitions = partitions;
     m->partition_bytes = partition_bytes;
-    /* calloc: untouched pages of a large HBM stay unbacked. */
-    m->bytes = calloc(total ? total : 1, 1);
-    m->written = calloc(total / 64 + 1, sizeof(uint64_t));
+    m->bytes = lazy_zeroed(total);
+    m->written = lazy_zeroed(map_bytes(m));
     if (!m->bytes || !m->written)
         return trn_errorf(e, "out of memory allocating %s (%llu bytes)", name, (unsigned long long)total);
     return 0;
@@ -39,8 +56,9 @@ int trn_core_state_init(trn_core_state *c, const trn_machine *m, trn_error *e) {
 
 void trn_core_state_free(trn_core_state *c) {
     for (int i = 0; i < 3; ++i) {
-        free(c->mem[i].bytes);
-        free(c->mem[i].written);
+        trn_memory *m = &c->mem[i];
+        lazy_free(m->bytes, (uint64_t)m->partitions * m->partition_bytes);
+        lazy_free(m->written, map_bytes(m));
     }
     free(c->regs);
     memset(c, 0, sizeof *c);

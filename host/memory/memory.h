@@ -20,6 +20,8 @@ typedef struct trn_machine {
     uint32_t partitions;
     uint64_t sbuf_partition_bytes, psum_partition_bytes, hbm_bytes;
     uint32_t registers;
+    uint64_t max_bytes;             /* the run's memory budget; 0: the default */
+    uint64_t max_instruction_bytes; /* one instruction's working memory; 0: the default */
 } trn_machine;
 
 typedef struct trn_core_state {

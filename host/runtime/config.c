@@ -68,7 +68,8 @@ static int get_u64(const trn_config *c, const config_setting_t *g, const char *k
 
 static int parse_machine(trn_config *c, const config_setting_t *m, trn_error *e) {
     static const char *const keys[] = {"cores", "partitions", "sbuf_partition_bytes", "psum_partition_bytes",
-                                       "hbm_bytes", "registers", "allow_uninit_read", NULL};
+                                       "hbm_bytes", "registers", "allow_uninit_read", "max_bytes",
+                                       "max_instruction_bytes", NULL};
     if (!m) return 0;
     if (!config_setting_is_group(m)) return cfg_error(c, m, e, "machine must be a group { ... }");
     if (check_keys(c, m, keys, "machine", e)) return -1;
@@ -77,7 +78,9 @@ static int parse_machine(trn_config *c, const config_setting_t *m, trn_error *e)
         get_u64(c, m, "sbuf_partition_bytes", 64, 1ull << 24, &c->machine.sbuf_partition_bytes, e) ||
         get_u64(c, m, "psum_partition_bytes", 64, 1ull << 24, &c->machine.psum_partition_bytes, e) ||
         get_u64(c, m, "hbm_bytes", 64, 1ull << 36, &c->machine.hbm_bytes, e) ||
-        get_u64(c, m, "registers", 1, 4096, &regs, e))
+        get_u64(c, m, "registers", 1, 4096, &regs, e) ||
+        get_u64(c, m, "max_bytes", 1, 1ull << 50, &c->machine.max_bytes, e) ||
+        get_u64(c, m, "max_instruction_bytes", 1, 1ull << 50, &c->machine.max_instruction_bytes, e))
         return -1;
     c->cores = (uint32_t)cores;
     c->machine.partitions = (uint32_t)parts;
@@ -346,7 +349,7 @@ int trn_config_load(trn_config *c, const char *path, const char *text, trn_error
 int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
                          trn_error *e) {
     memset(c, 0, sizeof *c);
-    c->machine = (trn_machine){128, 196608, 16384, 268435456, 64};
+    c->machine = (trn_machine){128, 196608, 16384, 268435456, 64, 0, 0};
     c->cores = 1;
     config_t *lc = calloc(1, sizeof *lc);
     if (!lc) return trn_errorf(e, "out of memory");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/budget.h"
 #include "runtime/opnames.h"
 #include "runtime/sim_internal.h"
 
@@ -73,6 +74,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         fake.mem[i].partition_bytes = bytes[i];
     }
     trn_ap_env env = {.cores = &fake, .ncores = 1, .allow_uninit = true};
+    s->max_scratch = 0;
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
         if (in->kind != TRN_INST_OP) continue;
@@ -82,6 +84,13 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
             trn_error_at(e, in->number, -1, in->it);
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
         }
+        uint64_t scratch;
+        if (trn_budget_instruction(&m, in, &scratch, e)) {
+            trn_error_at(e, in->number, -1, in->it);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
+                                    op_name(s, in->it), in->it);
+        }
+        if (scratch > s->max_scratch) s->max_scratch = scratch;
         for (int d = 0; d < 2; ++d) {
             const trn_operand *ops = d ? in->out : in->in;
             for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
@@ -181,6 +190,11 @@ trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
     trn_error e;
     if (trn_inst_parse(&s->prog, (json_t *)instruction, &sub, trn_dispatch_resolve_name, s, &e))
         return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
+    uint64_t scratch;
+    if (trn_budget_instruction(&s->cfg.machine, &sub, &scratch, &e)) {
+        trn_inst_free(&sub);
+        return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
+    }
     trn_ctx c = {.sim = s, .core = parent->core, .index = parent->index, .inst = &sub, .depth = parent->depth + 1,
                  .parent_allows_uninit = parent->parent_allows_uninit || parent->inst->allow_uninit};
     trn_status st = exec(s, &c, &e);
@@ -241,6 +255,20 @@ static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in
     return in->kind == TRN_INST_LOOP ? cp->pc + 1 : in->jump + 1;
 }
 
+/* --max-instructions and --timeout: checked before each instruction, so a
+ * run ends with a message between two instructions, never by a kill. */
+static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const trn_inst *in, trn_error *e) {
+    if (s->opts.max_instructions && s->executed >= s->opts.max_instructions)
+        return trn_errorf(e, "%s: stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64 "), before "
+                          "instruction %" PRIu64 " on core %u (%s/%u)", s->prog.path, s->executed,
+                          s->opts.max_instructions, cp->executed, c, op_name(s, in->it), in->it);
+    if (s->opts.timeout_seconds > 0 && trn_now() - s->run_started > s->opts.timeout_seconds)
+        return trn_errorf(e, "%s: stopped after %.3f s (--timeout %g), before instruction %" PRIu64 " on core %u "
+                          "(%s/%u), %" PRIu64 " instructions executed", s->prog.path, trn_now() - s->run_started,
+                          s->opts.timeout_seconds, cp->executed, c, op_name(s, in->it), in->it, s->executed);
+    return 0;
+}
+
 /* Run core c until it finishes or waits. Returns -1 on error, else whether it
  * made progress (completed an instruction or arrived at a new one). */
 static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_error *e) {
@@ -253,6 +281,7 @@ static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_err
             continue;
         }
         trn_ctx ctx = {.sim = s, .core = c, .index = cp->executed, .inst = in};
+        if (execution_budget(s, c, cp, in, e)) return -1;
         trn_status st = exec(s, &ctx, e);
         if (st == TRN_ERR) return -1;
         if (st == TRN_WAIT) {
@@ -263,6 +292,7 @@ static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_err
         waiting[c] = false;
         ++cp->pc;
         ++cp->executed;
+        ++s->executed;
         progress = 1;
     }
     return progress;
@@ -285,6 +315,8 @@ static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since
 
 int trn_dispatch_run(trn_sim *s, trn_error *e) {
     if (run_begin(s, e)) return -1;
+    s->executed = 0;
+    s->run_started = trn_now();
     uint32_t n = s->ncores;
     core_pos *cp = calloc(n, sizeof *cp);
     size_t *pc = calloc(n, sizeof *pc);

@@ -124,7 +124,8 @@ trnsim_sim *trnsim_open(const trnsim_options *opts) {
     bool is_lib = own_dir(dir, sizeof dir);
     trn_sim_opts so = {.config_path = o.config_path, .config_text = o.config_text, .trace = o.trace != 0,
                        .stats = o.stats != 0, .module_dir = o.module_dir, .exe_dir = dir, .exe_is_library = is_lib,
-                       .sets = o.sets, .n_sets = o.n_sets, .format = o.format};
+                       .sets = o.sets, .n_sets = o.n_sets, .format = o.format,
+                       .max_instructions = o.max_instructions, .timeout_seconds = o.timeout_seconds};
     trn_error *e = host_error();
     if (trn_sim_open(&h->sim, &so, e)) {
         publish(NULL, o.config_path ? o.config_path : o.config_text ? "<config text>" : "<embedded default config>");

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "arith/arith.h"
+#include "runtime/budget.h"
 #include "runtime/sim_internal.h"
 
 int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
@@ -133,6 +134,14 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
     if (trn_program_load(&s->prog, path, text, &o, e)) return -1;
     s->have_prog = true;
     if (trn_dispatch_check_program(s, e)) return -1;
+    uint64_t largest = 0;
+    for (int i = 0; i < s->prog.n_tensors; ++i) {
+        const trn_tensor *t = &s->prog.tensors[i];
+        uint64_t b = (uint64_t)t->count * trn_dtype_width(t->dtype);
+        if (b > largest) largest = b;
+    }
+    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, e))
+        return trn_error_prefix(e, "%s", s->prog.path);
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);
     if (!s->cores) {

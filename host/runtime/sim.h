@@ -25,6 +25,8 @@ typedef struct trn_sim_opts {
     const char *const *sets; /* KEY=VALUE overrides applied over the config (docs/config.md) */
     size_t n_sets;
     int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
+    uint64_t max_instructions; /* a run stops with an error before instruction N+1; 0: no limit */
+    double timeout_seconds;    /* a run stops with an error once this much time passed; 0: none */
 } trn_sim_opts;
 
 /* Read the config, load and validate every module, seal dispatch.

@@ -56,6 +56,9 @@ struct trn_sim {
     const trn_transport_desc *transport;
     trn_transport_info tinfo;
     uint32_t local_lo, local_hi;
+    uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
+    uint64_t executed;    /* instructions started in this run */
+    double run_started;
 };
 
 extern const trn_host_api trn_host_api_table;

@@ -71,6 +71,9 @@ typedef struct trnsim_options {
     int trace;                 /* non-zero: one line per instruction on stderr */
     int stats;                 /* non-zero: collect per-opcode counts and times */
     int format;                /* programs' format: 0 from the content, 1 native, 2 BIR JSON */
+    /* Appended (a smaller size leaves them 0): execution budgets. */
+    uint64_t max_instructions; /* trnsim_run stops with an error before instruction N+1; 0: no limit */
+    double timeout_seconds;    /* trnsim_run stops with an error once this much time passed; 0: none */
 } trnsim_options;
 
 /* A tensor of the loaded program. The pointers stay valid while the

@@ -89,7 +89,122 @@ def endless_input_stream():
         assert os.listdir(d) == ["x.fifo"], os.listdir(d)
 
 
-CASES = [("sparse .npy refused from its header", sparse_input_refused_at_once),
+def write_json(d, name, obj):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        json.dump(obj, f)
+    return p
+
+
+def write_cfg(d, machine):
+    p = os.path.join(d, "m.cfg")
+    with open(p, "w") as f:
+        f.write("machine = { %s };\n" % " ".join(f"{k} = {v};" for k, v in machine.items()))
+        f.write('plugins = ( { family = "test"; module = "trnsim-test"; } );\n')
+    return p
+
+
+COPY = {"opcode": "TestCopy", "inputs": ["x"], "outputs": ["y"]}
+XY = [{"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [1, 4], "fill": 1.0},
+      {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [1, 4]}]
+
+
+def machine_budget_default():
+    """1024 cores and one filled 256 MiB HBM tensor ask for about 300 GiB:
+    refused at once against the default budget (half of physical memory)."""
+    with tempfile.TemporaryDirectory() as d:
+        prog = write_json(d, "p.json", {"cores": 1024, "tensors": [
+            {"name": "big", "memory": "hbm", "dtype": "float32", "shape": [1 << 26], "fill": 1.0}] + XY,
+            "instructions": [COPY]})
+        y = os.path.join(d, "y.npy")
+        r = run("run", prog, "--config", cfg, "--output", f"y={y}", rc=1, timeout=20)
+        one_line_error(r, f"{prog}: the run needs ", "1024 cores x 317.", "over machine.max_bytes = ",
+                       "(the default: half of physical memory)")
+        assert sorted(os.listdir(d)) == ["p.json"], os.listdir(d)
+
+
+def machine_budget_config():
+    """machine.max_bytes from the config: the default machine (317 MiB a
+    core) is refused under 100 MB and runs with smaller memories."""
+    with tempfile.TemporaryDirectory() as d:
+        prog = write_json(d, "p.json", {"tensors": XY, "instructions": [COPY]})
+        c = write_cfg(d, {"max_bytes": 100000000})
+        y = os.path.join(d, "y.npy")
+        r = run("run", prog, "--config", c, "--output", f"y={y}", rc=1)
+        one_line_error(r, "over machine.max_bytes = 100000000; use fewer cores or smaller memories")
+        assert not os.path.exists(y)
+        c = write_cfg(d, {"max_bytes": 100000000, "hbm_bytes": 1 << 20})
+        run("run", prog, "--config", c, "--output", f"y={y}")
+        assert os.path.exists(y)
+
+
+def lazy_memory():
+    """A 64 GiB HBM per core that the program never touches costs nothing:
+    the run succeeds and its peak resident memory stays small."""
+    import resource
+    with tempfile.TemporaryDirectory() as d:
+        prog = write_json(d, "p.json", {"tensors": XY, "instructions": [COPY]})
+        c = write_cfg(d, {"hbm_bytes": "68719476736L", "max_bytes": "1099511627776L"})
+        y = os.path.join(d, "y.npy")
+        run("run", prog, "--config", c, "--output", f"y={y}")
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        assert peak_kib < 256 * 1024, f"peak RSS {peak_kib} KiB"
+
+
+def instruction_budget():
+    """One instruction whose input is a step-0 AP of 2^30 elements over one
+    element: refused before anything is allocated, naming the operand, its
+    element count and the budget."""
+    with tempfile.TemporaryDirectory() as d:
+        prog = write_json(d, "p.json", {"tensors": XY, "instructions": [
+            {"opcode": "TestCopy", "inputs": [{"tensor": "x", "partitions": 1, "ap": [[0, 1 << 30]]}],
+             "outputs": ["y"]}]})
+        y = os.path.join(d, "y.npy")
+        r = run("run", prog, "--config", cfg, "--output", f"y={y}", rc=1, timeout=20)
+        one_line_error(r, f"{prog}: instruction 0 (opcode TestCopy/200): inputs[0]: 1073741824 elements need "
+                          "4294967296 bytes of working memory, over the per-instruction budget of 1073741824 bytes "
+                          "(machine.max_instruction_bytes)")
+        c = write_cfg(d, {"max_instruction_bytes": 16})
+        r = run("check", os.path.join(progs, "copy.json"), "--config", c, rc=1)
+        one_line_error(r, "instruction 0 (opcode TestCopy/200): inputs[0]: 8 elements need 32 bytes of working "
+                          "memory, over the per-instruction budget of 16 bytes")
+        assert os.listdir(d) == ["p.json", "m.cfg"] or sorted(os.listdir(d)) == ["m.cfg", "p.json"], os.listdir(d)
+
+
+def max_instructions():
+    """--max-instructions N ends the run with one line before instruction N+1."""
+    with tempfile.TemporaryDirectory() as d:
+        prog = write_json(d, "p.json", {"tensors": XY, "instructions": [COPY] * 5})
+        y = os.path.join(d, "y.npy")
+        r = run("run", prog, "--config", cfg, "--max-instructions", "2", "--output", f"y={y}", rc=1)
+        one_line_error(r, f"{prog}: stopped after 2 instructions (--max-instructions 2), before instruction 2 on "
+                          "core 0 (TestCopy/200)")
+        assert not os.path.exists(y)
+        run("run", prog, "--config", cfg, "--max-instructions", "5", "--output", f"y={y}")
+        r = run("run", prog, "--config", cfg, "--max-instructions", "0", rc=1)
+        one_line_error(r, "--max-instructions '0': expected a positive whole number")
+
+
+def timeout():
+    """--timeout SECONDS ends a long run between two instructions."""
+    with tempfile.TemporaryDirectory() as d:
+        n = 1 << 24
+        prog = write_json(d, "p.json", {"tensors": [
+            {"name": "a", "memory": "hbm", "dtype": "float32", "shape": [n], "fill": 1.0},
+            {"name": "b", "memory": "hbm", "dtype": "float32", "shape": [n]}],
+            "instructions": [{"opcode": "TestCopy", "inputs": ["a"], "outputs": ["b"]}] * 8})
+        b = os.path.join(d, "b.npy")
+        r = run("run", prog, "--config", cfg, "--timeout", "0.01", "--output", f"b={b}", rc=1)
+        one_line_error(r, f"{prog}: stopped after ", "(--timeout 0.01), before instruction ", "(TestCopy/200)")
+        assert not os.path.exists(b)
+        r = run("run", prog, "--config", cfg, "--timeout", "-1", rc=1)
+        one_line_error(r, "--timeout '-1': expected a positive number of seconds")
+
+
+CASES = [("machine budget, default", machine_budget_default), ("machine budget, config", machine_budget_config),
+         ("untouched memory is free", lazy_memory), ("instruction working-memory budget", instruction_budget),
+         ("--max-instructions", max_instructions), ("--timeout", timeout),
+         ("sparse .npy refused from its header", sparse_input_refused_at_once),
          ("endless input stream ends", endless_input_stream)]
 for name, fn in CASES:
     case(name, fn)

@@ -12,7 +12,7 @@ static trn_core_state core;
 static trn_ap_env env;
 
 static int setup(void **st) {
-    trn_machine m = {128, 4096, 1024, 1 << 16, 8};
+    trn_machine m = {128, 4096, 1024, 1 << 16, 8, 0, 0};
     trn_error e;
     assert_int_equal(trn_core_state_init(&core, &m, &e), 0);
     env = (trn_ap_env){.cores = &core, .ncores = 1, .allow_uninit = false};
