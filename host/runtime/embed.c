@@ -100,7 +100,10 @@ static bool own_dir(char *buf, size_t len) {
     Dl_info info;
     const char *self = dladdr((void *)trnsim_open, &info) && info.dli_fname ? info.dli_fname : exe;
     char real[PATH_MAX];
-    if (!realpath(self, real)) snprintf(real, sizeof real, "%s", self);
+    /* A library dlopen'd or linked is named by a path; the executable itself
+     * may be named as it was invoked ("trnsim", found on PATH), which does
+     * not resolve from the working directory: that is the executable. */
+    if (!strchr(self, '/') || !realpath(self, real)) snprintf(real, sizeof real, "%s", exe);
     bool is_lib = strcmp(real, exe) != 0;
     snprintf(buf, len, "%s", real[0] ? real : ".");
     dir_of(buf);

@@ -9,7 +9,9 @@ next to the installed stock modules.
 Steps (every file goes into one temporary directory, removed at the end;
 the build tree is left as found: `cmake --install` writes its
 install_manifest.txt there, so the test restores or removes that file):
-  1. cmake --install B --prefix TMP/prefix; the kit files must be there.
+  1. cmake --install B --prefix TMP/prefix; the kit files must be there;
+     find_package(trnsim X.Y REQUIRED) accepts this version and refuses
+     another minor or major version.
   2. copy examples/out-of-tree-plugin to TMP/src (no path back into S).
   3. build it with find_package(trnsim) (CMAKE_PREFIX_PATH = the prefix and
      nothing else), with the Makefile (pkg-config), and with the one-line cc
@@ -127,6 +129,39 @@ def install(a, prefix):
     stock = [os.path.basename(m)[len("trnsim-"):-3] for m in mods if not m.endswith("-mpi.so")]
     print(f"installed modules: {', '.join(stock) or '(none: a static build)'}")
     return trnsim, os.path.dirname(pcs[0]), stock
+
+
+# ---- 1b. find_package with a version ------------------------------------------------
+
+
+def version_requests(a, tmp, prefix):
+    """find_package(trnsim MAJOR.MINOR REQUIRED) finds this prefix; a request
+    for another minor version (0.x: the next one, and the one before) or for
+    the next major version is refused by the installed version file
+    (trnsimConfigVersion.cmake, SameMinorVersion)."""
+    major, minor, _ = (int(x) for x in a.version.split("."))
+    cases = [(f"{major}.{minor}", True), (f"{major}.{minor}.0", True), (f"{major}.{minor + 1}", False),
+             (f"{major + 1}.0", False)]
+    if minor > 0:
+        cases.append((f"{major}.{minor - 1}", major > 0))
+    for req, ok in cases:
+        src = os.path.join(tmp, f"version-{req}")
+        os.makedirs(src)
+        with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
+            f.write("cmake_minimum_required(VERSION 3.16)\nproject(v LANGUAGES NONE)\n"
+                    f"find_package(trnsim {req} REQUIRED)\n"
+                    'message(STATUS "found trnsim ${trnsim_VERSION} in ${trnsim_DIR}")\n')
+        cmd = [a.cmake, "-S", src, "-B", os.path.join(src, "b"), f"-DCMAKE_PREFIX_PATH={prefix}",
+               "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF", "-DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=clean_env())
+        if ok:
+            check(p.returncode == 0 and f"found trnsim {a.version} in {os.path.realpath(prefix)}" in
+                  p.stdout.replace(prefix, os.path.realpath(prefix)),
+                  f"find_package(trnsim {req} REQUIRED) finds {a.version} in the prefix")
+        else:
+            check(p.returncode != 0 and "not accepted" in p.stderr and
+                  f"trnsimConfig.cmake, version: {a.version}" in p.stderr,
+                  f"find_package(trnsim {req} REQUIRED) refuses {a.version}, naming the installed version")
 
 
 # ---- 3. the three builds ----------------------------------------------------------------
@@ -252,6 +287,7 @@ def main():
     ap.add_argument("--generator", default="")
     ap.add_argument("--make-program", default="")
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--version", required=True, help="the project version the install must report")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (debugging)")
     a = ap.parse_args()
     a.build_dir, a.source_dir = os.path.abspath(a.build_dir), os.path.abspath(a.source_dir)
@@ -261,6 +297,7 @@ def main():
     try:
         prefix = os.path.join(tmp, "prefix")
         trnsim, pc_dir, stock = install(a, prefix)
+        version_requests(a, tmp, prefix)
         src = os.path.join(tmp, "src")
         shutil.copytree(os.path.join(a.source_dir, "examples", "out-of-tree-plugin"), src,
                         ignore=shutil.ignore_patterns("build", "build-*", "*.so", "__pycache__"))
