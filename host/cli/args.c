@@ -69,13 +69,26 @@ static int parse_seconds(const char *t, double *out, trn_error *e) {
     return 0;
 }
 
+int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_error *e) {
+    const char *s = argv[*i];
+    if (*i + 1 >= argc) return 0;
+    if (!strcmp(s, "--config")) c->config = argv[++*i];
+    else if (!strcmp(s, "--set")) {
+        if (c->n_sets == MAX_FILES) return trn_errorf(e, "more than %d --set options", MAX_FILES);
+        c->sets[c->n_sets++] = argv[++*i];
+    } else return 0;
+    return 1;
+}
+
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
     memset(a, 0, sizeof *a);
     for (int i = 0; i < argc; ++i) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(s, "--config") && has_value) a->config = argv[++i];
-        else if ((!strcmp(s, "--input") || !strcmp(s, "--output")) && has_value) {
+        int cfg = cli_parse_config_arg(argc, argv, &i, &a->cfg, e);
+        if (cfg < 0) return -1;
+        if (cfg) continue;
+        if ((!strcmp(s, "--input") || !strcmp(s, "--output")) && has_value) {
             bool in = s[2] == 'i';
             int *n = in ? &a->n_in : &a->n_out;
             if (*n == MAX_FILES) return trn_errorf(e, "more than %d %s options", MAX_FILES, s);
@@ -107,9 +120,9 @@ int cli_api_error(trn_error *e) { return trn_errorf(e, "%s", trnsim_last_error()
 
 /* Modules are found beside the executable, as trnsim_open does for it. */
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e) {
-    trnsim_options o = {.size = sizeof o, .config_path = a->config, .trace = a->trace, .stats = a->stats,
+    trnsim_options o = {.size = sizeof o, .config_path = a->cfg.config, .trace = a->trace, .stats = a->stats,
                         .format = a->format, .max_instructions = a->max_instructions,
-                        .timeout_seconds = a->timeout_seconds};
+                        .timeout_seconds = a->timeout_seconds, .sets = a->cfg.sets, .n_sets = (size_t)a->cfg.n_sets};
     *s = trnsim_open(&o);
     return *s ? 0 : cli_api_error(e);
 }

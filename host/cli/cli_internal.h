@@ -20,8 +20,16 @@ typedef struct binding {
     char bak[PATH_MAX + 66]; /* output: the old file's hard link, where exchange is unsupported */
 } binding;
 
+/* --config FILE and the --set KEY=VALUE overlays: every command takes them. */
+typedef struct config_args {
+    const char *config;
+    const char *sets[MAX_FILES];
+    int n_sets;
+} config_args;
+
 typedef struct run_args {
-    const char *program, *config;
+    const char *program;
+    config_args cfg;
     binding in[MAX_FILES], out[MAX_FILES];
     int n_in, n_out;
     bool trace, stats, stats_json, raw_bits;
@@ -32,6 +40,9 @@ typedef struct run_args {
 
 /* args.c */
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e);
+/* 1 when argv[*i] is --config or --set (consumed with its value), 0 when it
+ * is neither, -1 on an error. */
+int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_error *e);
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e);
 int cli_api_error(trn_error *e);
 int cli_fail(const char *msg);

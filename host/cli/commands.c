@@ -76,18 +76,20 @@ int cli_cmd_check(int argc, char **argv) {
 }
 
 static int cmd_list(int argc, char **argv, void (*print)(const trn_sim *, FILE *)) {
-    const char *config = NULL;
+    static config_args c;
+    trn_error e;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
-        else {
+        int r = cli_parse_config_arg(argc, argv, &i, &c, &e);
+        if (r < 0) return cli_fail(e.msg);
+        if (r == 0) {
             char msg[300];
             snprintf(msg, sizeof msg, "unexpected argument '%s'", argv[i]);
             return cli_fail(msg);
         }
     }
     trnsim_sim *s = NULL;
-    trn_error e;
-    run_args a = {.config = config};
+    static run_args a; /* large: not on the stack */
+    a.cfg = c;
     if (cli_open_sim(&s, &a, &e)) return cli_fail(e.msg);
     print(trn_embed_host_sim(s), stdout);
     trnsim_close(s);

@@ -26,11 +26,11 @@ static int write_file(const trn_sim *s, const char *path, trn_error *e) {
 int cli_cmd_convert(int argc, char **argv) {
     static run_args a;
     const char *out = NULL;
-    char *rest[8];
+    char *rest[64];
     int n = 0;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (n < 8) rest[n++] = argv[i];
+        else if (n < 64) rest[n++] = argv[i];
         else return cli_fail("convert: too many arguments (see trnsim --help)");
     }
     trn_error e;

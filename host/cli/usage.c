@@ -6,6 +6,10 @@
 #include "cli/cli_internal.h"
 
 #define CONFIG_OPTION {"--config", "FILE", "read FILE instead of the embedded default config (config/default.cfg)"}
+#define SET_OPTION                                                                                             \
+    {"--set", "KEY=VALUE",                                                                                     \
+     "change one config setting: machine.NAME, FAMILY.NAME (a module setting) or a top-level NAME, e.g. "       \
+     "machine.hbm_bytes=1073741824, collective.cores_per_lnc=4, unknown_opcode=skip; repeatable, the last wins"}
 #define FORMAT_OPTION                                                                                          \
     {"--format", "bir|native",                                                                                 \
      "read PROGRAM as the compiler's BIR JSON or as a native program; without it the content decides"}
@@ -13,6 +17,7 @@
 
 static const cli_option run_options[] = {
     CONFIG_OPTION,
+    SET_OPTION,
     FORMAT_OPTION,
     {"--input", "NAME[@CORE]=FILE.npy",
      "set tensor NAME from a .npy file, on every core (a [cores, ...] file gives core k slice k) or on core CORE; "
@@ -29,11 +34,11 @@ static const cli_option run_options[] = {
     END_OPTIONS,
 };
 
-static const cli_option check_options[] = {CONFIG_OPTION, FORMAT_OPTION, END_OPTIONS};
+static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, END_OPTIONS};
 static const cli_option convert_options[] = {
-    {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, FORMAT_OPTION,
-    END_OPTIONS};
-static const cli_option config_only[] = {CONFIG_OPTION, END_OPTIONS};
+    {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, SET_OPTION,
+    FORMAT_OPTION, END_OPTIONS};
+static const cli_option config_only[] = {CONFIG_OPTION, SET_OPTION, END_OPTIONS};
 static const cli_option no_options[] = {END_OPTIONS};
 
 static int cmd_help(int argc, char **argv);

@@ -1,5 +1,8 @@
 #include "runtime/config.h"
 
+#include "common/suggest.h"
+#include "runtime/config_tree.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libconfig.h>
@@ -15,13 +18,20 @@ extern const char trn_embedded_config[];
 
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
-static int line_of(const config_setting_t *s) { return s ? (int)config_setting_source_line(s) : 0; }
-
-/* "file:line: message" */
+/* "file:line: message", or "--set KEY=VALUE: message" for a setting given
+ * on the command line. */
 static int cfg_error(const trn_config *c, const config_setting_t *at, trn_error *e, const char *what) {
-    if (at && line_of(at) == 0) /* added by a KEY=VALUE override */
-        return trn_errorf(e, "%s, as overridden by KEY=VALUE: %s", c->file, what);
-    return trn_errorf(e, "%s:%d: %s", c->file, line_of(at), what);
+    const char *file;
+    int line;
+    trn_cfg_where(at, c->file, &file, &line);
+    if (line < 0) return trn_errorf(e, "%s: %s", file, what);
+    return trn_errorf(e, "%s:%d: %s", file, line, what);
+}
+
+static size_t count_keys(const char *const *keys) {
+    size_t n = 0;
+    while (keys[n]) ++n;
+    return n;
 }
 
 static int known_key(const char *key, const char *const *keys) {
@@ -38,8 +48,9 @@ static int check_keys(const trn_config *c, const config_setting_t *group, const 
         const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
         const char *name = config_setting_name(m);
         if (name && !known_key(name, keys)) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "unknown key '%s' in %s", name, where);
+            char buf[400], hint[128];
+            trn_suggest_text(name, keys, count_keys(keys), hint, sizeof hint);
+            snprintf(buf, sizeof buf, "unknown key '%s' in %s%s", name, where, hint);
             return cfg_error(c, m, e, buf);
         }
     }
@@ -123,7 +134,9 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
     for (int i = 0; i < n; ++i) {
         const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
         trn_plugin_cfg *p = &c->plugins[c->n_plugins++];
-        p->line = line_of(g);
+        const char *file;
+        trn_cfg_where(g, c->file, &file, &p->line);
+        if (!(p->file = strdup(file))) return trn_errorf(e, "out of memory");
         if (!config_setting_is_group(g)) return cfg_error(c, g, e, "each plugins entry must be a group { ... }");
         if (check_keys(c, g, keys, "a plugins entry", e) || get_str_member(c, g, "family", true, &p->family, e) ||
             get_str_member(c, g, "module", true, &p->module, e) ||
@@ -147,9 +160,13 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
         const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
         if (config_setting_type(s) != CONFIG_TYPE_STRING)
             return cfg_error(c, s, e, "plugin_paths must be a list of strings");
-        const char *p = config_setting_get_string(s);
+        const char *p = config_setting_get_string(s), *file;
+        int line;
+        trn_cfg_where(s, c->file, &file, &line);
+        const char *slash = line >= 0 && c->dir ? strrchr(file, '/') : NULL; /* relative to the file that says it */
         char buf[4096];
-        if (p[0] != '/' && c->dir) snprintf(buf, sizeof buf, "%s/%s", c->dir, p);
+        if (p[0] != '/' && slash) snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - file), file, p);
+        else if (p[0] != '/' && line >= 0 && c->dir) snprintf(buf, sizeof buf, "%s/%s", c->dir, p);
         else snprintf(buf, sizeof buf, "%s", p);
         if (!(c->plugin_paths[c->n_paths++] = strdup(buf))) return trn_errorf(e, "out of memory");
     }
@@ -239,113 +256,6 @@ static int scan_includes(const char *file, const char *text, int depth, int *bud
     return 0;
 }
 
-/* ---- KEY=VALUE overrides ----
- * "machine.KEY", a top-level key ("unknown_opcode"), or "FAMILY.KEY" for the
- * settings group of the last plugins entry of that family. The value is
- * read as libconfig reads a value (1, 1.5, true, "text", [1, 2]); anything
- * that does not parse as one is taken as a string, so skip means "skip".
- * The overridden tree is then validated exactly like a file. */
-
-static config_setting_t *plugin_entry(config_t *lc, const char *family, size_t len) {
-    config_setting_t *list = config_lookup(lc, "plugins");
-    config_setting_t *found = NULL;
-    int n = list && (config_setting_is_list(list) || config_setting_is_array(list)) ? config_setting_length(list) : 0;
-    for (int i = 0; i < n; ++i) {
-        config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-        const char *f = NULL;
-        if (config_setting_is_group(g) && config_setting_lookup_string(g, "family", &f) && strlen(f) == len &&
-            !strncmp(f, family, len))
-            found = g;
-    }
-    return found;
-}
-
-static config_setting_t *group_member(config_setting_t *parent, const char *name) {
-    config_setting_t *g = config_setting_get_member(parent, name);
-    if (!g) g = config_setting_add(parent, name, CONFIG_TYPE_GROUP);
-    return g && config_setting_is_group(g) ? g : NULL;
-}
-
-/* The group a KEY=VALUE lands in, and the key's last part. */
-static config_setting_t *override_parent(config_t *lc, const char *key, const char **leaf, trn_error *e) {
-    const char *dot = strchr(key, '.');
-    *leaf = dot ? dot + 1 : key;
-    if (!dot) return config_root_setting(lc);
-    if (strchr(dot + 1, '.')) return NULL;
-    size_t len = (size_t)(dot - key);
-    if (len == 7 && !strncmp(key, "machine", 7)) return group_member(config_root_setting(lc), "machine");
-    config_setting_t *entry = plugin_entry(lc, key, len);
-    if (!entry) {
-        trn_errorf(e, "no plugins entry has family '%.*s' (a KEY is machine.NAME, a top-level name or FAMILY.NAME)",
-                   (int)len, key);
-        return NULL;
-    }
-    return group_member(entry, "settings");
-}
-
-static int copy_value(config_setting_t *parent, const char *name, const config_setting_t *v) {
-    int t = config_setting_type(v);
-    config_setting_remove(parent, name);
-    config_setting_t *d = config_setting_add(parent, name, t);
-    if (!d) return -1;
-    switch (t) {
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64: return config_setting_set_int64(d, config_setting_get_int64(v)) ? 0 : -1;
-    case CONFIG_TYPE_FLOAT: return config_setting_set_float(d, config_setting_get_float(v)) ? 0 : -1;
-    case CONFIG_TYPE_BOOL: return config_setting_set_bool(d, config_setting_get_bool(v)) ? 0 : -1;
-    case CONFIG_TYPE_STRING: return config_setting_set_string(d, config_setting_get_string(v)) ? 0 : -1;
-    case CONFIG_TYPE_ARRAY:
-    case CONFIG_TYPE_LIST:
-        for (int i = 0; i < config_setting_length(v); ++i) {
-            const config_setting_t *x = config_setting_get_elem(v, (unsigned)i);
-            int xt = config_setting_type(x);
-            if (xt != CONFIG_TYPE_INT && xt != CONFIG_TYPE_INT64) return -1;
-            if (!config_setting_set_int64_elem(d, -1, config_setting_get_int64(x))) return -1;
-        }
-        return 0;
-    }
-    return -1;
-}
-
-static int apply_set(config_t *lc, const char *set, trn_error *e) {
-    const char *eq = strchr(set, '=');
-    char key[256];
-    if (!eq || eq == set || (size_t)(eq - set) >= sizeof key)
-        return trn_errorf(e, "override '%s': expected KEY=VALUE", set);
-    snprintf(key, sizeof key, "%.*s", (int)(eq - set), set);
-    const char *leaf;
-    trn_error why = {.msg = ""};
-    config_setting_t *parent = override_parent(lc, key, &leaf, &why);
-    if (!parent) return trn_errorf(e, "override '%s': %s", set, why.msg[0] ? why.msg : "KEY has too many parts");
-    config_t tmp;
-    config_init(&tmp);
-    size_t n = strlen(eq + 1) + 8;
-    char *text = malloc(n);
-    if (!text) {
-        config_destroy(&tmp);
-        return trn_errorf(e, "out of memory");
-    }
-    snprintf(text, n, "v = %s;", eq + 1);
-    int parsed = config_read_string(&tmp, text);
-    free(text);
-    int rc;
-    if (parsed) {
-        rc = copy_value(parent, leaf, config_lookup(&tmp, "v"));
-    } else { /* a bare word: a string */
-        config_setting_remove(parent, leaf);
-        config_setting_t *d = config_setting_add(parent, leaf, CONFIG_TYPE_STRING);
-        rc = d && config_setting_set_string(d, eq + 1) ? 0 : -1;
-    }
-    config_destroy(&tmp);
-    if (rc) return trn_errorf(e, "override '%s': '%s' is not a valid name or the value is not a number, boolean, "
-                              "string or integer list", set, leaf);
-    return 0;
-}
-
-int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
-    return trn_config_load_sets(c, path, text, NULL, 0, e);
-}
-
 int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
                          trn_error *e) {
     memset(c, 0, sizeof *c);
@@ -355,7 +265,6 @@ int trn_config_load_sets(trn_config *c, const char *path, const char *text, cons
     if (!lc) return trn_errorf(e, "out of memory");
     c->lc = lc;
     config_init(lc);
-    int ok;
     if (path) {
         c->file = strdup(path);
         if (!c->file) return trn_errorf(e, "out of memory");
@@ -363,23 +272,21 @@ int trn_config_load_sets(trn_config *c, const char *path, const char *text, cons
         c->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
         int budget = INCLUDE_SCAN_FILES;
         if (check_config_path(NULL, 0, path, 0, &budget, e)) return -1;
-        FILE *f = fopen(path, "r");
-        if (!f) return trn_errorf(e, "%s: cannot open config: %s", path, strerror(errno));
-        ok = config_read(lc, f);
-        fclose(f);
     } else {
         c->file = strdup(text ? "<config text>" : EMBEDDED_NAME);
         if (!c->file) return trn_errorf(e, "out of memory");
         int budget = INCLUDE_SCAN_FILES;
         if (scan_includes(c->file, text ? text : trn_embedded_config, 1, &budget, e)) return -1;
-        ok = config_read_string(lc, text ? text : trn_embedded_config);
     }
-    if (!ok) /* an error inside an @included file names that file */
-        return trn_errorf(e, "%s:%d: %s", config_error_file(lc) ? config_error_file(lc) : c->file,
-                          config_error_line(lc), config_error_text(lc));
+    if (trn_cfg_read_layers(lc, path, path ? NULL : text ? text : trn_embedded_config, c->file, trn_embedded_config, e))
+        return -1;
     for (size_t i = 0; i < n_sets; ++i)
-        if (apply_set(lc, sets[i], e)) return trn_error_prefix(e, "%s", c->file);
+        if (trn_cfg_apply_set(lc, sets[i], e)) return -1;
     return parse_root(c, e);
+}
+
+int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
+    return trn_config_load_sets(c, path, text, NULL, 0, e);
 }
 
 void trn_config_free(trn_config *c) {
@@ -387,6 +294,7 @@ void trn_config_free(trn_config *c) {
         free(c->plugins[i].family);
         free(c->plugins[i].module);
         free(c->plugins[i].replaces);
+        free(c->plugins[i].file);
     }
     free(c->plugins);
     for (size_t i = 0; i < c->n_paths; ++i) free(c->plugin_paths[i]);
@@ -569,9 +477,13 @@ int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_p
         for (size_t k = 0; k < out->n; ++k)
             if (strcmp(out->vals[k].desc->key, key) == 0) v = &out->vals[k];
         if (!v) {
-            char known[512], buf[800];
+            char known[512], buf[900], hint[128];
+            const char *keys[64];
+            size_t nk = 0;
+            for (uint32_t k = 0; k < d->n_settings && nk < 64; ++k) keys[nk++] = d->settings[k].key;
             known_settings(d, known, sizeof known);
-            snprintf(buf, sizeof buf, "unknown setting '%s' for module %s (known: %s)", key, d->name, known);
+            trn_suggest_text(key, keys, nk, hint, sizeof hint);
+            snprintf(buf, sizeof buf, "unknown setting '%s' for module %s (known: %s)%s", key, d->name, known, hint);
             return cfg_error(c, s, e, buf);
         }
         if (setting_from_config(c, s, v, e)) return -1;

@@ -1,6 +1,6 @@
 /* The libconfig file: machine, unknown_opcode, plugin_paths and the plugin
- * list, and each module's settings validated against its schema. The only
- * file of the project that includes libconfig. */
+ * list, and each module's settings validated against its schema. Only
+ * config.c and config_tree.c (includes and --set overlays) see libconfig. */
 #ifndef TRNSIM_HOST_CONFIG_H
 #define TRNSIM_HOST_CONFIG_H
 
@@ -17,7 +17,8 @@ typedef struct trn_plugin_cfg {
     char *module;   /* module name or a path to a .so */
     char *replaces; /* family whose earlier module this one replaces, or NULL */
     const void *settings; /* libconfig group (opaque here) or NULL */
-    int line;
+    int line;       /* < 0: the entry was written by --set (file holds the option) */
+    char *file;     /* the file that wrote the entry (a base config's, when it came from there) */
 } trn_plugin_cfg;
 
 typedef struct trn_config {
@@ -37,7 +38,9 @@ typedef struct trn_config {
 
 /* Parse from path, or the embedded default when path is NULL (or from text). */
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e);
-/* The same, then KEY=VALUE overrides applied before validation. */
+/* The same, then each of sets ("KEY=VALUE": the --set options, the embedding
+ * API's overrides) applied in order over the file before anything is
+ * interpreted (docs/config.md). */
 int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
                          trn_error *e);
 void trn_config_free(trn_config *c);

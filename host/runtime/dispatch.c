@@ -54,6 +54,12 @@ static int unhandled(const trn_sim *s, uint32_t it, trn_error *e) {
         return trn_errorf(e, "opcode %s (IT %u) of family '%s' is not implemented by the loaded module '%s'; set "
                           "unknown_opcode = \"skip\" to skip it", k->name, it, k->family, owner->desc->name);
     }
+    if (k && k->family && !trn_family_built(k->family)) {
+        char hint[300];
+        return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which this trnsim was built without (loaded: "
+                          "%s); configure the build with %s to add it", k->name, it, k->family, fams,
+                          trn_family_build_hint(k->family, hint, sizeof hint));
+    }
     if (k && k->family)
         return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which the config does not load (loaded: %s); "
                           "add { family = \"%s\"; module = \"trnsim-%s\"; } to plugins", k->name, it, k->family, fams,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/opnames.h"
 #include "runtime/sim_internal.h"
 
 #ifndef TRNSIM_PLUGIN_DIR
@@ -29,7 +30,9 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 #define DESC_V2_SIZE (offsetof(trn_plugin_desc, transport) + sizeof(void *))
 
 static int module_error(const trn_sim *s, const trn_plugin_cfg *p, trn_error *e) {
-    return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", s->cfg.file, p->line, p->module, p->family);
+    const char *file = p->file ? p->file : s->cfg.file;
+    if (p->line < 0) return trn_error_prefix(e, "%s: module '%s' (family %s)", file, p->module, p->family);
+    return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", file, p->line, p->module, p->family);
 }
 
 static const trn_plugin_desc *find_static(const char *module) {
@@ -97,6 +100,12 @@ static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
             if (access(path, R_OK) == 0) break;
             if (used < sizeof tried) /* past the end: the list is cut, never overrun */
                 used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", path);
+        }
+        if (n == nd && !trn_family_built(m->cfg->family)) {
+            char hint[300];
+            return trn_errorf(e, "not found: this trnsim was built without family '%s' (configure the build with %s "
+                              "to add it); searched %s", m->cfg->family,
+                              trn_family_build_hint(m->cfg->family, hint, sizeof hint), tried);
         }
         if (n == nd) return trn_errorf(e, "not found; searched %s", tried);
     }

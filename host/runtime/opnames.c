@@ -1,7 +1,15 @@
 #include "runtime/opnames.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+
+#ifndef TRNSIM_BUILT_FAMILIES
+#define TRNSIM_BUILT_FAMILIES ""
+#endif
+#ifndef TRNSIM_PROJECT_FAMILIES
+#define TRNSIM_PROJECT_FAMILIES ""
+#endif
 
 static const trn_known_op known_ops[] = {
     {3, "AbstractCopy", "dma"},
@@ -54,4 +62,28 @@ const trn_known_op *trn_known_op_by_it(uint32_t it) {
     for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; ++i)
         if (known_ops[i].it == it) return &known_ops[i];
     return NULL;
+}
+
+static int in_list(const char *list, const char *family) {
+    size_t n = strlen(family);
+    for (const char *p = list; *p;) {
+        const char *semi = strchr(p, ','); /* the build's list, ','-separated */
+        size_t len = semi ? (size_t)(semi - p) : strlen(p);
+        if (len == n && strncmp(p, family, n) == 0) return 1;
+        if (!semi) break;
+        p = semi + 1;
+    }
+    return 0;
+}
+
+int trn_family_built(const char *family) {
+    return in_list(TRNSIM_BUILT_FAMILIES, family) || !in_list(TRNSIM_PROJECT_FAMILIES, family);
+}
+
+const char *trn_family_build_hint(const char *family, char *buf, size_t len) {
+    snprintf(buf, len, "-DTRNSIM_FAMILIES=\"%s%s%s\"", TRNSIM_BUILT_FAMILIES, *TRNSIM_BUILT_FAMILIES ? ";" : "",
+             family);
+    for (char *c = buf; *c; ++c)
+        if (*c == ',') *c = ';'; /* CMake's list separator */
+    return buf;
 }

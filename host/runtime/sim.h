@@ -22,7 +22,7 @@ typedef struct trn_sim_opts {
     const char *module_dir;  /* searched before anything else; NULL: none */
     const char *exe_dir;     /* the executable's (or the library's) directory; NULL: none */
     bool exe_is_library;     /* exe_dir holds libtrnsim: also search exe_dir/trnsim */
-    const char *const *sets; /* KEY=VALUE overrides applied over the config (docs/config.md) */
+    const char *const *sets; /* KEY=VALUE overrides (--set) applied in order over the config (docs/config.md) */
     size_t n_sets;
     int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
     uint64_t max_instructions; /* a run stops with an error before instruction N+1; 0: no limit */

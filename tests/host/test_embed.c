@@ -148,7 +148,7 @@ static void overrides(void **st) {
     const char *bad_range[] = {"test.scale=1000"};
     assert_null(open_cfg(CFG(""), bad_range, 1));
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_CONFIG);
-    assert_contains(trnsim_last_error()->message, "as overridden by KEY=VALUE");
+    assert_contains(trnsim_last_error()->message, "--set test.scale=1000: ");
     assert_contains(trnsim_last_error()->message, "setting 'scale' = 1000 is outside [0, 100]");
 
     const char *bad_choice[] = {"test.mode=c"};
@@ -158,11 +158,11 @@ static void overrides(void **st) {
     const char *no_family[] = {"bn.x=1"};
     assert_null(open_cfg(CFG(""), no_family, 1));
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_CONFIG);
-    assert_contains(trnsim_last_error()->message, "no plugins entry has family 'bn'");
+    assert_contains(trnsim_last_error()->message, "'bn' is neither machine nor the family of a configured module");
 
     const char *no_eq[] = {"machine.cores"};
     assert_null(open_cfg(CFG(""), no_eq, 1));
-    assert_contains(trnsim_last_error()->message, "override 'machine.cores': expected KEY=VALUE");
+    assert_contains(trnsim_last_error()->message, "--set machine.cores: expected KEY=VALUE");
 
     const char *unknown_machine[] = {"machine.corez=2"};
     assert_null(open_cfg(CFG(""), unknown_machine, 1));
