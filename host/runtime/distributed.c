@@ -31,6 +31,7 @@ int trn_dist_attach(trn_sim *s, trn_error *e) {
 }
 
 void trn_dist_place(trn_sim *s) {
+    s->dist_checked = false;
     uint32_t per = s->ncores / s->tinfo.ranks;
     s->local_lo = distributed(s) ? s->tinfo.rank * per : 0;
     s->local_hi = distributed(s) ? s->local_lo + per : s->ncores;
@@ -56,7 +57,7 @@ typedef struct prog_id {
 } prog_id;
 
 int trn_dist_check_program(trn_sim *s, trn_error *e) {
-    if (!distributed(s)) return 0;
+    if (!distributed(s) || s->dist_checked) return 0; /* once per loaded program (the benchmark reruns) */
     if (s->ncores % s->tinfo.ranks)
         return trn_errorf(e, "%s: %u cores do not split evenly over %u MPI processes (cores must be a multiple of "
                           "the processes: process k runs cores k*M .. k*M+M-1)",
@@ -77,6 +78,7 @@ int trn_dist_check_program(trn_sim *s, trn_error *e) {
                             s->prog.path, r, all[r].cores, all[r].insts, all[r].hash, all[0].cores, all[0].insts,
                             all[0].hash);
     free(all);
+    s->dist_checked = rc == 0;
     return rc;
 }
 

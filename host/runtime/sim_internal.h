@@ -59,6 +59,7 @@ struct trn_sim {
     uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
     uint64_t executed;    /* instructions started in this run */
     double run_started;
+    bool dist_checked; /* every process agreed it runs this program */
 };
 
 extern const trn_host_api trn_host_api_table;

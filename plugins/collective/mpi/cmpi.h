@@ -51,7 +51,17 @@ typedef struct cmpi {
     /* exchanges that may still have requests in flight when a run fails */
     struct cmpi_op **live;
     size_t n_live, cap_live;
+    /* large buffers kept between exchanges (no page faults per operation) */
+    struct { void *p; size_t cap; } pool[8];
 } cmpi;
+
+/* A buffer of at least `bytes` from the pool (or new), and back. */
+void *cmpi_buf_get(cmpi *m, size_t bytes, size_t *cap);
+void cmpi_buf_put(cmpi *m, void *p, size_t cap);
+void cmpi_pool_free(cmpi *m);
+/* Poll the tracked exchanges for up to `budget` seconds: true as soon as
+ * one of them can move on. */
+bool cmpi_poll(cmpi *m, double budget);
 
 /* The module's descriptor pieces (coll_plugin.c). */
 extern const trn_transport_desc cmpi_transport;
@@ -90,6 +100,8 @@ struct cmpi_op {
      * exchange is then finished with and freed), TRN_ERR on error. */
     trn_status (*step)(cmpi_op *op, const trn_host_api *api, trn_ctx *ctx);
     void (*destroy)(cmpi_op *op);
+    /* Would step() get further now? (Drives MPI's progress; idle polls it.) */
+    bool (*ready)(cmpi_op *op);
 };
 void cmpi_track(cmpi *m, cmpi_op *op);
 void cmpi_untrack(cmpi *m, cmpi_op *op);

@@ -54,6 +54,7 @@ typedef struct xop {
     int64_t e;           /* reductions: elements per input */
     float *in, *got, *res; /* reductions: local inputs, received slices, result */
     char *raw;             /* copy: local inputs, then received ones */
+    size_t cap_in, cap_got, cap_res, cap_raw; /* pool buffers (cmpi_buf_get) */
 } xop;
 
 static void destroy(cmpi_op *o) {
@@ -65,10 +66,10 @@ static void destroy(cmpi_op *o) {
     free(x->synth);
     free(x->wire);
     free(x->ranks);
-    free(x->in);
-    free(x->got);
-    free(x->res);
-    free(x->raw);
+    cmpi_buf_put(x->m, x->in, x->cap_in);
+    cmpi_buf_put(x->m, x->got, x->cap_got);
+    cmpi_buf_put(x->m, x->res, x->cap_res);
+    cmpi_buf_put(x->m, x->raw, x->cap_raw);
     free(x);
 }
 
@@ -225,8 +226,8 @@ static uint32_t count_local(const xop *x) {
 /* Local inputs as fp32, [local members][e], in position order. */
 static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     uint32_t nl = count_local(x);
-    x->in = malloc((size_t)nl * (size_t)x->e * sizeof(float) + 4);
-    x->res = malloc((size_t)x->e * sizeof(float) + 4);
+    x->in = cmpi_buf_get(x->m, (size_t)nl * (size_t)x->e * sizeof(float) + 4, &x->cap_in);
+    x->res = cmpi_buf_get(x->m, (size_t)x->e * sizeof(float) + 4, &x->cap_res);
     if (!x->in || !x->res) return oom(api, ctx);
     for (uint32_t i = 0, l = 0; i < x->n; ++i)
         if (local(x, i) && api->read_f32(ctx, &x->recs[i]->in[0], x->in + (size_t)l++ * x->e) != TRN_OK)
@@ -236,27 +237,36 @@ static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) 
 
 static MPI_Op mpi_op(int64_t op) { return op == COLL_OP_MAX ? MPI_MAX : op == COLL_OP_MIN ? MPI_MIN : MPI_SUM; }
 
-static trn_status start_native(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter) {
+static trn_status write_results(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter, bool native);
+
+/* Native: the local members folded here, then MPI's own reduction. It
+ * blocks: after the records (phase 0) every process is known to be at
+ * this collective with readable inputs (checked before phase 0), so each
+ * reaches the MPI call, and a blocking MPI_Allreduce takes MPI's tuned
+ * algorithms, which the nonblocking ones do not. */
+static trn_status run_native(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter) {
     uint32_t nl = count_local(x);
-    const float **ins = malloc(nl * sizeof *ins);
-    float *partial = malloc((size_t)x->e * sizeof(float) + 4);
-    if (!ins || !partial) {
+    if (nl > 1) { /* folded in place into the first local input (coll_reduce allows res == ins[0]) */
+        const float **ins = malloc(nl * sizeof *ins);
+        if (!ins) return oom(api, ctx);
+        for (uint32_t l = 0; l < nl; ++l) ins[l] = x->in + (size_t)l * x->e;
+        coll_reduce(x->lead->spec.op, ins, nl, (size_t)x->e, false, 0, x->in);
         free(ins);
-        free(partial);
-        return oom(api, ctx);
     }
-    for (uint32_t l = 0; l < nl; ++l) ins[l] = x->in + (size_t)l * x->e;
-    coll_reduce(x->lead->spec.op, ins, nl, (size_t)x->e, false, 0, partial);
-    free(ins);
-    free(x->got);
-    x->got = partial; /* kept until the request completes */
-    MPI_Request *q = cmpi_slot(&x->base.reqs);
-    if (!q) return oom(api, ctx);
-    int block = (int)(x->e / x->n * nl);
+    /* in place: the result lands in x->in (scatter: its first block) */
+    int block = (int)(x->e / x->n * nl), rc;
     if (scatter)
-        MPI_Ireduce_scatter_block(partial, x->res, block, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm, q);
+        rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, x->in, block, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm);
     else
-        MPI_Iallreduce(partial, x->res, (int)x->e, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm, q);
+        rc = MPI_Allreduce(MPI_IN_PLACE, x->in, (int)x->e, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm);
+    if (rc != MPI_SUCCESS)
+        return api->error(ctx, "%s failed (MPI error %d)", scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce", rc);
+    float *t = x->res; /* write_results reads x->res */
+    size_t tc = x->cap_res;
+    x->res = x->in;
+    x->cap_res = x->cap_in;
+    x->in = t;
+    x->cap_in = tc;
     x->m->native_reductions++;
     if (!x->m->native_noted && x->m->rank == 0) {
         x->m->native_noted = true;
@@ -264,14 +274,14 @@ static trn_status start_native(xop *x, const trn_host_api *api, trn_ctx *ctx, bo
                  "collective.mpi_reduce = \"native\": %s folds in MPI's order, not core order; fp32 add is not "
                  "bit-exact (docs/mpi.md)", scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce");
     }
-    return TRN_OK;
+    return write_results(x, api, ctx, scatter, true);
 }
 
 /* Exact: slice me of every member's input comes here; our members' slices
  * go to the others. */
 static trn_status start_exact(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     int64_t mylen = slice_len(x->e, x->me, x->n_ranks);
-    x->got = malloc((size_t)x->n * (size_t)mylen * sizeof(float) + 4);
+    x->got = cmpi_buf_get(x->m, (size_t)x->n * (size_t)mylen * sizeof(float) + 4, &x->cap_got);
     if (!x->got) return oom(api, ctx);
     int tag = cmpi_coll_tag(x->key, 1);
     for (uint32_t i = 0, l = 0; i < x->n; ++i) {
@@ -333,7 +343,7 @@ static trn_status start_copy(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     size_t total = 0;
     for (uint32_t i = 0; i < x->n; ++i)
         for (int k = 0; k < x->recs[i]->n_in; ++k) total += in_bytes(api, x->recs[i], k);
-    x->raw = malloc(total + 1);
+    x->raw = cmpi_buf_get(x->m, total + 1, &x->cap_raw);
     if (!x->raw) return oom(api, ctx);
     int tag = cmpi_coll_tag(x->key, 1);
     size_t off = 0;
@@ -393,7 +403,10 @@ static trn_status after_records(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     x->e = x->recs[0]->in_count[0];
     if (read_local_f32(x, api, ctx) != TRN_OK) return TRN_ERR;
     x->plan = native_fits(x, scatter) ? PLAN_NATIVE : PLAN_EXACT;
-    return x->plan == PLAN_NATIVE ? start_native(x, api, ctx, scatter) : start_exact(x, api, ctx);
+    if (x->plan == PLAN_EXACT) return start_exact(x, api, ctx);
+    if (run_native(x, api, ctx, scatter) != TRN_OK) return TRN_ERR;
+    x->phase = 100; /* finished: step() sees no requests and completes */
+    return TRN_OK;
 }
 
 static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
@@ -405,16 +418,17 @@ static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
         case 0: rc = after_records(x, api, ctx); break;
         case 1:
             if (x->plan == PLAN_COPY) return finish_copy(x, api, ctx) == TRN_OK ? done(x) : TRN_ERR;
-            if (x->plan == PLAN_NATIVE)
-                return write_results(x, api, ctx, scatter, true) == TRN_OK ? done(x) : TRN_ERR;
             rc = fold_and_share(x, api, ctx);
             break;
+        case 100: return done(x); /* native: done in after_records */
         default: return write_results(x, api, ctx, scatter, false) == TRN_OK ? done(x) : TRN_ERR;
         }
         if (rc != TRN_OK) return rc;
     }
     return TRN_WAIT;
 }
+
+static bool ready(cmpi_op *o) { return cmpi_test(&o->reqs); }
 
 static bool local_part_arrived(const coll_state *st, const cmpi *m, const uint32_t *members, uint32_t n,
                                uint64_t seq) {
@@ -431,6 +445,7 @@ trn_status cmpi_compute(const trn_host_api *api, trn_ctx *ctx, coll_state *st, c
     if (!x) return oom(api, ctx);
     x->base.step = step;
     x->base.destroy = destroy;
+    x->base.ready = ready;
     x->m = m;
     x->st = st;
     x->lead = rec;
@@ -451,6 +466,12 @@ trn_status cmpi_compute(const trn_host_api *api, trn_ctx *ctx, coll_state *st, c
     x->key = rec->seq * m->cores + leader;
     for (uint32_t i = 0; i < n; ++i)
         if (local(x, i)) x->wire[i] = to_wire(coll_registry_get(st->reg, members[i], rec->seq));
+    if (m->reduce == CMPI_REDUCE_NATIVE && (rec->spec.kind == COLL_ALL_REDUCE || rec->spec.kind == COLL_REDUCE_SCATTER))
+        for (uint32_t i = 0; i < n; ++i) /* native blocks after phase 0: fail here, before the others count on us */
+            if (local(x, i) && api->check_ap(ctx, &x->wire[i].in[0], TRN_IN) != TRN_OK) {
+                destroy(&x->base);
+                return TRN_ERR;
+            }
     if (find_ranks(x) || post_records(x)) {
         destroy(&x->base);
         return oom(api, ctx);

@@ -47,6 +47,15 @@ static trn_status finish(p2p_op *op) {
     return TRN_OK;
 }
 
+static bool ready_send(cmpi_op *o) { return cmpi_test(&o->reqs); }
+
+static bool ready_recv(cmpi_op *o) {
+    p2p_op *op = (p2p_op *)o;
+    int flag = 0;
+    MPI_Iprobe(op->peer_rank, op->tag, op->m->comm, &flag, MPI_STATUS_IGNORE);
+    return flag != 0;
+}
+
 static trn_status step_send(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
     p2p_op *op = (p2p_op *)o;
     return cmpi_test(&op->base.reqs) ? finish(op) : TRN_WAIT;
@@ -101,6 +110,7 @@ trn_status cmpi_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_
     p2p_op *op = calloc(1, sizeof *op);
     if (!op) return api->error(ctx, "out of memory");
     op->base.step = send ? step_send : step_recv;
+    op->base.ready = send ? ready_send : ready_recv;
     op->base.destroy = destroy;
     op->m = m;
     op->st = st;

@@ -138,3 +138,55 @@ void cmpi_untrack(cmpi *m, cmpi_op *x) {
             return;
         }
 }
+
+void *cmpi_buf_get(cmpi *m, size_t bytes, size_t *cap) {
+    int best = -1;
+    for (int i = 0; i < 8; ++i)
+        if (m->pool[i].p && m->pool[i].cap >= bytes && (best < 0 || m->pool[i].cap < m->pool[best].cap)) best = i;
+    if (best >= 0) {
+        void *p = m->pool[best].p;
+        *cap = m->pool[best].cap;
+        m->pool[best].p = NULL;
+        return p;
+    }
+    *cap = bytes ? bytes : 1;
+    void *p = NULL;
+    return posix_memalign(&p, 64, *cap) ? NULL : p;
+}
+
+void cmpi_buf_put(cmpi *m, void *p, size_t cap) {
+    if (!p) return;
+    int slot = -1;
+    for (int i = 0; i < 8 && slot < 0; ++i)
+        if (!m->pool[i].p) slot = i;
+    if (slot < 0) { /* full: drop the smallest */
+        slot = 0;
+        for (int i = 1; i < 8; ++i)
+            if (m->pool[i].cap < m->pool[slot].cap) slot = i;
+        if (m->pool[slot].cap > cap) {
+            free(p);
+            return;
+        }
+        free(m->pool[slot].p);
+    }
+    m->pool[slot].p = p;
+    m->pool[slot].cap = cap;
+}
+
+void cmpi_pool_free(cmpi *m) {
+    for (int i = 0; i < 8; ++i) {
+        free(m->pool[i].p);
+        m->pool[i].p = NULL;
+    }
+}
+
+bool cmpi_poll(cmpi *m, double budget) {
+    double t0 = now();
+    do {
+        for (size_t i = 0; i < m->n_live; ++i)
+            if (m->live[i]->ready(m->live[i])) return true;
+        if (cmpi_someone_failed(m)) return true;
+        sched_yield();
+    } while (now() - t0 < budget);
+    return false;
+}

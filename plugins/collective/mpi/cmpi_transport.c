@@ -64,6 +64,7 @@ void cmpi_fini(coll_state *st) {
     MPI_Finalized(&done);
     if (m->we_initialised && !done) MPI_Finalize();
     free(m->live);
+    cmpi_pool_free(m);
     free(m);
     st->remote = NULL;
 }
@@ -74,8 +75,7 @@ void cmpi_run_begin(coll_state *st, uint32_t cores) {
     m->cores = cores;
     m->per = m->ranks ? cores / (uint32_t)m->ranks : cores;
     if (!m->per) m->per = 1;
-    m->native_reductions = 0;
-    m->native_noted = false;
+    m->native_reductions = 0; /* the note on native mode stays once per process */
 }
 
 /* Started by mpirun / mpiexec (Open MPI, or a PMI launcher such as MPICH's
@@ -126,13 +126,17 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
     return TRN_OK;
 }
 
+/* The cores wait for exchanges: drive MPI until one of them can move on
+ * (MPI progresses only inside its calls), yielding the CPU between polls;
+ * back to the host at least every few milliseconds for its timeout. */
 static trn_status idle(void *state, char *err, size_t errlen) {
     cmpi *m = of(state);
+    bool moved = m->n_live ? cmpi_poll(m, 0.005) : false;
     if (cmpi_someone_failed(m)) {
         snprintf(err, errlen, "stopped: MPI process %d failed", m->failed_rank);
         return TRN_ERR;
     }
-    cmpi_pause(m);
+    if (!moved) cmpi_pause(m);
     return TRN_OK;
 }
 
