@@ -1,7 +1,7 @@
 /* BN family benchmarks: the forward statistics (BNStats + BNStatsAggregate)
  * and the backward pair (BNGradients, BNBackprop) through the real host
  * (program -> dispatch -> trnsim-bn -> memory), each against the scalar
- * oracle of tests/bn (the seed transliterated, on a dense buffer, no host)
+ * oracle of tests/bn (the reference transliterated, on a dense buffer, no host)
  * and against memcpy of the bytes the instruction reads, in the same run.
  * The host results are checked against the oracle bit for bit before and
  * after timing, so a fast wrong kernel cannot post a number. */

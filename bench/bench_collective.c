@@ -1,7 +1,7 @@
 /* Collective benchmarks: AllReduce (add) of fp32 across R cores through the
  * host (program -> dispatch -> registry -> the last arrival reads the R
  * inputs, folds, writes the R outputs), against
- *   1. a plain loop that sums the same R buffers in the seed's order (one
+ *   1. a plain loop that sums the same R buffers in the reference's order (one
  *      result), and
  *   2. that loop plus copying its result to R output buffers: the bytes an
  *      AllReduce has to move (R inputs read, R outputs written).

@@ -13,7 +13,7 @@ its interquartile range. trnsim's result is checked against numpy's before
 and after timing: bit for bit where numpy computes the same bits (the copy,
 the AllReduce sum, the top-64 values), against the data for the top-64
 indices, and within 1e-5 for BatchNorm statistics (numpy's mean and var are
-not the seed's Welford recurrence, so their bits differ).
+not the reference's Welford recurrence, so their bits differ).
 
 Without the package (or its library) the numpy side is timed alone and the
 reason is printed: see trnsim_simulator() below, the one place that reaches

@@ -2,7 +2,7 @@
  * [128 x 16384] and [128 x 65536] (the issue's size) through the host
  * (program -> dispatch -> trnsim-rng -> SBUF), each against a plain
  * single-stream reference loop of the same generator producing the same
- * number of values in the same run (the seed's code, one element at a time,
+ * number of values in the same run (the reference's code, one element at a time,
  * into a dense buffer). Before and after timing, every partition of the host's output
  * is checked bit for bit against the scalar oracle of tests/rng run from the
  * default state (docs/rng.md: every run starts from {1,1,1,1,1,1}, so every

@@ -2,7 +2,7 @@
  * 1024, 4096 and 16384 (the issue's size; --quick: 128, 512, 2048), 8
  * rounds of Max + MaxIndexAndMatchReplace (imm -inf), through the real host
  * (program -> dispatch -> trnsim-search -> memory), against the scalar
- * oracle of tests/search (the seed transliterated, dense buffers, no host)
+ * oracle of tests/search (the reference transliterated, dense buffers, no host)
  * in the same run. The host's values and indices, and those of the module's
  * kernels run without the host, are checked against the oracle bit for bit
  * before and after timing, so a fast wrong kernel cannot post a number. The

@@ -1,5 +1,6 @@
 /* The arithmetic core: the dtype table, widen / narrow, and
- * cast_copy_or_accumulate, bit-exact to ../shared/seeds/004 (docs/arith.md).
+ * cast_copy_or_accumulate, bit-exact to the reference's
+ * birsim::cast_copy_or_accumulate @ 0x28ff00 (docs/arith.md).
  *
  * Per-element functions are the reference; the span functions hoist the
  * dtype switch out of the loop and must give the same bits (tests compare). */

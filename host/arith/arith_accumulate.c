@@ -1,5 +1,5 @@
 /* cast_copy_or_accumulate @ 0x28ff00, its fp32 ALU core sub_28f700 and
- * AluOpType2MemoryReduction @ 0x1b0ed0 (seed 004; docs/arith.md).
+ * AluOpType2MemoryReduction @ 0x1b0ed0.
  *
  * trn_cast_copy_or_accumulate is the per-element reference; the span
  * version validates once, then runs one loop per dtype. Float dtypes reduce

@@ -1,6 +1,6 @@
 /* Widen (dtype -> fp32) and narrow (fp32 -> dtype), element and span.
  *
- * The per-element functions transliterate the seed's encoders (bf16 with
+ * The per-element functions transliterate the reference's encoders (bf16 with
  * guard / lsb / sticky, fp16 with the 0x37FFF001 round constant and the
  * +0.5 subnormal trick) and are the reference. The span functions choose
  * the format once and run branch-free inner loops that the compiler can

@@ -1,4 +1,4 @@
-/* BNStatsAggregate (IT 35): the Chan parallel-variance merge of seed 1.2.
+/* BNStatsAggregate (IT 35): the Chan parallel-variance merge of the reference.
  *
  * Per partition the triples (n_t, mean_t, M2_t) are merged in order into an
  * accumulator that starts empty and holds a NORMALIZED variance:

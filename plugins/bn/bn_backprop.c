@@ -1,4 +1,4 @@
-/* BNBackprop / BNBackprop2 (IT 37 / 38): the dx apply of seed 1.4.
+/* BNBackprop / BNBackprop2 (IT 37 / 38): the dx apply of the reference.
  *
  *   dx[i] = (dy[i]*total - ((x[i] - m)*Bc + A)) * scale
  * Element-wise with per-partition scalars, so the loop over the elements of

@@ -1,4 +1,4 @@
-/* BNGradients (IT 36): the backward reduction of seed 1.3.
+/* BNGradients (IT 36): the backward reduction of the reference.
  *
  * Per partition, for i in index order:
  *   t = (x[i] - m) * dy[i] * vf;  out[2] += t;  out[1] += t*vf;  out[0] += dy[i];

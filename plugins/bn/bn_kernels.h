@@ -2,12 +2,12 @@
  *
  * Every buffer is row-major [P][n] with P partitions, as the host's
  * read_f32 / write_f32 lay out an access pattern. Each kernel performs, per
- * partition, exactly the fp32 operations of ../shared/seeds/000 section 1 in
- * the seed's order; speed comes only from running BN_BLOCK partitions side
+ * partition, exactly the fp32 operations of the reference's BN kernels
+ * (BNStats @ 0x1df7b0, docs/bn.md) in the reference's order; speed comes only from running BN_BLOCK partitions side
  * by side in vector lanes (the per-partition recurrences are independent;
  * bn_simd.h, and for BNStats an AVX path chosen at run time) and from
  * computing once what depends only on the element index (BNStats' r = 1/n).
- * tests/bn holds the scalar transliteration of the seed (the oracle) and
+ * tests/bn holds the scalar transliteration of the reference's code (the oracle) and
  * compares bits.
  *
  * Preconditions (the handlers validate them and report errors): counts
@@ -64,7 +64,7 @@ void bn_tile_transpose_f32(const float *in, size_t parts, size_t n, float *out);
 
 /* BNStatsAggregate (IT 35): in [P][e] (e a multiple of 3: e/3 Welford
  * triples (count, mean, M2)) -> out [P][2] = (mean, population variance),
- * merged in order with the seed's Chan formula. */
+ * merged in order with the reference's Chan formula. */
 void bn_aggregate_f32(const float *in, size_t parts, size_t e, float *out);
 
 /* BNGradients (IT 36): x, dy [P][n], mean, vf [P] ->

@@ -18,7 +18,7 @@ static const trn_opcode_desc bn_ops[] = {
 static const trn_quirk_desc bn_quirks[] = {
     {"bn.shared_welford_count", NULL, "always",
      "BNStats: both Welford lanes share one running count that grows once per pair, before lane A's element "
-     "(the seed's prose says lane B; its code wins)"},
+     "(a reading of the reference says lane B; its code wins)"},
     {"bn.seeded_lane_counts", NULL, "always",
      "BNStats: the count fields are ceil(N/2) and floor(N/2) (lane sizes), not the running count"},
     {"bn.convex_mean_update", NULL, "always",
@@ -38,7 +38,7 @@ static const trn_quirk_desc bn_quirks[] = {
      "BNStats apply_transpose swaps elements inside each 32x32 tile (StreamTranspose's idiom), it does not "
      "transpose the whole [P][N]; other shapes than multiples of 32 (or N = 1) are an error here"},
     {"bn.unpinned_nan_payload", NULL, "always",
-     "NaN results are NaN, but which operand's payload and sign propagate is not pinned by the seed"},
+     "NaN results are NaN, but which operand's payload and sign propagate is not known from the reference"},
 };
 
 float *bn_scratch(const trn_host_api *api, trn_ctx *ctx, bn_state *st, size_t n) {

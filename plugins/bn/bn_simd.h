@@ -4,7 +4,7 @@
  *
  * Vector arithmetic on these types is lane-wise IEEE fp32, exactly the
  * scalar operation in each lane (-ffp-contract=off forbids fusing), so a
- * kernel that applies the seed's expression to a vector of four partitions
+ * kernel that applies the reference's expression to a vector of four partitions
  * gives each partition the bits of the scalar loop. Shuffles only move
  * values. */
 #ifndef TRNSIM_BN_SIMD_H

@@ -1,10 +1,10 @@
-/* BNStats (IT 34): the 2-lane interleaved Welford of seed section 1.1.
+/* BNStats (IT 34): the 2-lane interleaved Welford of the reference (BNStats @ 0x1df7b0).
  *
- * Per partition the seed runs, for i = 0..n-1 with lane L = i & 1:
+ * Per partition the reference runs, for i = 0..n-1 with lane L = i & 1:
  *   if (L == 0) n += 1.0f;  r = 1/n;
  *   newMean = (1-r)*oldMean + r*x;  M2 += (x-newMean)*(x-oldMean);
  * The running count n, hence r and 1-r, depend only on the pair index:
- * bn_stats_weights computes them once (in the seed's way, the count itself
+ * bn_stats_weights computes them once (in the reference's way, the count itself
  * accumulated in fp32), and every partition shares the table. The
  * partitions run in blocks of BN_BLOCK through a vector block kernel
  * (bn_stats_lanes.h: four-lane, or eight-lane AVX where the CPU has it);
@@ -46,7 +46,7 @@ static size_t run_block(bn_isa isa, const float *const rows[BN_BLOCK], size_t pa
     return bn_stats_block_v4(rows, pairs, w, s);
 }
 
-/* The seed's update, one element. */
+/* The reference's update, one element. */
 static void welford1(float *mean, float *m2, float x, const float *wk) {
     const float old = *mean;
     const float nm = wk[1] * old + wk[0] * x;

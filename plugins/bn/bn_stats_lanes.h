@@ -7,7 +7,7 @@
  *     (x_p[2k], x_p[2k+1], x_q[2k], x_q[2k+1], ...),
  * which two 8-byte halves of a 16-byte row load give with one shuffle, and
  * all of whose lanes use the pair's shared r and 1 - r. Every lane applies
- * the seed's expression in the seed's order:
+ * the reference's expression in the reference's order:
  *     new = (1-r)*old + r*x;  M2 = M2 + (x-new)*(x-old)
  * so each partition gets the bits of the scalar loop. */
 #ifndef TRNSIM_BN_STATS_LANES_H

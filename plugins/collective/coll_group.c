@@ -164,7 +164,7 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
     return rc;
 }
 
-/* The reference's two texts (seed 000, section 4.1), in the order it lists
+/* The reference's two texts, in the order it lists
  * them: ReduceScatter's first, SendRecv / SendRecvCCE's second. */
 static const char *lnc_text(const char *what) {
     return strcmp(what, "ReduceScatter") == 0 ? "multiple LNCs aren't yet supported" : "Multiple LNCs are not supported yet";

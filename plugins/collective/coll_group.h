@@ -57,7 +57,7 @@ uint32_t coll_cur_processing_pos(uint32_t pos, uint32_t n, uint64_t iter, const 
 
 /* members[0..n) sorted into ascending core order, in place. The kinds the
  * reference collects with its scaffolding loop (ins[k] = core k's input for
- * core = 0 .. numReplicas-1, seed 000 section 4.1) read replica_groups only
+ * core = 0 .. numReplicas-1, as getRankIdforCore @ 0x272380 does) read replica_groups only
  * for membership and size, so their ranks follow the core ids, not the
  * listing: AllReduce, ReduceScatter, AllGather, AllToAll, AllToAllV. */
 void coll_sort_members(uint32_t *members, uint32_t n);

@@ -1,5 +1,5 @@
 /* The collective reducer: doReduction @ 0x1b3400 of the reference
- * (seeds 000 section 4.2 and 004 "The collective reducer is a separate
+ * (doReduction @ 0x1b3400: "The collective reducer is a separate
  * engine"), as a pure function on dense fp32 buffers.
  *
  * op is the reference's bir::AluOpType: add 4, max 8, min 9. Every element

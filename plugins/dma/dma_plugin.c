@@ -1,6 +1,6 @@
 /* The DMA module's descriptor: opcodes, settings, quirks, state lifetime.
  * Behaviour: docs/dma.md; specification: seed section 5 (DMA family) and
- * seed 004 (AluOpType2MemoryReduction, cast_copy_or_accumulate). */
+ * the reference (AluOpType2MemoryReduction, cast_copy_or_accumulate). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The trnsim-experimental module: descriptor, settings, quirks, lifetime.
  *
- * It takes two ITs the reference leaves to its skip-and-note leaf (seed
- * sections 2.3 and 3): Rng (100) and NonzeroWithCount (104). The default
+ * It takes two ITs the reference leaves to its skip-and-note leaf (its base
+ * visitInstruction): Rng (100) and NonzeroWithCount (104). The default
  * config does not load it, so the reference's behaviour stays the default;
  * config/experimental.cfg loads it next to the five stock families. */
 #include <stdio.h>

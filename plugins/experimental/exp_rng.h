@@ -3,7 +3,7 @@
  * are seeded (MT19937-64). Pure functions; no host API here.
  *
  * A lane is six uint32 words: s[0..4] = cuRAND's v[0..4], s[5] = the Weyl
- * counter d, exactly the seed's XorwowState (section 2.2) and the layout of
+ * counter d, exactly the reference's XorwowState (generateXorwowRandom @ 0x1aa180) and the layout of
  * one gen-2 lane of trnsim-rng. The module keeps one lane per core and per
  * partition (docs/experimental.md says why it is its own). */
 #ifndef TRNSIM_EXP_RNG_H
@@ -20,7 +20,7 @@
 /* MT19937-64 outputs per partition of a gen-2 fill (4 lanes x 6 words / 2). */
 #define EXP_MT64_PER_PARTITION 12u
 
-/* generateXorwowRandom (seed 2.2): shifts 2 / 1 / 4, Weyl 362437. */
+/* generateXorwowRandom (the reference's): shifts 2 / 1 / 4, Weyl 362437. */
 static inline uint32_t exp_xorwow_next(uint32_t s[EXP_LANE_WORDS]) {
     uint32_t t = s[0] ^ (s[0] >> 2);
     s[0] = s[1];
@@ -32,10 +32,10 @@ static inline uint32_t exp_xorwow_next(uint32_t s[EXP_LANE_WORDS]) {
     return s[5] + s[4];
 }
 
-/* The engine's default lane {1, 1, 1, 1, 1, 1} (seed 2.2). */
+/* The engine's default lane {1, 1, 1, 1, 1, 1} (the reference's). */
 void exp_lane_default(uint32_t s[EXP_LANE_WORDS]);
 
-/* The zero guard of seed 2.3: words 0..4 all zero -> word 4 = 1. */
+/* The zero guard of the reference: words 0..4 all zero -> word 4 = 1. */
 void exp_lane_zero_guard(uint32_t s[EXP_LANE_WORDS]);
 
 typedef struct exp_mt64 {
@@ -43,7 +43,7 @@ typedef struct exp_mt64 {
     uint32_t mti;
 } exp_mt64;
 
-/* init_genrand64 (seed 2.3): mt[0] = seed, mt[i] = MUL * (mt[i-1] ^ mt[i-1] >> 62) + i. */
+/* init_genrand64 (the reference's): mt[0] = seed, mt[i] = MUL * (mt[i-1] ^ mt[i-1] >> 62) + i. */
 void exp_mt64_seed(exp_mt64 *m, uint64_t seed);
 /* genrand64_int64 of Matsumoto & Nishimura's mt19937-64.c. */
 uint64_t exp_mt64_next(exp_mt64 *m);

@@ -15,7 +15,7 @@ typedef struct exp_state {
 } exp_state;
 
 /* (Re)size for a run and put every lane at its start: the default lane, or
- * the MT19937-64 fill of the seed; every core starts alike. Returns 0, or
+ * the MT19937-64 fill of the reference's code; every core starts alike. Returns 0, or
  * -1 when memory runs out (the old lanes are then kept). */
 int exp_state_begin(exp_state *st, uint32_t cores, uint32_t partitions);
 void exp_state_free(exp_state *st);

@@ -1,9 +1,9 @@
-/* DVE search family kernels: fast, and bit-exact to the seed's loops.
+/* DVE search family kernels: fast, and bit-exact to the reference's loops.
  *
  * Both kernels scan a row in blocks of SEARCH_BLOCK elements and skip a block
  * with one vectorisable test when no element of it can change anything; the
  * elements of a block that may matter are picked by a bit mask, in index
- * order, and go through the seed's exact loop. The tests are comparisons
+ * order, and go through the reference's exact loop. The tests are comparisons
  * only (no arithmetic), so they cannot change a bit.
  */
 #include "search_kernels.h"
@@ -25,7 +25,7 @@ _Static_assert(SEARCH_BLOCK <= 32 && SEARCH_BLOCK % 4 == 0, "block masks are uin
 
 /* ---- Max (IT 88) --------------------------------------------------------- */
 
-/* The seed's insertion of one element while slots are still being filled:
+/* The reference's insertion of one element while slots are still being filled:
  * cascade through the valid slots with a strict '>', the demoted value
  * carrying on, and land in the first empty slot. */
 static void max8_fill(float slot[SEARCH_K], bool valid[SEARCH_K], float carry) {
@@ -125,7 +125,7 @@ typedef struct matcher {
     search_order order;
 } matcher;
 
-/* The seed's inner loop for element i: the first open slot (in the chosen
+/* The reference's inner loop for element i: the first open slot (in the chosen
  * order) whose value == d takes it. Returns true on a match. */
 static bool match_one(matcher *m, float d, uint32_t i, uint32_t idx[SEARCH_K]) {
     for (int s = 0; s < SEARCH_K; ++s) {

@@ -70,7 +70,7 @@ static void test_int64(void **state) {
     assert_int_equal(acc1(TRN_ACC_MIN, t, U64(INT64_MAX), U64(INT64_MIN)), U64(INT64_MIN));
 }
 
-/* The seed's prose says a NaN already in dst "is replaced by src only if
+/* The reference's prose says a NaN already in dst "is replaced by src only if
  * src is not NaN"; the instruction it quotes (movss (x); maxss (acc)) keeps
  * dst whenever the comparison is false, NaN in dst included. The
  * instruction wins: these tests pin it. */

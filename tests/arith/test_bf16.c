@@ -1,4 +1,4 @@
-/* bfloat16: the encoder (a transliteration of the seed's guard / lsb /
+/* bfloat16: the encoder (a transliteration of the reference's guard / lsb /
  * sticky RNE) against an independent reference that picks the nearer of
  * the two bf16 neighbours by exact double distance; NaN -> 0x7fc0 with the
  * sign dropped; widen is a 16-bit shift; spans give the element bits. The

@@ -3,7 +3,7 @@
  *         non-NaN pattern and gives 0x7e00 | sign for NaN;
  *   bf16: the element encoder equals the integer RNE formula
  *         (u + 0x7fff + lsb) >> 16 for every non-NaN pattern, 0x7fc0 for NaN
- *         (the formula is written independently of the seed's guard / lsb /
+ *         (the formula is written independently of the reference's guard / lsb /
  *         sticky form; test_bf16 checks it against exact distances);
  *   both: the span encoders equal the element encoders.
  * Blocks of 64 Ki patterns; one cmocka test per format so a failure says

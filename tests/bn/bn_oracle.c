@@ -1,5 +1,5 @@
-/* Transliteration of ../shared/seeds/000_ea874edf21d8dbba.txt section 1.
- * Variable names and statement order follow the seed's listings. */
+/* Transliteration of the reference's BN kernels (BNStats @ 0x1df7b0, docs/bn.md).
+ * Variable names and statement order follow the reference's listings. */
 #include "bn_oracle.h"
 
 #include <stdlib.h>

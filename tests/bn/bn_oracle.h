@@ -1,5 +1,5 @@
 /* The scalar oracle: a plain transliteration of seed section 1, one
- * partition at a time, in the seed's own words. The plugin's blocked kernels
+ * partition at a time, in the reference's own words. The plugin's blocked kernels
  * must reproduce its bits. Kept deliberately naive: do not optimise. */
 #ifndef TRNSIM_TESTS_BN_ORACLE_H
 #define TRNSIM_TESTS_BN_ORACLE_H

@@ -1,5 +1,5 @@
 """numpy reference for the BN family: seed section 1 in np.float32, the
-seed's expressions in the seed's order, one element index at a time and
+the reference's expressions in the reference's order, one element index at a time and
 all partitions at once (numpy float32 ops are IEEE single, never fused).
 Independent of the C oracle and of the plugin; used by bn_cases.py and
 gen_data.py."""

@@ -36,7 +36,7 @@ float bn_from_bits(uint32_t u);
 /* Index of the first element whose bit pattern differs, or n if all match.
  * NaN-aware: a NaN matches any NaN (which operand's payload and sign an SSE
  * op propagates depends on the register order the compiler picks for a
- * commutative op, and the seed does not pin it); every other value, zeros'
+ * commutative op, and the reference does not pin it); every other value, zeros'
  * signs, Infs and subnormals included, must match bit for bit. */
 size_t bn_first_bit_diff(const float *a, const float *b, size_t n);
 

@@ -1,4 +1,4 @@
-/* Known answers computed by hand, the quirks the seed names, and the test
+/* Known answers computed by hand, the quirks the reference names, and the test
  * helpers themselves. Each expected value is exact in fp32 (the inputs are
  * chosen so that every r = 1/n is a power of two). */
 #include <math.h>
@@ -45,7 +45,7 @@ static void test_stats_lane_counts(void **state) {
     assert_floats(got, want2, 6, "BNStats N=2");
 }
 
-/* QUIRK bn.shared_welford_count. The seed's prose says the shared n
+/* QUIRK bn.shared_welford_count. The reference's prose says the shared n
  * increments "when lane B is processed"; its code increments it before lane
  * A's element (`if (L == 0) n += 1.0f`). The code wins: with the prose
  * order lane A's first element would see n = 0, r = +Inf and a NaN mean. */

@@ -1,6 +1,6 @@
 /* Evaluation order is part of the result. For inputs these tests build (the
  * seeded generator of bn_testdata.c, the same streams every run), each test
- * computes a plausible alternative (a fused multiply-add where the seed has
+ * computes a plausible alternative (a fused multiply-add where the reference has
  * a product then a sum, the textbook Welford form, a reordered sum) and
  * asserts that it changes bits the oracle produces, while the kernel
  * reproduces the oracle's bits. This is why the build uses
@@ -84,7 +84,7 @@ static void test_stats_fma_m2_changes_bits(void **state) {
     assert_int_equal(stats_variant_diffs(FMA_M2, BN_KIND_HUGE), 0);
 }
 
-/* The seed's comment calls its form "= oldMean + (x-oldMean)/n": equal in
+/* The reference's comment calls its form "= oldMean + (x-oldMean)/n": equal in
  * real arithmetic, not in fp32. */
 static void test_stats_canonical_welford_changes_bits(void **state) {
     (void)state;

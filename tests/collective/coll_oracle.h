@@ -1,5 +1,4 @@
-/* The scalar oracle: doReduction transliterated from the seed (000 section
- * 4.2 and 004 "The collective reducer"), with the SSE instructions the
+/* The scalar oracle: doReduction @ 0x1b3400 transliterated, with the SSE instructions the
  * disassembly shows (movss (x); addss/maxss/minss (acc)) written as inline
  * assembly, so the oracle's NaN and tie behaviour is the instruction's,
  * not the C compiler's. Plus the routing kinds written as plain index

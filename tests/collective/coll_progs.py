@@ -7,7 +7,7 @@ numpy references written here independently of the C code.
 Every case builds a program (JSON), its per-core inputs (.npy with a leading
 cores dimension) and a config with the settings it needs, runs
 `trnsim run`, and compares the outputs bit for bit with numpy. The
-reference fold is the seed's: acc = ins[0]; for x in ins[1:]:
+reference fold is the reference's: acc = ins[0]; for x in ins[1:]:
 add: acc = x + acc (a NaN x wins, quietened), max: acc = x if x > acc else
 acc, min: acc = x if x < acc else acc (numpy comparisons with NaN are False,
 which is the SSE rule: a NaN or a tie keeps the accumulator).
@@ -202,7 +202,7 @@ def allreduce_fold_order():
     if np.array_equal(bits(want), bits(rev)):
         raise Fail("the data does not make the order visible")
     same_bits("AllReduce add, fold order ins[0], 1, ..., 7", out["y"], np.broadcast_to(want, (n, 1, 4)))
-    print(f"  (reverse order would give {rev.ravel()}, the seed's order gives {want.ravel()})")
+    print(f"  (reverse order would give {rev.ravel()}, the reference's order gives {want.ravel()})")
 
 
 @case
@@ -243,8 +243,8 @@ def allreduce_groups_split_8():
 def unsorted_group_core_order():
     """One group of all 4 cores listed [3, 1, 2, 0]. The reference reads
     replica_groups only for membership and size: its scaffolding collects
-    ins[k] = getCcOpInMemObjForCore(k) for core = 0 .. numReplicas-1 (seed
-    000 section 4.1), so the fold order, the SCALE branch's first input and
+    ins[k] = getCcOpInMemObjForCore(k) for core = 0 .. numReplicas-1 (getCcOpInMemObjForCore
+    @ 0x272aa0), so the fold order, the SCALE branch's first input and
     the gather / scatter / all-to-all slots follow the core ids (rank of
     core = core with cores_per_lnc 1), not the listing."""
     n, group = 4, [[3, 1, 2, 0]]

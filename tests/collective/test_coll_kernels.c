@@ -123,7 +123,7 @@ static float reduce2(int64_t op, float a, float b) {
     return r;
 }
 
-/* The seed's instruction (004: movss (x); maxss (acc)) makes the running
+/* The reference's instruction (movss (x); maxss (acc) at 0x1b3af4) makes the running
  * result the second SSE operand: NaN or tie keeps the accumulator, which is
  * ins[0] for two inputs. Seed 000's prose writes maxss(res, x); where the
  * prose and the instruction disagree the instruction wins, and this test
@@ -137,7 +137,7 @@ static void test_max_min_nan_and_ties_keep_accumulator(void **st) {
     /* [NaN, 1]: acc = NaN; 1 > NaN is false -> NaN stays (libm fmaxf would give 1). */
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, qnan, one)), 0x7fc00000u);
     assert_int_equal(f2u(reduce2(COLL_OP_MIN, qnan, one)), 0x7fc00000u);
-    assert_int_equal(f2u(fmaxf(qnan, one)), f2u(one)); /* the libm behaviour the seed rules out */
+    assert_int_equal(f2u(fmaxf(qnan, one)), f2u(one)); /* the libm behaviour the reference rules out */
     /* signed zero ties: the accumulator (first input) wins */
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, 0.0f, -0.0f)), 0x00000000u);
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, -0.0f, 0.0f)), 0x80000000u);

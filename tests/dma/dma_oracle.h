@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* addss acc, x / maxss x, acc / minss x, acc (the seed's operand order). */
+/* addss acc, x / maxss x, acc / minss x, acc (the reference's operand order). */
 float oracle_addss(float acc, float x);
 float oracle_maxss(float x, float acc);
 float oracle_minss(float x, float acc);

@@ -3,7 +3,7 @@
 Nothing here calls trnsim: the number formats are rebuilt from their
 definitions (bf16 = the top half of fp32 with round-to-nearest-even; the
 IEEE-style fp8 formats from an exhaustive code table) and the DMA modes from
-the seed's prose (section 5) and docs/dma.md.
+the reference's DMA behaviour as docs/dma.md states it.
 """
 import numpy as np
 

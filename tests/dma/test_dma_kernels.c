@@ -288,7 +288,7 @@ static void test_aluop_mapping(void **st) {
     assert_int_equal(dma_aluop_to_memop(5, true, &op, err, sizeof err), -1);
     assert_string_equal(err,
                         "AluOpType 5 has no MemoryReductionOp: the reference accepts only bypass (0) and add (4)");
-    /* opt-in: the compact enum is {copy 0, add 1, MIN 2, MAX 3} (seed 004) */
+    /* opt-in: the compact enum is {copy 0, add 1, MIN 2, MAX 3} */
     assert_int_equal(dma_aluop_to_memop(8, true, &op, err, sizeof err), 0);
     assert_int_equal(op, 3);
     assert_int_equal(dma_aluop_to_memop(9, true, &op, err, sizeof err), 0);

@@ -1,5 +1,5 @@
-/* Scalar oracle of the experimental opcodes, written from the text (seed
- * sections 2.2 / 2.3 and the NKI nonzero_with_count description), one
+/* Scalar oracle of the experimental opcodes, written from docs/experimental.md (the
+ * reference's XORWOW and MT19937-64 seeding, and the NKI nonzero_with_count description), one
  * element at a time and sharing no code with plugins/experimental. */
 #ifndef TRNSIM_EXP_ORACLE_H
 #define TRNSIM_EXP_ORACLE_H
@@ -10,7 +10,7 @@
 /* NonzeroWithCount, one partition: n inputs -> n + 1 int32 slots. */
 void oracle_nonzero_row(const float *x, size_t n, int64_t index_offset, int64_t pad, int32_t *out);
 
-/* generateXorwowRandom, as the seed prints it. */
+/* generateXorwowRandom, as the reference prints it. */
 uint32_t oracle_xorwow(uint32_t s[6]);
 
 /* MT19937-64: init_genrand64 and genrand64_int64. */

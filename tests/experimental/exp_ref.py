@@ -1,5 +1,5 @@
-"""Python model of the experimental opcodes, written from the text (seed 2.2 /
-2.3, the NKI nonzero_with_count and rng descriptions, docs/experimental.md)
+"""Python model of the experimental opcodes, written from the text (the reference's XORWOW /
+MT19937-64 seeding, the NKI nonzero_with_count and rng descriptions, docs/experimental.md)
 and sharing no code with plugins/experimental or tests/experimental/*.c.
 
     python3 exp_ref.py      runs the self test (published MT19937-64 values,

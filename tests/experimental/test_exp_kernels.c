@@ -159,7 +159,7 @@ static void test_xorwow_hand(void **unused) {
     assert_memory_equal(s, after, sizeof after);
 }
 
-/* exp_rng_draw (the kernel) against the seed's loop, any state, any n; and
+/* exp_rng_draw (the kernel) against the reference's loop, any state, any n; and
  * drawing in two pieces continues the stream. */
 static void test_xorwow_vs_oracle(void **unused) {
     uint64_t seed = 99;

@@ -171,7 +171,7 @@ static void test_load_shape_mismatch(void **state) {
 /* ---- narrowing on load ------------------------------------------------------ */
 
 /* bf16 keeps the top 16 bits of fp32, rounded to nearest, ties to even
- * (bits worked out by hand; NaN -> 0x7fc0 and no saturation are the seed's). */
+ * (bits worked out by hand; NaN -> 0x7fc0 and no saturation are the reference's). */
 static void test_narrow_bf16_rne(void **state) {
     static const struct {
         uint32_t in;

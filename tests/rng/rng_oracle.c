@@ -1,4 +1,4 @@
-/* Scalar oracle (see rng_oracle.h). Each routine is the seed's or the
+/* Scalar oracle (see rng_oracle.h). Each routine is the reference's or the
  * published reference's code, one step at a time, deliberately plain. */
 #include "rng_oracle.h"
 

@@ -1,5 +1,5 @@
-/* The scalar oracle for the RNG tests: the seed's code (section 2 of
- * ../shared/seeds/000_ea874edf21d8dbba.txt) transliterated one element at
+/* The scalar oracle for the RNG tests: the reference's generators (visitInstRand,
+ * generateXorwowRandom @ 0x1aa180, SetRandState @ 0x1f8490; docs/rng.md) transliterated one element at
  * a time, plus the published reference routines the vectors need
  * (Random123 philox4x32_R, mt19937-64.c init_by_array64 / genrand64_int64).
  * It shares no code with plugins/rng. */
@@ -9,16 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* seed 2.1 LFSR: taps {32,22,2,1}, output = new state. */
+/* the reference's LFSR: taps {32,22,2,1}, output = new state. */
 uint32_t orc_lfsr(uint32_t *state);
 
-/* seed 2.1 PCG32 with increment inc (the seed's is 0x14057B7EF767814F). */
+/* the reference's PCG32 with increment inc (the reference's is 0x14057B7EF767814F). */
 uint32_t orc_pcg32(uint64_t *state, uint64_t inc);
 
 /* Random123 philox4x32_R(10, ctr, key). */
 void orc_philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
-/* seed 2.2 generateXorwowRandom and xorwowStep. */
+/* the reference's generateXorwowRandom and xorwowStep. */
 uint32_t orc_xorwow(uint32_t s[6]);
 float orc_xorwow_step(uint32_t s[6], float lo, float hi);
 
@@ -27,7 +27,7 @@ typedef struct orc_mt {
     uint64_t mt[312];
     int mti;
 } orc_mt;
-void orc_mt_init(orc_mt *m, uint64_t seed);                           /* seed 2.3 recurrence */
+void orc_mt_init(orc_mt *m, uint64_t seed);                           /* the reference's recurrence */
 void orc_mt_init_by_array(orc_mt *m, const uint64_t *key, size_t len); /* init_by_array64 */
 uint64_t orc_mt_next(orc_mt *m);                                      /* genrand64_int64 */
 

@@ -1,6 +1,6 @@
 """Pure-Python reference of the RNG family for the program tests.
 
-Written from the seed text (section 2 of ../shared/seeds/000_ea874edf21d8dbba.txt),
+Written from the reference's generators as docs/rng.md states them,
 the published reference routines (Random123 philox4x32_R, pcg32_random_r,
 mt19937-64.c, cuRAND/Marsaglia xorwow) and docs/rng.md's documented choices
 (gen-1 word mapping, lane flags, scalar-seed fill, tensor layout). It shares

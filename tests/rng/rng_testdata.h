@@ -1,5 +1,5 @@
 /* Reading the published vector files in tests/rng/data (copied from
- * ../shared/vectors/rng with their source headers). */
+ * published RNG test vectors with their source headers). */
 #ifndef TRNSIM_TESTS_RNG_TESTDATA_H
 #define TRNSIM_TESTS_RNG_TESTDATA_H
 

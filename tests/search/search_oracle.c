@@ -1,4 +1,4 @@
-/* Scalar oracle: the seed's code, transliterated (see search_oracle.h). */
+/* Scalar oracle: the reference's code, transliterated (see search_oracle.h). */
 #include "search_oracle.h"
 
 #include <stdint.h>

@@ -5,7 +5,7 @@
 
 Each CASE builds a program (tests/search/programs/*.json or one generated
 here), runs `trnsim run` with .npy inputs, and checks the .npy outputs bit for
-bit against independent references: a Python transliteration of the seed's
+bit against independent references: a Python transliteration of the reference's
 loops (seed_* below, written apart from the C oracle), a stable sort, and
 numpy's argpartition. Error cases check the exit status, the message and that
 no output file was left behind. Exit 0 when the case passes.
@@ -24,7 +24,7 @@ PROGRAMS = os.path.join(HERE, "programs")
 NOT_FOUND = 0xFFFFFFFF
 
 
-# ---- the seed's loops, in Python (comparisons of float32 values widened to
+# ---- the reference's loops, in Python (comparisons of float32 values widened to
 # Python floats keep IEEE order and equality, including -0.0 and NaN) -------
 
 def seed_max8(row):

@@ -1,4 +1,4 @@
-/* search_kernels: known answers from the seed, and the fast kernels against
+/* search_kernels: known answers from the reference, and the fast kernels against
  * the scalar oracle (tests/search/search_oracle.c) bit for bit. */
 #include <math.h>
 #include <setjmp.h>
