@@ -1,0 +1,249 @@
+"""trnsim's dtypes as numpy sees them, and exact conversions.
+
+Every tensor dtype has a storage type (the numpy dtype of its raw bits) and,
+where numpy has one, a value type. bfloat16 and the fp8 formats have no
+numpy value type: they are ml_dtypes arrays when ml_dtypes is importable,
+and always raw bits through bits() / from_bits(), converted by the
+simulator's own arithmetic core (round to nearest even, docs/dtypes.md).
+"""
+import ctypes
+
+import numpy as np
+
+from . import errors
+from ._lib import lib, last_error
+
+try:  # optional: not in Debian 12, so the package never needs it
+    import ml_dtypes as _ml
+except ImportError:  # pragma: no cover - depends on the machine
+    _ml = None
+
+# name -> (storage numpy dtype, numpy value dtype or None, ml_dtypes attribute or None)
+_TABLE = {
+    "int8": ("i1", "i1", None), "uint8": ("u1", "u1", None), "int16": ("<i2", "<i2", None),
+    "float8_e3m4": ("u1", None, "float8_e3m4"), "float8_e4m3": ("u1", None, "float8_e4m3"),
+    "float8_e4m3fn": ("u1", None, "float8_e4m3fn"), "float8_e8m0fnu": ("u1", None, "float8_e8m0fnu"),
+    "float8_e5m2": ("u1", None, "float8_e5m2"),
+    "float8_e4m3_x4": ("<u4", None, None), "float8_e5m2_x4": ("<u4", None, None),
+    "uint16": ("<u2", "<u2", None), "float4_e2m1_x4": ("<u2", None, None),
+    "bfloat16": ("<u2", None, "bfloat16"), "float16": ("<u2", "<f2", None),
+    "uint32": ("<u4", "<u4", None), "int32": ("<i4", "<i4", None),
+    "float32": ("<f4", "<f4", None), "float32r": ("<f4", "<f4", None),
+    "uint64": ("<u8", "<u8", None), "int64": ("<i8", "<i8", None),
+}
+_ALIASES = {
+    "i8": "int8", "s8": "int8", "u8": "uint8", "i16": "int16", "s16": "int16", "u16": "uint16",
+    "e3m4": "float8_e3m4", "fp8_e3m4": "float8_e3m4", "f8e3m4": "float8_e3m4",
+    "e4m3": "float8_e4m3", "fp8_e4m3": "float8_e4m3", "f8e4m3": "float8_e4m3",
+    "e4m3fn": "float8_e4m3fn", "fp8_e4m3fn": "float8_e4m3fn", "f8e4m3fn": "float8_e4m3fn",
+    "e8m0fnu": "float8_e8m0fnu", "e8m0": "float8_e8m0fnu", "fp8_e8m0fnu": "float8_e8m0fnu",
+    "fp8_e8m0": "float8_e8m0fnu", "f8e8m0fnu": "float8_e8m0fnu",
+    "e5m2": "float8_e5m2", "fp8_e5m2": "float8_e5m2", "f8e5m2": "float8_e5m2",
+    "float8_e4m3fn_x4": "float8_e4m3_x4", "e4m3_x4": "float8_e4m3_x4", "fp8_e4m3_x4": "float8_e4m3_x4",
+    "e5m2_x4": "float8_e5m2_x4", "fp8_e5m2_x4": "float8_e5m2_x4",
+    "float4_e2m1fn_x4": "float4_e2m1_x4", "e2m1_x4": "float4_e2m1_x4", "fp4_e2m1_x4": "float4_e2m1_x4",
+    "fp4_x4": "float4_e2m1_x4", "bf16": "bfloat16", "fp16": "float16", "f16": "float16", "half": "float16",
+    "u32": "uint32", "i32": "int32", "s32": "int32", "fp32": "float32", "f32": "float32", "single": "float32",
+    "fp32r": "float32r", "f32r": "float32r", "u64": "uint64", "i64": "int64", "s64": "int64",
+}
+PACKED = ("float8_e4m3_x4", "float8_e5m2_x4", "float4_e2m1_x4")
+NAMES = tuple(_TABLE)
+
+
+def canonical(name):
+    """The canonical trnsim dtype name for a name, alias, numpy dtype or ml_dtypes type."""
+    if isinstance(name, str):
+        low = name.lower()
+        if low in _TABLE:
+            return low
+        if low in _ALIASES:
+            return _ALIASES[low]
+        raise errors.InputError("unknown dtype '%s' (known: %s; aliases in docs/dtypes.md)" % (name, ", ".join(NAMES)))
+    return dtype_of_numpy(np.dtype(name))
+
+
+def storage(name):
+    """The numpy dtype that holds the raw bits of a tensor of this dtype."""
+    return np.dtype(_TABLE[canonical(name)][0])
+
+
+def ml_dtype(name):
+    """The ml_dtypes type of a bfloat16 / fp8 dtype, or None (no ml_dtypes, or no such type)."""
+    attr = _TABLE[canonical(name)][2]
+    return getattr(_ml, attr, None) if (_ml is not None and attr) else None
+
+
+def value_dtype(name):
+    """The numpy dtype values of this tensor dtype come back as: its own
+    numpy type, the ml_dtypes type when available, else float32 (exact)."""
+    n = canonical(name)
+    if _TABLE[n][1]:
+        return np.dtype(_TABLE[n][1])
+    ml = ml_dtype(n)
+    if ml is not None:
+        return np.dtype(ml)
+    return np.dtype("<u%d" % storage(n).itemsize) if n in PACKED else np.dtype("<f4")
+
+
+_NUMPY_TO_NAME = {"int8": "int8", "uint8": "uint8", "int16": "int16", "uint16": "uint16", "int32": "int32",
+                  "uint32": "uint32", "int64": "int64", "uint64": "uint64", "float16": "float16",
+                  "float32": "float32", "float64": "float32", "bool": "uint8"}
+
+
+def dtype_of_numpy(dt):
+    """The tensor dtype an array of numpy dtype dt becomes (float64 -> float32)."""
+    dt = np.dtype(dt)
+    if dt.name in _NUMPY_TO_NAME:
+        return _NUMPY_TO_NAME[dt.name]
+    if _ml is not None:
+        for n, (_, _, attr) in _TABLE.items():
+            if attr and getattr(_ml, attr, None) is not None and dt == np.dtype(getattr(_ml, attr)):
+                return n
+    raise errors.InputError("numpy dtype %s has no trnsim dtype (known: %s)" % (dt, ", ".join(NAMES)))
+
+
+class RawBits(np.ndarray):
+    """An array of raw bit patterns of a trnsim dtype (from bits()); tensor
+    inputs take its bytes unchanged. .trnsim_dtype names the dtype."""
+
+    def __new__(cls, array, dtype):
+        obj = np.asarray(array).view(cls)
+        obj.trnsim_dtype = canonical(dtype)
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.trnsim_dtype = getattr(obj, "trnsim_dtype", None)
+
+
+def tensor_dtype_of(array):
+    """The tensor dtype an input array asks for."""
+    if isinstance(array, RawBits) and array.trnsim_dtype:
+        return array.trnsim_dtype
+    return dtype_of_numpy(np.asarray(array).dtype)
+
+
+def _c_convert(fn, name, src, dst):
+    if fn(name.encode(), src.ctypes.data, dst.ctypes.data, src.size if fn is lib.trnsim_narrow else dst.size):
+        raise last_error(errors.InputError)
+
+
+def narrow(values, name):
+    """fp32 values -> raw bits of dtype name, by the arithmetic core (RNE)."""
+    n = canonical(name)
+    f = np.ascontiguousarray(values, dtype=np.float32)
+    out = np.empty(f.shape, storage(n))
+    if f.size:
+        _c_convert(lib.trnsim_narrow, n, f, out)
+    return out
+
+
+def widen(raw, name):
+    """Raw bits of dtype name -> fp32 values, by the arithmetic core (exact)."""
+    n = canonical(name)
+    r = np.ascontiguousarray(raw).view(storage(n))
+    out = np.empty(r.shape, np.float32)
+    if r.size:
+        _c_convert(lib.trnsim_widen, n, r, out)
+    return out
+
+
+def bits(array, dtype):
+    """The raw bit patterns of array's values in a trnsim dtype, as a
+    RawBits array of the dtype's storage type (uint16 for bfloat16, uint8
+    for fp8, ...). Floats are narrowed by the simulator's arithmetic core
+    (round to nearest even; float64 first to float32, as the CLI does); an
+    ml_dtypes array of that very dtype is taken bit for bit."""
+    n = canonical(dtype)
+    a = np.asarray(array)
+    if isinstance(array, RawBits):
+        if array.trnsim_dtype != n:
+            raise errors.InputError("these are raw bits of %s, not %s" % (array.trnsim_dtype, n))
+        return array
+    ml = ml_dtype(n)
+    if ml is not None and a.dtype == np.dtype(ml):
+        return RawBits(np.ascontiguousarray(a).view(storage(n)), n)
+    if n in PACKED:
+        if a.dtype != storage(n):
+            raise errors.InputError("%s is a packed form: give its raw %s words" % (n, storage(n)))
+        return RawBits(np.ascontiguousarray(a), n)
+    return RawBits(narrow(a, n), n)
+
+
+def from_bits(raw, dtype=None):
+    """Values of raw bit patterns: float32 for the float dtypes (exact; an
+    ml_dtypes array with as_ml), the integers themselves otherwise."""
+    n = canonical(dtype) if dtype is not None else getattr(raw, "trnsim_dtype", None)
+    if n is None:
+        raise errors.InputError("from_bits: give the dtype the bits are in (e.g. 'bfloat16')")
+    r = np.asarray(raw)
+    if r.dtype != storage(n):
+        raise errors.InputError("from_bits: %s bits are %s, got %s" % (n, storage(n), r.dtype))
+    if n in PACKED:
+        return np.array(r)
+    if _TABLE[n][1] and n not in ("float16",):
+        return np.array(r.view(np.dtype(_TABLE[n][1])))
+    return widen(r, n)
+
+
+def to_tensor_bytes(array, name):
+    """array as the raw contents of a tensor of dtype name (a contiguous
+    array of its storage type). Floats narrow RNE; integers must fit."""
+    n = name
+    st = storage(n)
+    if isinstance(array, RawBits):
+        if array.trnsim_dtype != n:
+            raise errors.InputError("raw bits of %s given for a %s tensor" % (array.trnsim_dtype, n))
+        return np.ascontiguousarray(array.view(np.ndarray))
+    a = np.asarray(array)
+    if n in ("float32", "float32r"):
+        if a.dtype == np.float32:
+            return np.ascontiguousarray(a)
+        return _float_input(a, n).astype(np.float32)
+    if n == "float16":
+        if a.dtype == np.float16:
+            return np.ascontiguousarray(a).view(st)
+        if a.dtype == np.uint16:
+            return np.ascontiguousarray(a)
+        return narrow(_float_input(a, n).astype(np.float32), n)
+    if _TABLE[n][1] is None and n not in PACKED:  # bfloat16, fp8
+        ml = ml_dtype(n)
+        if ml is not None and a.dtype == np.dtype(ml):
+            return np.ascontiguousarray(a).view(st)
+        if a.dtype == st:
+            return np.ascontiguousarray(a)  # raw bits, as the CLI takes them
+        return narrow(_float_input(a, n).astype(np.float32), n)
+    if n in PACKED:
+        if a.dtype != st:
+            raise errors.InputError("a %s tensor takes its raw %s words, got %s" % (n, st, a.dtype))
+        return np.ascontiguousarray(a)
+    # integers
+    if a.dtype == st:
+        return np.ascontiguousarray(a)
+    if a.dtype.kind not in "iub":
+        raise errors.InputError("a %s tensor takes integers, got a %s array" % (n, a.dtype))
+    info = np.iinfo(st)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        raise errors.InputError("values outside %s (%d .. %d)" % (n, info.min, info.max))
+    return np.ascontiguousarray(a.astype(st))
+
+
+def _float_input(a, n):
+    if a.dtype.kind in "fiub":
+        return a
+    if _ml is not None:  # an ml_dtypes array of another float type
+        return a.astype(np.float32)
+    raise errors.InputError("a %s tensor takes numbers, got a %s array" % (n, a.dtype))
+
+
+def from_tensor_bytes(raw, name, raw_bits=False):
+    """A tensor's raw contents as values (value_dtype), or RawBits with raw_bits."""
+    if raw_bits and _TABLE[name][1] is None:
+        return RawBits(raw, name)
+    if _TABLE[name][1]:
+        return raw.view(np.dtype(_TABLE[name][1]))
+    if name in PACKED:
+        return raw
+    ml = ml_dtype(name)
+    if ml is not None:
+        return raw.view(ml)
+    return widen(raw, name)

@@ -1,0 +1,259 @@
+"""trnsim.Simulator: the simulator in process, numpy arrays in and out."""
+import ctypes
+import json
+import os
+
+import numpy as np
+
+from . import dtypes, errors
+from ._lib import Options, Tensor, last_error, lib
+
+
+def _setting_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_setting_value(x) for x in v) + "]"
+    return json.dumps(str(v))  # a libconfig string: quoted, escaped
+
+
+def settings_to_sets(settings):
+    """Keyword settings -> KEY=VALUE strings (docs/config.md, Overrides).
+
+    search={"duplicate_match_order": "descending"} and
+    search__duplicate_match_order="descending" both give
+    search.duplicate_match_order="descending"; machine={"partitions": 4}
+    gives machine.partitions=4; unknown_opcode="skip" stays top level."""
+    out = []
+    for key, value in settings.items():
+        key = key.replace("__", ".")
+        if isinstance(value, dict):
+            for sub, v in value.items():
+                out.append("%s.%s=%s" % (key, sub, _setting_value(v)))
+        else:
+            out.append("%s=%s" % (key, _setting_value(value)))
+    return out
+
+
+def _is_config_text(config):
+    return isinstance(config, str) and ("=" in config or "\n" in config) and not os.path.isfile(config)
+
+
+def program_text(program):
+    """(json text, name) of a program given as a dict, a Program, JSON text or a path."""
+    if hasattr(program, "to_dict"):
+        return json.dumps(program.to_dict()), getattr(program, "name", "<program>")
+    if isinstance(program, dict):
+        return json.dumps(program), "<program>"
+    if isinstance(program, (bytes, bytearray)):
+        return program.decode(), "<program text>"
+    if isinstance(program, os.PathLike) or (isinstance(program, str) and not program.lstrip().startswith("{")):
+        path = os.fspath(program)
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read(), path
+        except OSError as exc:
+            raise errors.ProgramError("%s: cannot read the program: %s" % (path, exc.strerror), file=path) from None
+    if isinstance(program, str):
+        return program, "<program text>"
+    raise errors.ProgramError("a program is a dict, a trnsim.Program, JSON text or a path, not %s" %
+                              type(program).__name__)
+
+
+class TensorInfo:
+    """A tensor of the loaded program."""
+
+    __slots__ = ("name", "dtype", "shape", "count", "nbytes", "_cname")
+
+    def __init__(self, t):
+        self.name = t.name.decode()
+        self.dtype = t.dtype.decode()
+        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self.count = t.count
+        self.nbytes = t.bytes
+        self._cname = t.name  # bytes, for the calls
+
+    def __repr__(self):
+        return "TensorInfo(%r, %s, %s)" % (self.name, self.dtype, list(self.shape))
+
+
+class Simulator:
+    """One simulator: a config, its modules, one loaded program, the memories
+    of every core.
+
+        sim = trnsim.Simulator()                          # the embedded default config
+        sim = trnsim.Simulator("config/topk.cfg", search={"duplicate_match_order": "descending"})
+        out = sim.run(program, inputs={"x": x})          # {name: ndarray}
+
+    config is a path, libconfig text, or None. settings are overrides
+    (docs/config.md): FAMILY={KEY: VALUE}, machine={...}, or top-level keys.
+    raw_bits=True returns bfloat16 / fp8 outputs as RawBits instead of
+    ml_dtypes (or, without ml_dtypes, float32) values.
+    """
+
+    def __init__(self, config=None, *, raw_bits=False, module_dir=None, **settings):
+        self.raw_bits = raw_bits
+        self._h = None
+        self._text = None
+        self._name = None
+        self._tensors = {}
+        sets = settings_to_sets(settings)
+        arr = (ctypes.c_char_p * max(len(sets), 1))(*[s.encode() for s in sets])
+        opts = Options(size=ctypes.sizeof(Options), sets=arr, n_sets=len(sets),
+                       module_dir=os.fsencode(module_dir) if module_dir else None)
+        if config is not None:
+            if _is_config_text(config):
+                opts.config_text = config.encode()
+            else:
+                opts.config_path = os.fsencode(config)
+        self._lib = lib  # kept for __del__ at interpreter exit
+        h = lib.trnsim_open(ctypes.byref(opts))
+        if not h:
+            raise last_error(errors.ConfigError)
+        self._h = ctypes.c_void_p(h)
+
+    # ---- lifetime ----
+    def close(self):
+        """Free the simulator (also done when it is garbage collected)."""
+        if self._h is not None:
+            self._lib.trnsim_close(self._h)
+            self._h = None
+            self._tensors = {}
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if self._h is None:
+            raise errors.UsageError("the simulator is closed")
+        return self._h
+
+    # ---- programs ----
+    def load(self, program):
+        """Load a program (dict, trnsim.Program, JSON text or path): tensors
+        placed, every core's memories fresh. Loading the same text again
+        keeps the loaded program and its memories."""
+        text, name = program_text(program)
+        if text == self._text and name == self._name:
+            return
+        h = self._handle()
+        self._text = None
+        self._tensors = {}
+        if lib.trnsim_load_program_text(h, text.encode(), name.encode()):
+            raise last_error(errors.ProgramError)
+        self._text, self._name = text, name
+        t = Tensor()
+        for i in range(lib.trnsim_tensor_count(h)):
+            lib.trnsim_tensor_at(h, i, ctypes.byref(t))
+            info = TensorInfo(t)
+            self._tensors[info.name] = info
+        self._program = json.loads(text) if text.lstrip().startswith("{") else None
+
+    @property
+    def cores(self):
+        """Cores of the loaded program (0 without one)."""
+        return lib.trnsim_cores(self._handle())
+
+    def tensors(self):
+        """The loaded program's tensors, in declaration order."""
+        return list(self._tensors.values())
+
+    def tensor(self, name):
+        try:
+            return self._tensors[name]
+        except KeyError:
+            raise errors.InputError("%s: no tensor named '%s' (tensors: %s)" %
+                                    (self._name, name, ", ".join(self._tensors) or "none"), file=self._name) from None
+
+    # ---- data ----
+    def set(self, name, array, core=None):
+        """Write a whole tensor: on every core (core None), or on one core.
+        An array shaped [cores, *shape] with core None gives core k slice k."""
+        t = self.tensor(name)
+        a = array if isinstance(array, dtypes.RawBits) else np.asarray(array)
+        cores = self.cores
+        if core is None and cores > 1 and a.shape == (cores,) + t.shape:
+            for c in range(cores):
+                self.set(name, a[c], c)
+            return
+        if a.shape != t.shape and not (a.size == t.count and a.ndim <= 1 and len(t.shape) <= 1):
+            raise errors.InputError("tensor '%s': shape %s does not match the tensor's shape %s%s" %
+                                    (name, list(a.shape), list(t.shape),
+                                     " (or [%d, *shape] for one slice per core)" % cores if cores > 1 else ""),
+                                    file=self._name)
+        try:
+            raw = dtypes.to_tensor_bytes(a, t.dtype)
+        except errors.InputError as exc:
+            raise errors.InputError("tensor '%s': %s" % (name, exc.message), file=self._name) from None
+        if lib.trnsim_set_tensor(self._handle(), t._cname, -1 if core is None else int(core),
+                                 raw.ctypes.data, raw.nbytes):
+            raise last_error(errors.InputError)
+
+    def get(self, name, core=None, raw_bits=None):
+        """A tensor's contents as an array of its dtype: core 0 of a one-core
+        run or one core; core None on several cores gives [cores, *shape]."""
+        t = self.tensor(name)
+        cores = self.cores
+        raw_bits = self.raw_bits if raw_bits is None else raw_bits
+        if core is None and cores > 1:
+            return np.stack([self.get(name, c, raw_bits) for c in range(cores)])
+        raw = np.empty(t.shape, dtypes.storage(t.dtype))
+        if lib.trnsim_get_tensor(self._handle(), t._cname, 0 if core is None else int(core), raw.ctypes.data,
+                                 raw.nbytes):
+            raise last_error(errors.InputError)
+        return dtypes.from_tensor_bytes(raw, t.dtype, raw_bits)
+
+    # ---- running ----
+    def run(self, program=None, inputs=None, outputs=None):
+        """Run a program (or the loaded one) and return {name: array}.
+
+        inputs: {name: array} written before the run ("name@K" for core K
+        only; [cores, *shape] for one slice per core). outputs: the names to
+        return; None returns every tensor an instruction writes (every
+        tensor when that cannot be seen from the program)."""
+        if program is not None:
+            self.load(program)
+        if self._text is None:
+            raise errors.UsageError("no program is loaded")
+        for key, value in (inputs or {}).items():
+            name, core = key, None
+            if "@" in key and key.rsplit("@", 1)[1].isdigit():
+                name, c = key.rsplit("@", 1)
+                core = int(c)
+            self.set(name, value, core)
+        if lib.trnsim_run(self._handle()):
+            raise last_error(errors.RunError)
+        if outputs is None:
+            outputs = self._written_tensors()
+        elif isinstance(outputs, str):
+            outputs = [outputs]
+        return {n: self.get(n) for n in outputs}
+
+    def _written_tensors(self):
+        prog = self._program
+        if not isinstance(prog, dict) or not isinstance(prog.get("instructions"), list):
+            return list(self._tensors)
+        names = []
+
+        def visit(insts):
+            for inst in insts:
+                if not isinstance(inst, dict):
+                    continue
+                if "loop" in inst and isinstance(inst["loop"], dict):
+                    visit(inst["loop"].get("body", []))
+                for op in inst.get("outputs", []) or []:
+                    n = op if isinstance(op, str) else op.get("tensor") if isinstance(op, dict) else None
+                    if n in self._tensors and n not in names:
+                        names.append(n)
+        visit(prog["instructions"])
+        return [n for n in self._tensors if n in names]
