@@ -235,8 +235,13 @@ def _float_input(a, n):
     raise errors.InputError("a %s tensor takes numbers, got a %s array" % (n, a.dtype))
 
 
+_SAME = frozenset(("float32", "float32r", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"))
+
+
 def from_tensor_bytes(raw, name, raw_bits=False):
     """A tensor's raw contents as values (value_dtype), or RawBits with raw_bits."""
+    if name in _SAME:  # stored as numpy holds them
+        return raw
     if raw_bits and _TABLE[name][1] is None:
         return RawBits(raw, name)
     if _TABLE[name][1]:

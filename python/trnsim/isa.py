@@ -65,7 +65,8 @@ class _Kernel:
         self.program = program
         # ins: (name, core); outs: (name, core, shape, dtype name)
         self.ins = [(n.encode(), c) for n, c in ins]
-        self.outs = [(n.encode(), c, tuple(self.sim.tensor(n).shape), self.sim.tensor(n).dtype) for n, c in outs]
+        self.outs = [(n.encode(), c, tuple(self.sim.tensor(n).shape), dtypes.storage(self.sim.tensor(n).dtype))
+                     for n, c in outs]
 
 
 def _call(key, build, arrays, raw_outputs=False, settings=None):
@@ -88,8 +89,8 @@ def _call(key, build, arrays, raw_outputs=False, settings=None):
     if lib.trnsim_run(h):
         raise last_error(errors.RunError)
     out = []
-    for name, core, shape, dt in k.outs:
-        raw = np.empty(shape, dtypes.storage(dt))
+    for name, core, shape, st in k.outs:
+        raw = np.empty(shape, st)
         if lib.trnsim_get_tensor(h, name, core, raw.ctypes.data, raw.nbytes):
             raise last_error(errors.InputError)
         out.append(raw)
@@ -105,8 +106,18 @@ def _values(raw, dt, raw_bits):
 
 # ---- inputs ----
 
+_FAST = {np.dtype(n): n for n in ("float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64")}
+
+
 def _input(array, what):
     """(contiguous raw contents, tensor dtype, original shape, raw_bits) of an input."""
+    if type(array) is np.ndarray:  # the common case: the array's bytes are the tensor's
+        name = _FAST.get(array.dtype)
+        if name is not None:
+            if not array.flags.c_contiguous:
+                array = np.ascontiguousarray(array)
+            return array, name, array.shape, False
     try:
         dt = dtypes.tensor_dtype_of(array)
         raw = dtypes.to_tensor_bytes(array, dt)
@@ -122,10 +133,10 @@ def _rows(array, what, min_free=1):
         raise errors.InputError("%s: expected a [P, ...] array with at least one partition, got shape %s" %
                                 (what, list(shape)))
     p = shape[0]
-    n = int(np.prod(shape[1:], dtype=np.int64)) if len(shape) > 1 else 1
+    n = math.prod(shape[1:])
     if n < min_free:
         raise errors.InputError("%s: %d elements per partition, at least %d needed" % (what, n, min_free))
-    return raw.reshape(p, n), dt, rb
+    return (raw if len(shape) == 2 else raw.reshape(p, n)), dt, rb
 
 
 def _per_partition(array, p, n, what):
@@ -151,7 +162,8 @@ def _prog(tensors, insts, cores=1):
 
 def _chunked(fn, arrays, *args, **kw):
     """Run fn over runs of 128 partitions of the row arrays; concatenate."""
-    p = np.shape(arrays[0])[0]
+    a0 = arrays[0]
+    p = a0.shape[0] if type(a0) is np.ndarray and a0.ndim else np.shape(a0)[0] if np.ndim(a0) else 1
     if p <= PARTITIONS:
         return fn(*arrays, *args, **kw)
     parts = [fn(*[a[i:i + PARTITIONS] for a in arrays], *args, **kw) for i in range(0, p, PARTITIONS)]
@@ -281,14 +293,15 @@ def _topk(x, k):
     vdt = _float_out(dt)
 
     def build():
+        # in place: x is written again by the next call, and the module then
+        # writes only the struck-out elements
         insts = []
         for r in range(rounds):
-            src = "x" if r == 0 else "y"
             slot = {"tensor": "vals", "offset": 8 * r, "ap": [[1, 8]]}
-            insts.append({"opcode": "Max", "inputs": [src], "outputs": [slot]})
-            insts.append({"opcode": "MaxIndexAndMatchReplace", "imm_value": "-inf", "inputs": [slot, src],
-                          "outputs": ["y", {"tensor": "idx", "offset": 8 * r, "ap": [[1, 8]]}]})
-        return (_prog([_t("x", (p, n), dt), _t("y", (p, n), dt), _t("vals", (p, 8 * rounds), vdt),
+            insts.append({"opcode": "Max", "inputs": ["x"], "outputs": [slot]})
+            insts.append({"opcode": "MaxIndexAndMatchReplace", "imm_value": "-inf", "inputs": [slot, "x"],
+                          "outputs": ["x", {"tensor": "idx", "offset": 8 * r, "ap": [[1, 8]]}]})
+        return (_prog([_t("x", (p, n), dt), _t("vals", (p, 8 * rounds), vdt),
                        _t("idx", (p, 8 * rounds), "uint32")], insts), [("x", -1)], [("vals", 0), ("idx", 0)])
     vals, idx = _call(("topk", p, n, dt, rounds), build, [d])
     return _values(vals[:, :k].copy(), vdt, rb), idx[:, :k].copy()

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""Speed of the Python package, as ratios to baselines timed in the same run.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [--pairs 15]
+
+Each case alternates the trnsim call and its baseline (a pair per round,
+after a warm-up of both), and reports the median of the paired ratios
+baseline / trnsim (above 1: trnsim is faster) with the median times:
+  overhead  isa.max8 on [128 x 8] fp32 against a do-nothing Python function
+            of the same argument: the per-call cost of the binding
+  topk      isa.topk(x, 64) on [128 x 16384] fp32 against numpy argpartition
+            + sort of the 64 winners (bench/topk_numpy.py), array in, arrays out
+  bn        isa.bn_stats + isa.bn_aggr on [128 x 16384] fp32 against numpy
+            x.mean(axis=1) + x.var(axis=1)
+Every trnsim result is checked against its baseline's before timing.
+Runs in about 20 s.
+"""
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import topk_numpy  # noqa: E402  (the numpy baseline the C benchmark uses too)
+
+import trnsim  # noqa: E402
+from trnsim import isa  # noqa: E402
+
+
+def machine():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip() + ", %d CPUs" % os.cpu_count()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def per_call(fn, reps):
+    t = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t) / reps
+
+
+def paired(a, b, pairs, reps):
+    """Alternate a and b; returns (median a, median b, median of b/a)."""
+    per_call(a, reps)
+    per_call(b, reps)
+    ta, tb, ratios = [], [], []
+    for k in range(pairs):  # who goes first alternates
+        if k % 2 == 0:
+            x, y = per_call(a, reps), per_call(b, reps)
+        else:
+            y, x = per_call(b, reps), per_call(a, reps)
+        ta.append(x)
+        tb.append(y)
+        ratios.append(y / x)
+    return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
+
+
+def noop(x):
+    return x
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, default=15)
+    a = ap.parse_args()
+    print("machine: %s; numpy %s; trnsim %s (%s)" % (machine(), np.__version__, trnsim.__version__,
+                                                     trnsim._lib.lib.path))
+
+    small = np.random.default_rng(0).standard_normal((128, 8)).astype(np.float32)
+    assert np.array_equal(isa.max8(small), -np.sort(-small, axis=1))
+    t_max8, t_noop, _ = paired(lambda: isa.max8(small), lambda: noop(small), a.pairs, 2000)
+    print("overhead: isa.max8 [128 x 8] %.2f us per call, no-op %.3f us: overhead %.2f us (target < 50 us)" %
+          (t_max8 * 1e6, t_noop * 1e6, (t_max8 - t_noop) * 1e6))
+
+    x = topk_numpy.bench_data(128, 16384)
+    v, i = isa.topk(x, 64)
+    nv, ni = topk_numpy.topk(x, 64)
+    # the data repeats values, so numpy's argpartition may pick other equal
+    # elements: values must be equal, and each index must hold its value
+    assert np.array_equal(v, nv) and np.array_equal(np.take_along_axis(x, i.astype(np.int64), 1), v), "topk differs"
+    t_t, t_n, r = paired(lambda: isa.topk(x, 64), lambda: topk_numpy.topk(x, 64), a.pairs, 3)
+    print("topk: isa.topk(x, 64) [128 x 16384] %.2f ms, numpy argpartition + sort %.2f ms: %.2fx (target >= 1.5x)" %
+          (t_t * 1e3, t_n * 1e3, r))
+
+    mv = isa.bn_aggr(isa.bn_stats(x))
+    assert np.allclose(mv[:, 0], x.mean(axis=1), atol=1e-6) and np.allclose(mv[:, 1], x.var(axis=1), rtol=1e-4)
+    t_b, t_bn, r = paired(lambda: isa.bn_aggr(isa.bn_stats(x)), lambda: (x.mean(axis=1), x.var(axis=1)),
+                          a.pairs, 10)
+    print("bn: isa.bn_stats + isa.bn_aggr [128 x 16384] %.3f ms, numpy mean + var %.3f ms: %.2fx (target >= 3x)" %
+          (t_b * 1e3, t_bn * 1e3, r))
+
+
+if __name__ == "__main__":
+    main()
