@@ -86,7 +86,7 @@ def test_errors_carry_fields_and_print_nothing(capfd, tmp_path):
         trnsim.Simulator(search={"duplicate_match_order": "sideways"})
     assert "setting 'duplicate_match_order' = \"sideways\" is not one of" in e.value.message
     assert e.value.file == "<embedded default config>"
-    with pytest.raises(trnsim.ConfigError, match="no plugins entry has family 'nope'"):
+    with pytest.raises(trnsim.ConfigError, match="'nope' is neither machine nor the family of a configured module"):
         trnsim.Simulator(nope={"x": 1})
     with pytest.raises(trnsim.ConfigError, match=r"<config text>:1:"):
         trnsim.Simulator("plugins = ( { family = ")
