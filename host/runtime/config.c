@@ -1,6 +1,7 @@
 #include "runtime/config.h"
 
 #include "common/suggest.h"
+#include "runtime/config_scan.h"
 #include "runtime/config_tree.h"
 
 #include <errno.h>
@@ -218,16 +219,20 @@ static int check_config_path(const char *from, int line, const char *path, int d
         if (from) return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from, line, path);
         return trn_errorf(e, "%s: cannot read config: it is a directory", path);
     }
-    if (!S_ISREG(st.st_mode) || depth >= INCLUDE_SCAN_DEPTH || --*budget < 0) return 0;
-    FILE *f = fopen(path, "r");
-    char *text = f ? malloc((size_t)st.st_size + 1) : NULL;
-    int rc = 0;
-    if (text) {
-        text[fread(text, 1, (size_t)st.st_size, f)] = 0;
-        rc = scan_includes(path, text, depth + 1, budget, e);
-    }
+    /* libconfig reads an included file itself, to its end: only a regular
+     * file, whose size and text are checked here first, may be included */
+    if (from && !S_ISREG(st.st_mode))
+        return trn_errorf(e, "%s:%d: @include \"%s\" is not a regular file", from, line, path);
+    if (depth >= INCLUDE_SCAN_DEPTH) return 0; /* libconfig refuses this nesting itself */
+    if (--*budget < 0)
+        return trn_errorf(e, "%s:%d: more than %d config files included", from ? from : path, line,
+                          INCLUDE_SCAN_FILES);
+    if (!from) return 0; /* the top file is read and scanned when its layer is read */
+    char *text;
+    size_t len;
+    if (trn_config_read_bounded(path, &text, &len, e)) return trn_error_prefix(e, "%s:%d: @include", from, line);
+    int rc = trn_config_prescan(path, text, len, e) || scan_includes(path, text, depth + 1, budget, e) ? -1 : 0;
     free(text);
-    if (f) fclose(f);
     return rc;
 }
 

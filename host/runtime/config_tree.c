@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "common/suggest.h"
+#include "runtime/config_scan.h"
 
 #define LAYER_DEPTH 10    /* base configs nest at most this deep (as libconfig's own includes) */
 #define LAYER_BASES 16    /* leading @include lines per file */
@@ -187,28 +188,10 @@ static char *widen_ints(const char *text) {
 
 /* ---- layers ---- */
 
+/* At most TRN_CONFIG_MAX_BYTES (config_scan.h), from any file type. */
 static int read_text(const char *path, char **out, trn_error *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return trn_errorf(e, "%s: cannot open config: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n + 1 < cap) break;
-        char *grown = realloc(buf, cap *= 2);
-        if (!grown) free(buf);
-        buf = grown;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return trn_errorf(e, "%s: out of memory reading the config", path);
-    if (bad) {
-        free(buf);
-        return trn_errorf(e, "%s: cannot read config", path);
-    }
-    buf[n] = 0;
-    *out = buf;
-    return 0;
+    size_t len;
+    return trn_config_read_bounded(path, out, &len, e);
 }
 
 typedef struct base_ref {
@@ -280,6 +263,7 @@ static int take_bases(char *text, const char *name, base_ref *bases, int *n, trn
 }
 
 static int parse_text(config_t *lc, const char *text, const char *name, trn_error *e) {
+    if (trn_config_prescan(name, text, strlen(text), e)) return -1; /* before libconfig sees a byte */
     char *wide = widen_ints(text);
     if (!wide) return trn_errorf(e, "out of memory");
     int ok = config_read_string(lc, wide);
@@ -385,6 +369,10 @@ static int set_value(config_setting_t *parent, const char *key, const char *valu
     char *text = malloc(len);
     if (!text) return trn_errorf(e, "out of memory");
     snprintf(text, len, "v = %s;", value);
+    if (trn_config_prescan(kv, text, strlen(text), e)) {
+        free(text);
+        return -1;
+    }
     char *wide = widen_ints(text);
     free(text);
     if (!(text = wide)) return trn_errorf(e, "out of memory");

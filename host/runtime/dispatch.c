@@ -216,7 +216,9 @@ static int run_begin(trn_sim *s, trn_error *e) {
         const trn_module *m = &s->mods[i];
         if (!m->live || !m->desc->run_begin) continue;
         char msg[512] = "";
-        if (m->desc->run_begin(m->state, &info, msg, sizeof msg) != TRN_OK)
+        trn_status st = m->desc->run_begin(m->state, &info, msg, sizeof msg);
+        msg[sizeof msg - 1] = 0; /* a module may leave it unterminated */
+        if (st != TRN_OK)
             return trn_errorf(e, "module '%s': run_begin failed: %s", m->desc->name, msg[0] ? msg : "(no message)");
     }
     return 0;

@@ -5,7 +5,9 @@
 #define _GNU_SOURCE /* dladdr1 */
 #include <dlfcn.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,8 +31,21 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 #define DESC_V1_SIZE (offsetof(trn_plugin_desc, run_begin) + sizeof(void *))
 #define DESC_V2_SIZE (offsetof(trn_plugin_desc, transport) + sizeof(void *))
 
+/* "FILE:LINE: module 'M' (family F): why". A settings error already names
+ * its own line (that of the setting): that one is kept, not repeated. */
 static int module_error(const trn_sim *s, const trn_plugin_cfg *p, trn_error *e) {
     const char *file = p->file ? p->file : s->cfg.file;
+    size_t flen = strlen(file);
+    const char *m = e->msg;
+    if (strncmp(m, file, flen) == 0 && m[flen] == ':' && m[flen + 1] >= '0' && m[flen + 1] <= '9') {
+        const char *rest = strchr(m + flen + 1, ':');
+        int line = atoi(m + flen + 1);
+        if (rest && rest[1] == ' ') {
+            char why[TRN_ERROR_MAX];
+            snprintf(why, sizeof why, "%s", rest + 2);
+            return trn_errorf(e, "%s:%d: module '%s' (family %s): %s", file, line, p->module, p->family, why);
+        }
+    }
     if (p->line < 0) return trn_error_prefix(e, "%s: module '%s' (family %s)", file, p->module, p->family);
     return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", file, p->line, p->module, p->family);
 }
@@ -143,7 +158,67 @@ static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_e
         return trn_errorf(e, "descriptor has a count without its table");
     if (d->n_ops > TRN_IT_MAX + 1) /* more would repeat an IT; do not read that far */
         return trn_errorf(e, "descriptor has %u opcodes (at most %u ITs exist)", d->n_ops, TRN_IT_MAX + 1);
+    if (d->n_settings > TRN_DESC_MAX_ENTRIES || d->n_quirks > TRN_DESC_MAX_ENTRIES)
+        return trn_errorf(e, "descriptor has %u settings and %u quirks (at most %u of each)", d->n_settings,
+                          d->n_quirks, TRN_DESC_MAX_ENTRIES);
     return 0;
+}
+
+/* A loaded module's table lies inside the module's own mapped file, from
+ * its first byte to its last: a count larger than the table it describes
+ * would make the host read past it into whatever follows, or fault. Where
+ * the table ends inside the module's image, the entries past the real table
+ * are still refused by the checks that follow (names, handlers), and the
+ * kit's TRN_TABLE macros make the mistake hard to write. */
+static int table_inside(const trn_module *m, const void *table, size_t n, size_t entry, const char *what,
+                        trn_error *e) {
+    if (!m->dl || n == 0) return 0;
+    Dl_info self, first, last;
+    const char *p = table;
+    if (!dladdr(m->desc, &self) || !dladdr(p, &first) || !dladdr(p + n * entry - 1, &last) ||
+        first.dli_fbase != self.dli_fbase || last.dli_fbase != self.dli_fbase)
+        return trn_errorf(e, "descriptor's %s table of %zu entries runs past the module's image (is n_%s = %zu "
+                          "the table's length?)", what, n, what, n);
+    return 0;
+}
+
+/* Every pointer the host follows lies in the module's image (or is NULL,
+ * which the checks below report by name). A wild one, e.g. read from past
+ * the end of a real table, is refused before it is dereferenced. */
+static bool in_image(const trn_module *m, const void *p) {
+    if (!m->dl || !p) return true;
+    Dl_info self, at;
+    return dladdr(m->desc, &self) && dladdr(p, &at) && at.dli_fbase == self.dli_fbase;
+}
+
+static int check_pointers(const trn_module *m, trn_error *e) {
+    const trn_plugin_desc *d = m->desc;
+    for (uint32_t i = 0; i < d->n_ops; ++i)
+        if (!in_image(m, d->ops[i].name) || !in_image(m, (const void *)(uintptr_t)d->ops[i].handler))
+            return trn_errorf(e, "opcode entry %u points outside the module (is n_ops = %u the table's length?)", i,
+                              d->n_ops);
+    for (uint32_t i = 0; i < d->n_settings; ++i) {
+        const trn_setting_desc *s = &d->settings[i];
+        if (!in_image(m, s->key) || !in_image(m, s->def) || !in_image(m, s->choices) || !in_image(m, s->help))
+            return trn_errorf(e, "settings entry %u points outside the module (is n_settings = %u the table's "
+                              "length?)", i, d->n_settings);
+    }
+    for (uint32_t i = 0; i < d->n_quirks; ++i) {
+        const trn_quirk_desc *q = &d->quirks[i];
+        if (!in_image(m, q->name) || !in_image(m, q->setting) || !in_image(m, q->def) || !in_image(m, q->summary))
+            return trn_errorf(e, "quirk entry %u points outside the module (is n_quirks = %u the table's length?)", i,
+                              d->n_quirks);
+    }
+    return 0;
+}
+
+static int check_tables(const trn_module *m, trn_error *e) {
+    const trn_plugin_desc *d = m->desc;
+    return table_inside(m, d->ops, d->n_ops, sizeof *d->ops, "ops", e) ||
+                   table_inside(m, d->settings, d->n_settings, sizeof *d->settings, "settings", e) ||
+                   table_inside(m, d->quirks, d->n_quirks, sizeof *d->quirks, "quirks", e)
+               ? -1
+               : check_pointers(m, e);
 }
 
 static int check_op(const trn_plugin_desc *d, uint32_t i, trn_error *e) {
@@ -186,7 +261,7 @@ static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
 
 /* The descriptor on its own: header, opcode table, settings schema, quirks. */
 static int validate(const trn_module *m, trn_error *e) {
-    if (check_header(m->desc, m->cfg, e)) return -1;
+    if (check_header(m->desc, m->cfg, e) || check_tables(m, e)) return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
         if (check_op(m->desc, i, e)) return -1;
     return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;
@@ -224,8 +299,10 @@ static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
     if (trn_settings_build(&s->cfg, m->cfg, m->desc, &m->settings, e)) return trn_error_kind_default(e, TRN_EK_CONFIG);
     if (m->desc->init) {
         char msg[512] = "";
-        if (m->desc->init(&trn_host_api_table, &m->settings, &m->state, msg, sizeof msg) != TRN_OK)
+        if (m->desc->init(&trn_host_api_table, &m->settings, &m->state, msg, sizeof msg) != TRN_OK) {
+            msg[sizeof msg - 1] = 0; /* a module may leave it unterminated */
             return trn_errorf(e, "init failed: %s", msg[0] ? msg : "(no message)");
+        }
     }
     for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->desc->ops[i].it] = (trn_slot){&m->desc->ops[i], m};
     m->live = true;

@@ -388,6 +388,25 @@ typedef struct trn_plugin_desc {
 #define TRN_PLUGIN_DEFINE(family) TRN_EXPORT const trn_plugin_desc trnsim_plugin
 #endif
 
+/* The most settings or quirks one descriptor may list (the host refuses
+ * more, without reading them). */
+#define TRN_DESC_MAX_ENTRIES 256u
+
+/* A table and its length from the array itself, so the two cannot disagree:
+ *   .ops = ops, .n_ops = TRN_COUNT(ops),   or   TRN_OPS(ops), TRN_SETTINGS(s), TRN_QUIRKS(q)
+ * TRN_COUNT of a pointer (not an array) does not compile. */
+#ifdef __cplusplus
+#define TRN_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
+#else
+#define TRN_COUNT(array)                                                                                         \
+    ((uint32_t)(sizeof(array) / sizeof((array)[0]) +                                                          \
+                0 * sizeof(struct { int not_an_array : __builtin_types_compatible_p(__typeof__(array),          \
+                                                                               __typeof__(&(array)[0])) ? -1 : 1; })))
+#endif
+#define TRN_OPS(table) .ops = (table), .n_ops = TRN_COUNT(table)
+#define TRN_SETTINGS(table) .settings = (table), .n_settings = TRN_COUNT(table)
+#define TRN_QUIRKS(table) .quirks = (table), .n_quirks = TRN_COUNT(table)
+
 #ifdef __cplusplus
 }
 #endif

@@ -161,7 +161,7 @@ def include_overrides(d):
                      "settings = { scal = 1.0; }; } );\n")
     inc_bad = write(d, "inc_bad.cfg", "@include \"bad_base.cfg\"\nunknown_opcode = \"skip\";\n")
     one_line_error(run("opcodes", "--config", inc_bad, rc=1), f"{bad_base}:1: module 'trnsim-test'",
-                   f"{bad_base}:1: unknown setting 'scal'")
+                   f"{bad_base}:1: module 'trnsim-test' (family test): unknown setting 'scal'")
     missing = write(d, "missing.cfg", "@include \"nope.cfg\"\n")
     one_line_error(run("opcodes", "--config", missing, rc=1), f"{missing}:1: @include \"nope.cfg\": no such file")
     selfinc = write(d, "self.cfg", "@include \"self.cfg\"\n")

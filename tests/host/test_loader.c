@@ -1,6 +1,7 @@
 /* Loader refusals, replacement, rollback and settings validation. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/sim_internal.h"
 #include "test_util.h"
@@ -151,12 +152,40 @@ static void family_mismatch(void **st) {
 
 static void settings_validated_with_line(void **st) {
     expect_open_error("plugins = (\n { family = \"test\"; module = \"trnsim-test\";\n settings = { scale = \"big\"; }; } );",
-                      "<config text>:3: setting 'scale' must be a number");
+                      "<config text>:3: module 'trnsim-test' (family test): setting 'scale' must be a number");
     expect_open_error(TEST_CFG("settings = { scale = 200.0; };"), "setting 'scale' = 200 is outside [0, 100]");
     expect_open_error(TEST_CFG("settings = { colour = 1; };"),
                       "unknown setting 'colour' for module trnsim-test (known: scale, mode, fail_init)");
     expect_open_error(TEST_CFG("settings = { mode = \"c\"; };"), "setting 'mode' = \"c\" is not one of a|b");
     expect_open_error(TEST_CFG("settings = { fail_init = 1; };"), "setting 'fail_init' must be true or false");
+}
+
+/* A settings error names file:line once, the setting's own line. */
+static void settings_error_names_line_once(void **st) {
+    trn_sim *s = NULL;
+    trn_error e = {.msg = ""};
+    assert_int_equal(test_open("plugins = (\n { family = \"test\"; module = \"trnsim-test\";\n settings = {\n "
+                               "scale = \"big\"; }; } );", &s, &e), -1);
+    assert_string_equal(e.msg, "<config text>:4: module 'trnsim-test' (family test): setting 'scale' must be a number");
+}
+
+/* Counts that run past their tables, counts past the caps, and an init
+ * error buffer left unterminated: each refused with one message, no
+ * read past anything (the ASan run checks that). */
+static void counts_cannot_run_past_tables(void **st) {
+    expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad20\"; } );", "n_ops = 200 the table's length?)");
+    expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad21\"; } );",
+                      "module 'trnsim-bad21' (family bad): descriptor has 0 settings and 100000 quirks (at most 256 of each)");
+    expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad22\"; } );",
+                      "descriptor has 100000 settings and 0 quirks (at most 256 of each)");
+    trn_sim *s = NULL;
+    trn_error e = {.msg = ""};
+    assert_int_equal(test_open("plugins = ( { family = \"bad\"; module = \"trnsim-bad23\"; } );", &s, &e), -1);
+    char want[600];
+    int n = snprintf(want, sizeof want, "<config text>:1: module 'trnsim-bad23' (family bad): init failed: ");
+    memset(want + n, 'x', 511);
+    want[n + 511] = 0;
+    assert_string_equal(e.msg, want);
 }
 
 static void config_errors_with_line(void **st) {
@@ -248,6 +277,8 @@ int main(void) {
         cmocka_unit_test(family_mismatch),
         cmocka_unit_test(settings_validated_with_line),
         cmocka_unit_test(config_errors_with_line),
+        cmocka_unit_test(settings_error_names_line_once),
+        cmocka_unit_test(counts_cannot_run_past_tables),
         cmocka_unit_test(config_directory_refused),
         cmocka_unit_test(stats_json_escapes_names),
         cmocka_unit_test(family_module_lacks_opcode),

@@ -143,7 +143,7 @@ static void loop_errors(void **st) {
                       "loop (instruction 0): unknown key 'opcode'");
     /* Instructions inside a body are numbered on, depth first. */
     expect_load_error("{\"tensors\": [], \"instructions\": [{\"loop\": {\"trips\": 2, \"body\": [{\"opcode\": \"TestRegs\"},"
-                      " {\"opcode\": \"Nope\"}]}}]}", "p.json: instruction 2: unknown opcode name 'Nope'");
+                      " {\"opcode\": \"Nope\"}]}}]}", "p.json: instruction 2 (opcode Nope): unknown opcode name 'Nope'");
 }
 
 /* A run-time error inside a loop names the instruction and which execution of it failed. */

@@ -47,11 +47,11 @@ static void json_errors(void **st) {
     expect_load_error("{\n \"tensors\": [,\n]}", "p.json:2:");
     expect_load_error("{\"tensors\": [], \"instructions\": [], \"colour\": 1}", "p.json: program: unknown key 'colour'");
     expect_load_error("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"z\"]}]}",
-                      "p.json: instruction 0: inputs[0]: no tensor named 'z'");
+                      "p.json: instruction 0 (opcode TestCopy): inputs[0]: no tensor named 'z'");
     expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float33\", \"shape\": [1]}],"
                       " \"instructions\": []}", "unknown dtype 'float33'");
     expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"NoSuchOp\"}]}",
-                      "instruction 0: unknown opcode name 'NoSuchOp'");
+                      "instruction 0 (opcode NoSuchOp): unknown opcode name 'NoSuchOp'");
     expect_load_error("{\"tensors\": [" X4 "," X4 "], \"instructions\": []}", "tensor 'x': declared twice");
     expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\", \"shape\": [1, 2],"
                       " \"data\": [1, 300]}], \"instructions\": []}", "tensor 'x', data: element 1: 300 does not fit int8");

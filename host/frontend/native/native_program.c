@@ -48,6 +48,17 @@ static trn_inst *push(list_state *ls, trn_error *e) {
     return in;
 }
 
+/* " (opcode NAME)" or " (opcode IT n)" as the program wrote it, for the
+ * messages of an instruction that failed to parse; "" without one. */
+static const char *opcode_as_written(const json_t *obj) {
+    static char buf[160];
+    const json_t *op = json_object_get(obj, "opcode");
+    if (json_is_string(op)) snprintf(buf, sizeof buf, " (opcode %.120s)", json_string_value(op));
+    else if (json_is_integer(op)) snprintf(buf, sizeof buf, " (opcode IT %" JSON_INTEGER_FORMAT ")", json_integer_value(op));
+    else buf[0] = 0;
+    return buf;
+}
+
 static int parse_list(list_state *ls, json_t *list, int depth, trn_error *e);
 
 /* {"loop": {"trips", "register", "start", "step", "name", "body"}} */
@@ -107,7 +118,7 @@ static int parse_list(list_state *ls, json_t *list, int depth, trn_error *e) {
         uint64_t number = ls->number++;
         if (trn_inst_parse(ls->p, obj, in, ls->o->resolve, ls->o->arg, e)) {
             trn_error_at(e, number, -1, in->it);
-            return trn_error_prefix(e, "instruction %" PRIu64, number);
+            return trn_error_prefix(e, "instruction %" PRIu64 "%s", number, opcode_as_written(obj));
         }
         in->number = number;
         ls->p->n_insts++;

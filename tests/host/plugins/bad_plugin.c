@@ -9,7 +9,9 @@
  *   trnsim_plugin, 16 a descriptor claiming more bytes than its symbol has,
  *   17 n_ops far beyond its one-entry table; 18 is a valid module whose
  *   opcode name holds a quote and a backslash (IT 212); 19 is a valid module
- *   of family "dma" that implements only IT 210 (BadA). */
+ *   of family "dma" that implements only IT 210 (BadA); 20 n_ops = 200 over a
+ *   one-entry table (under the cap), 21 n_quirks = 100000, 22 n_settings =
+ *   100000, 23 an init that fails leaving its error buffer unterminated. */
 #include "trnsim/plugin.h"
 
 static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_OK; }
@@ -47,6 +49,14 @@ static const trn_setting_desc settings[] = {{"count", TRN_SET_INT, "", 1, 0, NUL
 static const trn_quirk_desc quirks[] = {{"bad.named", NULL, "always", "fine"}, {NULL, NULL, "always", "no name"}};
 #endif
 
+#if BAD_KIND == 23
+#include <string.h>
+static trn_status fill_err(const trn_host_api *api, const trn_settings *s, void **state, char *err, size_t len) {
+    memset(err, 'x', len); /* no terminating NUL */
+    return TRN_ERR;
+}
+#endif
+
 #if BAD_KIND == 4
 TRN_EXPORT const trn_opcode_desc *const not_the_descriptor = ops;
 #elif BAD_KIND == 14
@@ -61,7 +71,7 @@ TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
     .family = BAD_KIND == 19 ? "dma" : "bad",
     .version = "1",
     .ops = ops,
-    .n_ops = BAD_KIND == 17 ? 300 : sizeof ops / sizeof ops[0],
+    .n_ops = BAD_KIND == 17 ? 300 : BAD_KIND == 20 ? 200 : sizeof ops / sizeof ops[0],
 #ifndef NO_SETTINGS
     .settings = settings,
     .n_settings = sizeof settings / sizeof settings[0],
@@ -69,6 +79,14 @@ TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
 #if BAD_KIND == 9
     .quirks = quirks,
     .n_quirks = 2,
+#elif BAD_KIND == 21
+    .quirks = (const trn_quirk_desc *)ops,
+    .n_quirks = 100000,
+#elif BAD_KIND == 22
+    .settings = (const trn_setting_desc *)ops,
+    .n_settings = 100000,
+#elif BAD_KIND == 23
+    .init = fill_err,
 #endif
 };
 #endif
