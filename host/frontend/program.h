@@ -31,6 +31,7 @@ typedef struct trn_tensor {
     trn_ap ap;            /* the whole tensor (core filled at run time) */
     json_t *init;         /* fill / data / data_per_core node or NULL */
     const char *init_kind;
+    const char *view_of;  /* a view: the tensor it is placed over (no bytes of its own), else NULL */
 } trn_tensor;
 
 typedef struct trn_operand {

@@ -196,15 +196,26 @@ static int guard_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_
     return 0;
 }
 
+/* "<what>: <where>, <holder>; <how to fix>" for the never-written byte at
+ * mem address addr. */
+static int uninit_error(const trn_ap_env *env, const trn_memory *mem, uint32_t kind, uint64_t addr, const char *what,
+                        trn_error *e) {
+    uint64_t part = addr / mem->partition_bytes, off = addr % mem->partition_bytes;
+    char holder[512] = "";
+    if (env->namer) env->namer(env->namer_arg, kind, part, off, holder, sizeof holder);
+    char where[128];
+    if (kind == TRN_MEM_HBM) snprintf(where, sizeof where, "hbm byte %" PRIu64, off);
+    else snprintf(where, sizeof where, "%s bytes at partition %" PRIu64 ", byte offset %" PRIu64, trn_mem_names[kind],
+                  part, off);
+    if (holder[0]) return trn_errorf(e, "%sreads never-written %s, %s", what, where, holder);
+    return trn_errorf(e, "%sreads never-written %s (write them first, or set allow_uninit_read to allow)", what, where);
+}
+
 static int guard_reads(const trn_ap_env *env, const walk *w, const trn_ap *ap, trn_error *e) {
     if (env->allow_uninit) return 0;
     guard_arg g = {w, 0};
     if (!walk_runs(w, ap, guard_run, &g)) return 0;
-    uint64_t part = g.bad / w->mem->partition_bytes, off = g.bad % w->mem->partition_bytes;
-    if (ap->mem == TRN_MEM_HBM)
-        return trn_errorf(e, "reads never-written hbm byte %" PRIu64 " (set allow_uninit_read to allow)", off);
-    return trn_errorf(e, "reads never-written %s bytes at partition %" PRIu64 ", byte offset %" PRIu64
-                      " (set allow_uninit_read to allow)", trn_mem_names[ap->mem], part, off);
+    return uninit_error(env, w->mem, ap->mem, g.bad, "", e);
 }
 
 /* ---- dense reads ---- */
@@ -373,9 +384,11 @@ int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int6
         return trn_errorf(e, "dtype %s has no fp32 value", trn_dtype_name(ap->dtype));
     for (size_t j = 0; j < n; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
-        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad))
-            return trn_errorf(e, "index %zu (element %" PRId64 ") reads never-written %s bytes (set "
-                              "allow_uninit_read to allow)", j, idx[j], trn_mem_names[ap->mem]);
+        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
+            char what[96];
+            snprintf(what, sizeof what, "index %zu (element %" PRId64 ") ", j, idx[j]);
+            return uninit_error(env, w.mem, ap->mem, bad, what, e);
+        }
     }
     for (size_t j = 0; j < n; ++j) dst[j] = trn_widen(ap->dtype, w.mem->bytes + element_addr(ap, &w, idx[j]));
     return 0;
@@ -431,9 +444,11 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e)) return -1;
     for (size_t j = 0; j < n; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
-        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad))
-            return trn_errorf(e, "index %zu (element %" PRId64 ") reads never-written %s bytes (set "
-                              "allow_uninit_read to allow)", j, idx[j], trn_mem_names[ap->mem]);
+        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
+            char what[96];
+            snprintf(what, sizeof what, "index %zu (element %" PRId64 ") ", j, idx[j]);
+            return uninit_error(env, w.mem, ap->mem, bad, what, e);
+        }
     }
     for (size_t j = 0; j < n; ++j)
         copy_elem((uint8_t *)dst + j * w.width, w.mem->bytes + element_addr(ap, &w, idx[j]), w.width);

@@ -10,6 +10,11 @@
 #include "memory/memory.h"
 #include "trnsim/plugin.h"
 
+/* Says what holds byte `byte` of partition `part` (e.g. "element 3 of tensor
+ * 'x'") and how to give it data, for the uninitialised-read message; writes
+ * "" when nothing does. */
+typedef void (*trn_byte_namer)(const void *arg, uint32_t mem, uint64_t part, uint64_t byte, char *buf, size_t len);
+
 typedef struct trn_ap_env {
     trn_core_state *cores;
     uint32_t ncores;
@@ -18,6 +23,8 @@ typedef struct trn_ap_env {
      * A distributed run keeps the other cores' memories in other processes. */
     uint32_t local_lo, local_hi;
     uint32_t rank_of_div; /* cores per process, for the message (0: none) */
+    trn_byte_namer namer; /* NULL: messages name bytes only */
+    const void *namer_arg;
 } trn_ap_env;
 
 /* Fields, core, dtype and bounds of every element; 0 or -1 with a message

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "arith/arith.h"
+#include "frontend/tensor_bounds.h"
 #include "runtime/sim_internal.h"
 
 /* ---- errors and logging ---- */
@@ -86,6 +87,12 @@ static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) 
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e;
     if (trn_ap_check(&env, out, &e)) return api_error(ctx, "%s[%d]: %s", what, idx, e.msg);
+    /* Operands without a dynamic offset were checked against their tensor
+     * when the program loaded; the others (and sub-instructions', parsed
+     * now) are checked here. */
+    bool checked = op->offset_register < 0 && ctx->depth == 0;
+    if (op->tensor >= 0 && !checked && trn_tensor_check_ap(&ctx->sim->prog, op->tensor, out, &e))
+        return api_error(ctx, "%s[%d]: %s", what, idx, e.msg);
     return TRN_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/budget.h"
+#include "frontend/tensor_bounds.h"
 #include "runtime/opnames.h"
 #include "runtime/sim_internal.h"
 
@@ -102,7 +103,10 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
             for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
                 trn_ap ap = ops[k].ap;
                 ap.core = 0;
-                if (ops[k].offset_register >= 0 || trn_ap_check(&env, &ap, e) == 0) continue;
+                if (ops[k].offset_register >= 0 ||
+                    (trn_ap_check(&env, &ap, e) == 0 &&
+                     (ops[k].tensor < 0 || trn_tensor_check_ap(p, ops[k].tensor, &ap, e) == 0)))
+                    continue;
                 trn_error_at(e, in->number, -1, in->it);
                 return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]",
                                             p->path, in->number, where, op_name(s, in->it), in->it,
@@ -118,7 +122,8 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
     const trn_sim *s = ctx->sim;
     bool allow = s->cfg.allow_uninit || s->prog.allow_uninit || ctx->parent_allows_uninit ||
                  (ctx->inst && ctx->inst->allow_uninit);
-    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = allow};
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = allow,
+                      .namer = trn_tensor_name_byte, .namer_arg = &s->prog};
     /* In a distributed run only the transport's own module reaches the
      * other processes' cores (their memories here are its copies). */
     bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->transport_mod;

@@ -155,10 +155,12 @@ static void run_error_names_execution(void **st) {
                      "  {\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"ap\": [[1, 2]], \"offset_register\": 0}],"
                      "   \"outputs\": [{\"tensor\": \"y\", \"ap\": [[1, 2]]}]}]}}]}", "p.json", &e), 0);
     assert_int_equal(trn_sim_run(s, &e), -1);
-    /* Trips 0..2 read x[0..1], x[3..4], x[6..7]; trip 3 reads elements 9..10,
-     * the never-written gap between x and y (placed at byte 64). */
+    /* Trips 0..2 read x[0..1], x[3..4], x[6..7]; trip 3 would read elements
+     * 9..10, past x's 8 elements (bytes 0..31): the dynamic offset takes the
+     * operand out of its tensor, which the run refuses at that execution. */
     assert_contains(e.msg, "p.json: instruction 1 (core 0, opcode TestCopy/200, family test, execution 3)");
-    assert_contains(e.msg, "never-written");
+    assert_contains(e.msg, "inputs[0]: leaves tensor 'x': element 0 (partition 0, bytes 36..39) is outside the "
+                           "tensor, which holds partitions 0..0 of sbuf, bytes 0..31");
     trn_sim_close(s);
 }
 

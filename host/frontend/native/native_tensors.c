@@ -82,6 +82,36 @@ static uint64_t mem_limit(const trn_machine *m, trn_mem mem) {
     return mem == TRN_MEM_SBUF ? m->sbuf_partition_bytes : mem == TRN_MEM_PSUM ? m->psum_partition_bytes : m->hbm_bytes;
 }
 
+/* A view (view_of) sits at its base's partition and byte offset plus its
+ * own partition / offset, and takes no bytes of its own: it is the declared
+ * way to reach bytes of several tensors through one operand. */
+static int place_view(trn_tensor *x, const trn_tensor *base, json_t *t, const trn_machine *m, const char *where,
+                      trn_error *e) {
+    uint32_t w = trn_dtype_width(x->dtype);
+    int64_t part, off;
+    if (x->mem != base->mem)
+        return trn_errorf(e, "%s: a view of '%s' must be in its memory (%s)", where, base->name, trn_mem_names[base->mem]);
+    if (trn_get_int(t, "partition", 0, 0, m->partitions - 1, &part, where, e) ||
+        trn_get_int(t, "offset", 0, 0, INT64_MAX / 2, &off, where, e))
+        return -1;
+    if (x->mem == TRN_MEM_HBM && part != 0) return trn_errorf(e, "%s: hbm has no partitions", where);
+    x->partition = base->partition + (uint32_t)part;
+    x->offset_bytes = base->offset_bytes + off;
+    if (x->offset_bytes % w)
+        return trn_errorf(e, "%s: starts at byte %" PRId64 " (view_of '%s' + offset %" PRId64 "), not a multiple of "
+                          "the %u-byte dtype", where, x->offset_bytes, base->name, off, w);
+    if (x->mem != TRN_MEM_HBM && x->partition + x->shape[0] > m->partitions)
+        return trn_errorf(e, "%s: partitions %u..%" PRId64 " exceed the machine's %u", where, x->partition,
+                          x->partition + x->shape[0] - 1, m->partitions);
+    int64_t bytes = (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * w;
+    uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)bytes;
+    if (end > mem_limit(m, x->mem))
+        return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
+                          x->offset_bytes, end - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
+                          x->mem == TRN_MEM_HBM ? "" : " per partition");
+    return 0;
+}
+
 static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3], const char *where,
                         trn_error *e) {
     uint32_t w = trn_dtype_width(x->dtype);
@@ -142,7 +172,7 @@ static int parse_init(trn_tensor *x, json_t *t, uint32_t cores, const char *wher
 
 static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, int64_t cursor[3], trn_error *e) {
     static const char *const keys[] = {"name", "memory", "dtype", "shape", "partition", "offset",
-                                       "fill", "data", "data_per_core", "comment", NULL};
+                                       "fill", "data", "data_per_core", "view_of", "comment", NULL};
     char where[160];
     snprintf(where, sizeof where, "tensor %d", i);
     if (!json_is_object(t)) return trn_errorf(e, "%s: must be an object", where);
@@ -154,11 +184,22 @@ static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, 
     snprintf(where, sizeof where, "tensor '%s'", x->name);
     if (trn_check_keys(t, keys, where, e)) return -1;
     if (trn_program_find_tensor(p, x->name) < i) return trn_errorf(e, "%s: declared twice", where);
+    json_t *view = json_object_get(t, "view_of");
+    const trn_tensor *base = NULL;
+    if (view) {
+        int b = json_is_string(view) ? trn_program_find_tensor(p, json_string_value(view)) : i;
+        if (b >= i)
+            return trn_errorf(e, "%s: 'view_of' must name a tensor declared before it", where);
+        base = &p->tensors[b];
+        x->view_of = base->name;
+    }
     json_t *mem = json_object_get(t, "memory");
-    if (!json_is_string(mem) || trn_native_parse_mem(json_string_value(mem), &x->mem))
+    if (base && !mem) x->mem = base->mem;
+    else if (!json_is_string(mem) || trn_native_parse_mem(json_string_value(mem), &x->mem))
         return trn_errorf(e, "%s: 'memory' must be \"sbuf\", \"psum\" or \"hbm\"", where);
     if (trn_native_get_dtype(t, where, &x->dtype, e) || parse_shape(t, x, m, where, e) ||
-        place_tensor(x, t, m, cursor, where, e) || parse_init(x, t, p->cores, where, e))
+        (base ? place_view(x, base, t, m, where, e) : place_tensor(x, t, m, cursor, where, e)) ||
+        parse_init(x, t, p->cores, where, e))
         return -1;
     tensor_ap(x);
     return 0;
