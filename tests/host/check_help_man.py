@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-OPTION = re.compile(r"^ {2,6}(?:(-[A-Za-z]), )?(--[A-Za-z0-9][A-Za-z0-9-]*)")
+# "  -h, --help", "      --config FILE", "      -o FILE"
+OPTION = re.compile(r"^ {2,6}(?:(-[A-Za-z])(?:, |\s|$))?(--[A-Za-z0-9][A-Za-z0-9-]*)?")
 
 
 def run(trnsim, *args):

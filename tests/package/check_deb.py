@@ -15,7 +15,8 @@ rules promise, and the unpacked packages run on their own.
 3. both are unpacked (dpkg-deb -x) into one root; ROOT/usr/bin/trnsim
    --version names V; it runs examples/quickstart.json from
    ROOT/usr/share/doc/trnsim/examples with every module taken from
-   ROOT/usr/lib/trnsim (no TRNSIM_PLUGIN_PATH, nothing from the build tree).
+   ROOT/usr/lib/trnsim (no TRNSIM_PLUGIN_PATH, nothing from the build tree);
+   with the Python package, `import trnsim` finds the unpacked one.
 (.ci/run installs the same packages with dpkg -i and runs them from /usr.)
 """
 import argparse
@@ -89,9 +90,9 @@ def main():
               "libtrnsim.so.N in trnsim, the libtrnsim.so link in trnsim-dev")
         check(not any(f.startswith("/usr/include/") or f.endswith((".pc", ".cmake")) for f in have_main),
               "trnsim holds no headers, .pc or .cmake files")
+        py_inits = [f for f in have_main if "/python3/" in f and f.endswith("/trnsim/__init__.py")]
         if os.path.isdir(os.path.join(a.source_dir, "python", "trnsim")):
-            check(any("/python3/" in f and f.endswith("trnsim/__init__.py") for f in have_main),
-                  "trnsim holds the Python package")
+            check(len(py_inits) == 1, f"trnsim holds the Python package ({py_inits})")
         dev_depends = run(["dpkg-deb", "-f", dev_deb, "Depends"]).stdout.strip()
         check(f"trnsim (= {a.version})" in dev_depends, f"trnsim-dev depends on trnsim (= {a.version})")
         depends = run(["dpkg-deb", "-f", main_deb, "Depends"]).stdout.strip()
@@ -115,6 +116,12 @@ def main():
         ops2 = run(["trnsim", "opcodes"], env=path_env, cwd=tmp).stdout
         check(ops2 == ops, "trnsim invoked by name through PATH finds the same modules")
         ex = f"{root}/usr/share/doc/trnsim/examples/quickstart.json"
+        if py_inits:
+            site = os.path.dirname(os.path.dirname(root + py_inits[0]))
+            p = run([sys.executable, "-c", "import trnsim; print(trnsim.__file__)"],
+                    env=dict(env, PYTHONPATH=site), cwd=tmp)
+            check(os.path.realpath(p.stdout.strip()).startswith(os.path.realpath(root) + os.sep),
+                  f"import trnsim finds the unpacked package ({p.stdout.strip()})")
         p = run([exe, "run", ex, "--output", f"top8={tmp}/top8.npy", "--stats"], env=env, cwd=tmp)
         check(os.path.getsize(f"{tmp}/top8.npy") > 128 and "MaxIndexAndMatchReplace" in p.stdout,
               "the packaged trnsim runs the packaged quickstart example")
