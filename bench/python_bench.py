@@ -74,8 +74,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=15)
     a = ap.parse_args()
-    print("machine: %s; numpy %s; trnsim %s (%s)" % (machine(), np.__version__, trnsim.__version__,
-                                                     trnsim._lib.lib.path))
+    print("machine: %s; numpy %s; trnsim %s (%s); load average %.2f" %
+          (machine(), np.__version__, trnsim.__version__, trnsim._lib.lib.path, os.getloadavg()[0]))
 
     small = np.random.default_rng(0).standard_normal((128, 8)).astype(np.float32)
     assert np.array_equal(isa.max8(small), -np.sort(-small, axis=1))
@@ -104,6 +104,7 @@ def main():
                           a.pairs, 10)
     print("bn: isa.bn_stats + isa.bn_aggr [128 x 16384] %.3f ms, numpy mean + var %.3f ms: %.2fx (target >= 3x)" %
           (t_b * 1e3, t_bn * 1e3, r))
+    print("load average at the end %.2f" % os.getloadavg()[0])
 
 
 if __name__ == "__main__":
