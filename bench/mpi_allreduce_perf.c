@@ -2,7 +2,7 @@
  * transport (docs/mpi.md, docs/benchmarks.md). Run under mpirun, one core
  * per process:
  *
- *     mpirun -np 4 build/trnsim-mpi-allreduce-perf [--min-bytes 8] [--max-bytes 64M] [--rounds 5]
+ *     mpirun -np 4 build/trnsim-mpi-allreduce-perf [--min-bytes 8] [--max-bytes 64M] [--factor 2] [--rounds 5]
  *
  * For each size it times, round by round in alternation, (1) trnsim's
  * AllReduce (fp32 add) through trnsim-collective-mpi in exact mode, (2) raw
@@ -22,7 +22,7 @@
 #include "runtime/sim.h"
 
 typedef struct bench {
-    int rank, ranks, rounds;
+    int rank, ranks, rounds, factor;
     size_t min_bytes, max_bytes;
     char exe_dir[1024];
 } bench;
@@ -193,15 +193,17 @@ static size_t parse_size(const char *t) {
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    bench b = {.rounds = 5, .min_bytes = 8, .max_bytes = 64u << 20};
+    bench b = {.rounds = 5, .factor = 2, .min_bytes = 8, .max_bytes = 64u << 20};
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.ranks);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--min-bytes")) b.min_bytes = parse_size(argv[i + 1]);
         else if (!strcmp(argv[i], "--max-bytes")) b.max_bytes = parse_size(argv[i + 1]);
         else if (!strcmp(argv[i], "--rounds")) b.rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--factor")) b.factor = atoi(argv[i + 1]);
     }
     if (b.rounds < 1) b.rounds = 1;
+    if (b.factor < 2) b.factor = 2;
     if (b.rounds > 64) b.rounds = 64;
     snprintf(b.exe_dir, sizeof b.exe_dir, "%s", argv[0]);
     char *slash = strrchr(b.exe_dir, '/');
@@ -214,7 +216,7 @@ int main(int argc, char **argv) {
                "algbw", "busbw", "#wrong");
     }
     int rc = 0;
-    for (size_t bytes = b.min_bytes; bytes <= b.max_bytes && rc == 0; bytes *= 2) rc = one_size(&b, bytes);
+    for (size_t bytes = b.min_bytes; bytes <= b.max_bytes && rc == 0; bytes *= (size_t)b.factor) rc = one_size(&b, bytes);
     MPI_Finalize();
     return rc ? 1 : 0;
 }

@@ -203,6 +203,20 @@ def reduce_scatter(n):
 CASES["reducescatter_add"] = kind_case(reduce_scatter)
 
 
+def allreduce_scale(n):
+    """add with scale: only the lowest core's input, times scale (the SCALE
+    branch); the others are exchanged and checked but not added."""
+    x = data(n, (2, 7), seed=35 + n, specials=False)
+    prog = P(n, [T("x", (2, 7)), T("y", (2, 7))], [cc("AllReduce", ["x"], ["y"], reduce_op="add", scale=0.375)])
+
+    def check(tag, outs):
+        same_bits(tag, outs["y"], np.broadcast_to((x[0] * np.float32(0.375)).astype(np.float32), x.shape))
+    return prog, {"x": x}, ["y"], {}, check
+
+
+CASES["allreduce_scale"] = kind_case(allreduce_scale)
+
+
 def all_gather(rows):
     def build(n):
         x = data(n, (2, 3), seed=40 + n)
@@ -376,6 +390,18 @@ def native_allreduce():
                           f"n*eps*sum|x| (max error {err.max():.3g})")
                 else:
                     same_bits(tag, outs["y"], np.broadcast_to(exact, got.shape))
+        x = data(n, (4, 1000), seed=160 + n, specials=False)
+        prog = P(n, [T("x", (4, 1000)), T("y", (1, 4000 // n))], [cc("ReduceScatter", ["x"], ["y"], reduce_op="add")])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            outs, r = run(d, "native_rs", prog, {"x": x}, ["y"], {"mpi_reduce": "native", "multi_lnc": "allow"},
+                          np_=np_)
+            got = np.load(outs["y"]).reshape(-1)
+            exact = fold(4, list(x)).reshape(-1)
+            bound = n * np.finfo(np.float32).eps * np.abs(x.astype(np.float64)).sum(0).reshape(-1)
+            if "MPI_Reduce_scatter_block" not in r.stderr or \
+                    not (np.abs(got.astype(np.float64) - exact) <= bound).all():
+                raise Fail(f"native ReduceScatter on {np_} processes: not within the bound or not reported")
+            print(f"  native ReduceScatter on {np_} processes x {n // np_}: within n*eps*sum|x|, reported")
 
 
 # ---- errors -----------------------------------------------------------------------

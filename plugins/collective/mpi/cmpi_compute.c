@@ -223,6 +223,16 @@ static uint32_t count_local(const xop *x) {
     return k;
 }
 
+/* fp32 data moves as its bytes: widening or narrowing fp32 to fp32 is the
+ * identity, and the raw path copies whole runs. */
+static trn_status read_f32(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, float *dst) {
+    return ap->dtype == TRN_DT_FP32 ? api->read_raw(ctx, ap, dst) : api->read_f32(ctx, ap, dst);
+}
+
+static trn_status write_f32(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const float *src) {
+    return ap->dtype == TRN_DT_FP32 ? api->write_raw(ctx, ap, src) : api->write_f32(ctx, ap, src, TRN_ACC_COPY);
+}
+
 /* Local inputs as fp32, [local members][e], in position order. */
 static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     uint32_t nl = count_local(x);
@@ -230,7 +240,7 @@ static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) 
     x->res = cmpi_buf_get(x->m, (size_t)x->e * sizeof(float) + 4, &x->cap_res);
     if (!x->in || !x->res) return oom(api, ctx);
     for (uint32_t i = 0, l = 0; i < x->n; ++i)
-        if (local(x, i) && api->read_f32(ctx, &x->recs[i]->in[0], x->in + (size_t)l++ * x->e) != TRN_OK)
+        if (local(x, i) && read_f32(api, ctx, &x->recs[i]->in[0], x->in + (size_t)l++ * x->e) != TRN_OK)
             return TRN_ERR;
     return TRN_OK;
 }
@@ -328,7 +338,7 @@ static trn_status write_results(xop *x, const trn_host_api *api, trn_ctx *ctx, b
         if (!local(x, i)) continue;
         /* native scatter: res holds this process's consecutive parts only */
         size_t at = !scatter ? 0 : native ? (size_t)(x->members[i] % x->m->per) * part : (size_t)i * part;
-        if (api->write_f32(ctx, &x->recs[i]->out, x->res + at, TRN_ACC_COPY) != TRN_OK) return TRN_ERR;
+        if (write_f32(api, ctx, &x->recs[i]->out, x->res + at) != TRN_OK) return TRN_ERR;
     }
     return TRN_OK;
 }
