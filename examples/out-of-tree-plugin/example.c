@@ -1,8 +1,12 @@
 /* trnsim-example: a complete out-of-tree trnsim module in one file.
  *
- * It adds one opcode in the experimental range, Scale (IT 240):
+ * It adds two opcodes in the experimental range, Scale (IT 240):
  *
  *     outputs[0] = inputs[0] * factor        (per element, in fp32)
+ *
+ * and Iota (IT 241), an opcode a BIR file can name (iota.bir.json):
+ *
+ *     outputs[0][k] = start + k * step       (k in the output's visiting order)
  *
  * with one instruction attribute (factor, a number, default 1), one module
  * setting (negative_zero = "keep" | "flush") and one named quirk
@@ -17,7 +21,8 @@
 
 #include "trnsim/plugin.h"
 
-#define SCALE_IT 240u /* 128..255 is the experimental range; 240 is this example's */
+#define SCALE_IT 240u /* 128..255 is the experimental range; 240 and 241 are this example's */
+#define IOTA_IT 241u
 
 /* ---- state: made in init from the validated settings, freed in fini -------
  * Never a static mutable global: two simulators in one process must not
@@ -74,10 +79,35 @@ static trn_status op_scale(const trn_host_api *api, trn_ctx *ctx, void *state) {
     return rc;
 }
 
+/* Iota: integer attributes start (default 0) and step (default 1); the
+ * int64 value start + k * step is rounded once to the output's dtype. A BIR
+ * file's fields of an opcode trnsim has no table for reach the module
+ * unchanged, so "start" and "step" in the BIR instruction are these. */
+static trn_status op_iota(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    trn_ap out;
+    int64_t start = 0, step = 1;
+    if (api->operand_count(ctx, TRN_IN) != 0 || api->operand_count(ctx, TRN_OUT) != 1)
+        return api->error(ctx, "Iota takes no input and 1 output, found %d and %d", api->operand_count(ctx, TRN_IN),
+                          api->operand_count(ctx, TRN_OUT));
+    if (api->operand(ctx, TRN_OUT, 0, &out) != TRN_OK) return TRN_ERR;
+    if (api->attr_int(ctx, "start", &start) == TRN_BADTYPE || api->attr_int(ctx, "step", &step) == TRN_BADTYPE)
+        return TRN_ERR;
+    if (api->check_ap(ctx, &out, TRN_OUT) != TRN_OK) return TRN_ERR;
+    size_t n = (size_t)trn_ap_elems(&out);
+    float *buf = malloc(n * sizeof *buf);
+    if (!buf) return api->error(ctx, "out of memory for %zu elements", n);
+    for (size_t k = 0; k < n; ++k) buf[k] = (float)(start + (int64_t)k * step);
+    trn_status rc = api->write_f32(ctx, &out, buf, TRN_ACC_COPY);
+    free(buf);
+    return rc;
+}
+
 /* ---- what the module declares --------------------------------------------- */
 
 static const trn_opcode_desc example_ops[] = {
     {SCALE_IT, "Scale", op_scale, 0},
+    {IOTA_IT, "Iota", op_iota, 0},
 };
 
 static const trn_setting_desc example_settings[] = {

@@ -7,7 +7,8 @@ Writes its configs and outputs into a temporary directory (removed at the
 end): each config loads the example next to the stock modules named with
 --stock (default: every trnsim-*.so installed beside the trnsim executable,
 in <prefix>/lib/trnsim). Checks, bit for bit, what Scale (IT 240) writes with
-negative_zero = "keep" and "flush", that `trnsim opcodes` and `trnsim quirks`
+negative_zero = "keep" and "flush", what Iota (IT 241) writes when a BIR file
+(iota.bir.json) names it, that `trnsim opcodes` and `trnsim quirks`
 list the module, and that a bad instruction and a bad setting are refused
 with one error line and no output file. Exit 0 when everything holds.
 """
@@ -22,6 +23,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "scale.json")
+BIR_PROGRAM = os.path.join(HERE, "iota.bir.json")  # the compiler's BIR JSON naming the module's Iota
 X = [1.5, -2.0, 0.0, -0.0, 3.0, 0.25, 1e30, -7.0]  # scale.json's x
 FACTOR = -2.0
 
@@ -96,6 +98,19 @@ def check_scale(trnsim, cfg, tmp, negative_zero):
     check(bits(got[2]) == (0x80000000 if negative_zero == "keep" else 0), f"0 * -2 is {got[2]!r}")
 
 
+def check_iota(trnsim, cfg, tmp):
+    out = os.path.join(tmp, "ramp.npy")
+    p = run([trnsim, "run", BIR_PROGRAM, "--config", cfg, "--output", f"ramp={out}"])
+    if p.returncode != 0:
+        raise Failure(f"trnsim run iota.bir.json failed: {p.stderr.strip()}")
+    shape, got = read_npy_f32(out)
+    check(shape == (2, 8) and got == [float(-3 + 2 * k) for k in range(16)],
+          f"the BIR file's Iota (start -3, step 2) wrote {got}")
+    p = run([trnsim, "check", BIR_PROGRAM, "--config", cfg])
+    check(p.returncode == 0 and any(line.split()[:3] == ["Iota", "1", "1"] for line in p.stdout.splitlines()),
+          "trnsim check on the BIR file counts one Iota")
+
+
 def check_listings(trnsim, cfg, stock):
     p = run([trnsim, "opcodes", "--config", cfg])
     if p.returncode != 0:
@@ -142,6 +157,7 @@ def main():
             check_scale(trnsim, keep, tmp, "keep")
             check_scale(trnsim, flush, tmp, "flush")
             check_listings(trnsim, keep, stock)
+            check_iota(trnsim, keep, tmp)
             bad_prog = os.path.join(tmp, "bad.json")
             with open(bad_prog, "w") as f:
                 f.write('{"tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [2, 4], "fill": 1},'

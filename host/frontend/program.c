@@ -99,19 +99,6 @@ int trn_program_find_tensor(const trn_program *p, const char *name) {
     return p->n_tensors;
 }
 
-const char *trn_program_keep(trn_program *p, const char *s) {
-    size_t n_now = p->n_strings;
-    if ((n_now & (n_now - 1)) == 0) { /* capacity doubles at each power of two */
-        char **n = realloc(p->strings, (n_now ? 2 * n_now : 1) * sizeof *n);
-        if (!n) return NULL;
-        p->strings = n;
-    }
-    char *c = strdup(s);
-    if (!c) return NULL;
-    p->strings[p->n_strings++] = c;
-    return c;
-}
-
 void trn_program_free(trn_program *p) {
     for (size_t i = 0; i < p->n_insts; ++i) trn_inst_free(&p->insts[i]);
     free(p->insts);

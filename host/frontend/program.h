@@ -93,7 +93,7 @@ typedef struct trn_program {
     size_t n_insts;
     uint32_t n_loops;
     trn_program_summary summary;
-    char **strings;         /* owned context strings (trn_inst.where) */
+    char **strings;         /* blocks holding the context strings trn_inst.where points at (owned) */
     size_t n_strings;
     char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
 } trn_program;
@@ -129,8 +129,5 @@ int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_
 void trn_inst_free(trn_inst *in);
 
 int trn_program_find_tensor(const trn_program *p, const char *name);
-
-/* Keep a context string for the program's lifetime; NULL when out of memory. */
-const char *trn_program_keep(trn_program *p, const char *s);
 
 #endif

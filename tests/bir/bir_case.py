@@ -43,6 +43,7 @@ def coll_oracle(inputs, out):
     total = ((x[0] + x[1]) + x[2]) + x[3]  # fp32, core order
     for c in range(4):
         assert np.array_equal(out["summed"][c], total), f"AllReduce on core {c} differs from the core-order sum"
+    assert np.array_equal(out["rank"].reshape(4), np.arange(4, dtype=np.int32)), "GetGlobalRankId -> register -> TensorSave"
     for c in range(4):  # every core holds the same sum: the max over ranks is it; core c gets row c
         assert np.array_equal(out["part"][c], total[c:c + 1]), f"ReduceScatter part of core {c}"
 
@@ -71,7 +72,7 @@ CASES = {
                       oracle=rng_oracle),
     "allreduce_scatter": dict(bir="programs/allreduce_scatter.bir.json", native="programs/allreduce_scatter.native.json",
                               config="configs/coll4.cfg", inputs={"x": lambda r: int_grid(r, (4, 4, 4))},
-                              outputs=["summed", "part"], oracle=coll_oracle),
+                              outputs=["summed", "part", "rank"], oracle=coll_oracle),
     "dma_trigger": dict(bir="programs/dma_trigger.bir.json", native="programs/dma_trigger.native.json",
                         config="../../config/dma.cfg",
                         inputs={"a": lambda r: int_grid(r, (4,)), "b": lambda r: int_grid(r, (4,)),

@@ -184,6 +184,7 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, json_t *tensors, int64_
     if (!json_is_string(name) || !*json_string_value(name))
         return trn_errorf(e, "%s: 'name' must be a non-empty string", where);
     x->name = json_string_value(name);
+    x->name_json = name;
     snprintf(where, sizeof where, "function %s, allocation '%s'", c->function, x->name);
     const char *kind;
     if (trn_check_keys(a, alloc_keys, where, e) || pick("kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))

@@ -56,14 +56,11 @@ static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const ch
     return 0;
 }
 
-static json_t *pairs_json(const int64_t st[], const int64_t num[], int from, int n) {
+/* The free pairs share the BIR document's [step, num] arrays (they are
+ * already checked): no copy per pair. */
+static json_t *pairs_json(json_t *apj, int from, int n) {
     json_t *l = json_array();
-    for (int i = from; i < n; ++i) {
-        json_t *p = json_array();
-        json_array_append_new(p, json_integer(st[i]));
-        json_array_append_new(p, json_integer(num[i]));
-        json_array_append_new(l, p);
-    }
+    for (int i = from; i < n; ++i) json_array_append(l, json_array_get(apj, (size_t)i));
     if (from >= n) { /* only the partition pair: one element per partition */
         json_t *p = json_array();
         json_array_append_new(p, json_integer(1));
@@ -100,10 +97,11 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out,
                           json_is_string(dtj) ? json_string_value(dtj) : "(not a string)", bir_dtype_names());
     int64_t st[TRN_AP_MAX_DIMS + 1], num[TRN_AP_MAX_DIMS + 1];
     int n = 0;
-    if (read_pairs(json_object_get(arg, "ap"), st, num, &n, where, e)) return -1;
+    json_t *apj = json_object_get(arg, "ap");
+    if (read_pairs(apj, st, num, &n, where, e)) return -1;
     uint32_t w = trn_dtype_width(dt);
     json_t *op = json_object();
-    json_object_set_new(op, "tensor", json_string(x->name));
+    json_object_set(op, "tensor", x->name_json);
     if (dt != x->dtype) json_object_set_new(op, "dtype", json_string(trn_dtype_name(dt)));
     if (x->mem == TRN_MEM_HBM) {
         if (n > TRN_AP_MAX_DIMS) {
@@ -111,7 +109,7 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out,
             return trn_errorf(e, "%s: a DRAM access pattern has at most %d pairs", where, TRN_AP_MAX_DIMS);
         }
         json_object_set_new(op, "offset", json_integer(offset));
-        json_object_set_new(op, "ap", pairs_json(st, num, 0, n));
+        json_object_set_new(op, "ap", pairs_json(apj, 0, n));
         *out = op;
         return 0;
     }
@@ -134,11 +132,13 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out,
         return trn_errorf(e, "%s: offset %" PRId64 " starts at partition %" PRId64 " of allocation '%s', which has %u",
                           where, offset, part, x->name, x->partitions);
     }
-    json_object_set_new(op, "partition", json_integer(part));
-    json_object_set_new(op, "partitions", json_integer(num[0]));
+    /* the native defaults (partition 0, the tensor's remaining partitions)
+     * are left out, as a hand-written program would */
+    if (part) json_object_set_new(op, "partition", json_integer(part));
+    if (num[0] != (int64_t)x->partitions - part) json_object_set_new(op, "partitions", json_integer(num[0]));
     if (pstep != 1) json_object_set_new(op, "partition_step", json_integer(pstep));
     if (offset % row) json_object_set_new(op, "offset", json_integer(offset % row));
-    json_object_set_new(op, "ap", pairs_json(st, num, 1, n));
+    json_object_set_new(op, "ap", pairs_json(apj, 1, n));
     *out = op;
     return 0;
 }

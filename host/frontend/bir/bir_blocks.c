@@ -95,6 +95,25 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
 
 static int walk_list(bir_ctx *c, json_t *list, const char *key, json_t *out, trn_error *e);
 
+#define ARENA_BLOCK (1u << 20)
+
+/* A copy of s in the arena (blocks of 1 MiB, one allocation per block
+ * rather than per string). */
+static char *arena_copy(bir_ctx *c, const char *s, size_t len) {
+    if (!c->n_arena || c->arena_used + len + 1 > ARENA_BLOCK) {
+        char **n = realloc(c->arena, (c->n_arena + 1) * sizeof *n);
+        if (!n) return NULL;
+        c->arena = n;
+        if (!(c->arena[c->n_arena] = malloc(ARENA_BLOCK))) return NULL;
+        c->n_arena++;
+        c->arena_used = 0;
+    }
+    char *d = c->arena[c->n_arena - 1] + c->arena_used;
+    memcpy(d, s, len + 1);
+    c->arena_used += len + 1;
+    return d;
+}
+
 static int keep_where(bir_ctx *c, json_t *inst, trn_error *e) {
     if (c->n_where == c->cap_where) {
         size_t cap = c->cap_where ? 2 * c->cap_where : 64;
@@ -105,7 +124,7 @@ static int keep_where(bir_ctx *c, json_t *inst, trn_error *e) {
     }
     char buf[BIR_WHERE_MAX];
     bir_where(c, inst, buf, sizeof buf);
-    if (!(c->where[c->n_where] = strdup(buf))) return trn_errorf(e, "out of memory");
+    if (!(c->where[c->n_where] = arena_copy(c, buf, strlen(buf)))) return trn_errorf(e, "out of memory");
     c->n_where++;
     c->number++;
     return 0;

@@ -35,8 +35,12 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, json_t **native, trn_error *e) 
      * "skip", the load-time note) and left out, except a known IT under
      * "skip": it is kept and the host skips it with its run-time note. */
     if (!handled && (!resolved || !c->o->unknown_skip)) return count_unhandled(c, op, e);
-    json_t *n = json_object();
-    json_object_set_new(n, "opcode", json_string(op));
+    json_t *n = json_object(), *name_json = json_object_get(c->opcodes, op);
+    if (!name_json) {
+        name_json = json_string(op);
+        json_object_set_new(c->opcodes, op, name_json);
+    }
+    json_object_set(n, "opcode", name_json);
     if (bir_translate_fields(c, inst, op, n, e) || bir_translate_args(c, inst, op, n, e)) {
         json_decref(n);
         return -1;

@@ -21,6 +21,7 @@ typedef struct bir_alloc {
     uint32_t partitions;  /* SBUF/PSUM: partitions; HBM: 1 */
     int64_t row_bytes;    /* bytes per partition (HBM: all of it) */
     int reg;              /* BIR_REGISTER: its register */
+    json_t *name_json;    /* the name as a JSON string, shared by every operand on it */
 } bir_alloc;
 
 /* A loop axis in scope: its name and register. */
@@ -48,11 +49,15 @@ typedef struct bir_ctx {
     bir_axis axes[BIR_MAX_DEPTH];
     int depth;
     uint64_t number;            /* the next native instruction number */
-    char **where;               /* [number]: each instruction's context */
+    char **where;               /* [number]: each instruction's context, in the arena */
     size_t n_where, cap_where;
+    char **arena;               /* blocks holding the context strings */
+    size_t n_arena;
+    size_t arena_used;          /* bytes used in the last block */
     bir_count *unhandled;       /* opcodes no loaded module handles */
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
+    json_t *opcodes;            /* opcode name -> its JSON string, shared by every instruction */
 } bir_ctx;
 
 /* "FILE: function F, block B: what", for what is not one instruction. */

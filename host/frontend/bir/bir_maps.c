@@ -74,6 +74,7 @@ static const bir_field rng_rand2[] = {{"min", "min", BIR_COPY, NULL, NULL},
 static const bir_field rng_state[] = {{"rng_engine", NULL, BIR_IGNORE, NULL, NULL},
                                       {"seed", "seed", BIR_COPY, NULL, NULL},
                                       {NULL, NULL, BIR_COPY, NULL, NULL}};
+static const bir_field rng_get[] = {{"rng_engine", NULL, BIR_IGNORE, NULL, NULL}, {NULL, NULL, BIR_COPY, NULL, NULL}};
 static const char *const imm_rand2[] = {"min", "max", NULL};
 static const char *const imm_seed[] = {"seed", NULL};
 static const bir_opcode_map rng_table[] = {
@@ -81,8 +82,8 @@ static const bir_opcode_map rng_table[] = {
     {"Rand2", "rng", rng_rand2, imm_rand2},
     {"SetRandState", "rng", rng_state, imm_seed},
     {"SetRandState2", "rng", rng_state, imm_seed},
-    {"GetRandState", "rng", rng_state, NULL},
-    {"GetRandState2", "rng", rng_state, NULL},
+    {"GetRandState", "rng", rng_get, NULL},
+    {"GetRandState2", "rng", rng_get, NULL},
     {NULL, NULL, NULL, NULL}};
 
 /* ---- collective ---- */

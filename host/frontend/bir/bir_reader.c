@@ -83,35 +83,43 @@ static int translate(bir_ctx *c, json_t *root, json_t *native, trn_error *e) {
 
 /* The context strings move into the program; each instruction points at its own. */
 static int attach_where(bir_ctx *c, trn_program *p, trn_error *e) {
+    (void)e;
     for (size_t i = 0; i < p->n_insts; ++i) {
         trn_inst *in = &p->insts[i];
-        if (in->kind == TRN_INST_END || in->number >= c->n_where) continue;
-        const char *w = trn_program_keep(p, c->where[in->number]);
-        if (!w) return trn_errorf(e, "out of memory");
-        in->where = w;
+        if (in->kind != TRN_INST_END && in->number < c->n_where) in->where = c->where[in->number];
     }
+    p->strings = c->arena;
+    p->n_strings = c->n_arena;
+    c->arena = NULL;
+    c->n_arena = 0;
     return 0;
 }
 
 static void ctx_free(bir_ctx *c) {
-    for (size_t i = 0; i < c->n_where; ++i) free(c->where[i]);
+    for (size_t i = 0; i < c->n_arena; ++i) free(c->arena[i]);
+    free(c->arena);
     free(c->where);
     free(c->allocs);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
+    if (c->opcodes) json_decref(c->opcodes);
 }
 
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
-    bir_ctx c = {.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object()};
+    bir_ctx c = {.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
+                 .opcodes = json_object()};
     json_t *native = json_object();
-    int rc = native && c.trigger_blocks ? translate(&c, p->root, native, e) : trn_errorf(e, "out of memory");
+    int rc = native && c.trigger_blocks && c.opcodes ? translate(&c, p->root, native, e) : trn_errorf(e, "out of memory");
     if (rc == 0) { /* from here on the program is the native translation */
-        json_decref(p->root);
+        json_t *bir = p->root;
         p->root = native;
         native = NULL;
         p->summary.allocations = c.n_allocs;
         if (trn_native_read(p, o, e)) rc = native_error(&c, e);
         else rc = attach_where(&c, p, e);
+        /* freed last: the native read's large allocations come first, before
+         * malloc has millions of small free chunks to consolidate */
+        json_decref(bir);
     }
     if (native) json_decref(native);
     ctx_free(&c);
