@@ -1,6 +1,8 @@
 /* --input: a .npy file into a tensor, on one core or stacked over all. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arith/arith.h"
 #include "cli/cli_internal.h"
@@ -39,6 +41,9 @@ int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e) {
         cli_api_error(e);
         return trn_error_prefix(e, "--input %s", b->name);
     }
+    if (access(b->path, F_OK) != 0) /* the likeliest mistake, said plainly */
+        return trn_errorf(e, "--input %s=%s: cannot open %s: %s (the file for tensor '%s')", b->name, b->path, b->path,
+                          strerror(errno), b->name);
     trn_npy n;
     input_want want = {&t, (uint32_t)trnsim_cores(s), b->core < 0};
     if (trn_npy_read_checked(b->path, check_header, &want, &n, e)) return trn_error_prefix(e, "--input %s", b->name);

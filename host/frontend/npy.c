@@ -6,6 +6,8 @@
  * padded with spaces and '\n', then the raw C-order data. */
 #include "frontend/npy.h"
 
+#include "frontend/npy_convert.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,6 +600,9 @@ int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *s
     const npy_rule *rule = NULL;
     for (int i = 0; i < nrules; i++)
         if (strcmp(rules[i].descr, n->descr) == 0) rule = &rules[i];
+    if (!rule && n->count && !n->data) return trn_errorf(e, "%s: no data", name);
+    int converted = rule ? 1 : trn_npy_convert(n, dt, dst, e); /* float64, other integer widths */
+    if (converted <= 0) return converted;
     if (!rule) {
         char list[64] = "";
         size_t at = 0;

@@ -111,6 +111,26 @@ static void test_load_copies(void **state) {
     }
 }
 
+/* Another integer width loads when every value fits; the first that does
+ * not is named and the tensor is left untouched. */
+static void test_load_integer_fit(void **state) {
+    const int64_t s[1] = {4};
+    const int64_t v[4] = {0, 4294967295ll, 4294967296ll, -1};
+    trn_npy n;
+    load_file(&n, "<i8", 1, s, v);
+    expect_load_error(&n, TRN_DT_UINT32, 1, s, "element 2 [2] is 4294967296, which does not fit uint32 "
+                      "(0..4294967295); a <i8 array loads into a uint32 tensor only when every value fits");
+    trn_npy_free(&n);
+    const int64_t ok[4] = {-2147483648ll, 2147483647ll, 7, -7};
+    load_file(&n, "<i8", 1, s, ok);
+    int32_t got[4];
+    trn_error e = {0};
+    assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_INT32, 1, s, got, &e), 0);
+    for (int i = 0; i < 4; ++i) assert_int_equal(got[i], ok[i]);
+    trn_npy_free(&n);
+    (void)state;
+}
+
 static void test_load_dtype_mismatch(void **state) {
     const int64_t s[1] = {4};
     const unsigned char z[32] = {0};
@@ -119,14 +139,14 @@ static void test_load_dtype_mismatch(void **state) {
         trn_dtype dt;
         const char *tail;
     } t[] = {
-        {"<f8", TRN_DT_BF16, "dtype <f8 cannot be loaded into a bfloat16 tensor (expected <f4 or <u2)"},
+        {"<f8", TRN_DT_INT32, "dtype <f8 cannot be loaded into a int32 tensor (expected <i4)"},
         {"<i2", TRN_DT_FP16, "dtype <i2 cannot be loaded into a float16 tensor (expected <f2, <f4 or <u2)"},
-        {"<f8", TRN_DT_FP32, "dtype <f8 cannot be loaded into a float32 tensor (expected <f4)"},
+        {"<i8", TRN_DT_FP32, "dtype <i8 cannot be loaded into a float32 tensor (expected <f4)"},
         {"<f2", TRN_DT_FP32R, "dtype <f2 cannot be loaded into a float32r tensor (expected <f4)"},
-        {"<u4", TRN_DT_INT32, "dtype <u4 cannot be loaded into a int32 tensor (expected <i4)"},
-        {"<i8", TRN_DT_UINT64, "dtype <i8 cannot be loaded into a uint64 tensor (expected <u8)"},
+        {"<u4", TRN_DT_BF16, "dtype <u4 cannot be loaded into a bfloat16 tensor (expected <f4 or <u2)"},
+        {"<f8", TRN_DT_UINT64, "dtype <f8 cannot be loaded into a uint64 tensor (expected <u8)"},
         {"|b1", TRN_DT_UINT8, "dtype |b1 cannot be loaded into a uint8 tensor (expected |u1)"},
-        {"|u1", TRN_DT_INT8, "dtype |u1 cannot be loaded into a int8 tensor (expected |i1)"},
+        {"|b1", TRN_DT_INT8, "dtype |b1 cannot be loaded into a int8 tensor (expected |i1)"},
         {"<f4", TRN_DT_INT32, "dtype <f4 cannot be loaded into a int32 tensor (expected <i4)"},
         {"|i1", TRN_DT_FP8_E4M3,
          "dtype |i1 cannot be loaded into a float8_e4m3 tensor (expected <f4 or |u1)"},
@@ -451,6 +471,7 @@ int main(void) {
         cmocka_unit_test(test_descr_for),
         cmocka_unit_test(test_load_copies),
         cmocka_unit_test(test_load_dtype_mismatch),
+        cmocka_unit_test(test_load_integer_fit),
         cmocka_unit_test(test_load_shape_mismatch),
         cmocka_unit_test(test_narrow_bf16_rne),
         cmocka_unit_test(test_narrow_f16_vs_float16),
