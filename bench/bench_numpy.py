@@ -35,12 +35,15 @@ from topk_numpy import bench_data, topk  # noqa: E402  (the C bench's TopK data)
 
 def trnsim_simulator(build):
     """(trnsim module, None), or (None, why not). The package is imported
-    from python/ of this checkout, its library from the build tree unless
-    TRNSIM_LIBRARY says otherwise."""
+    from the build tree (BUILD/python, where the build puts it beside the
+    path of its library), else from python/ of this checkout with the build
+    tree's libtrnsim.so, unless PYTHONPATH or TRNSIM_LIBRARY say otherwise."""
     lib = os.path.join(build, "libtrnsim.so")
     if "TRNSIM_LIBRARY" not in os.environ and os.path.exists(lib):
         os.environ["TRNSIM_LIBRARY"] = lib
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    for where in (os.path.join(build, "python"), os.path.join(REPO, "python")):  # after PYTHONPATH's entries
+        if os.path.isdir(where):
+            sys.path.append(where)
     try:
         import trnsim
         trnsim.Simulator  # noqa: B018  (the class this script drives)
