@@ -83,6 +83,15 @@ static double quantile(double *v, int n, double q) {
     return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
 }
 
+static void *grow(void *p, size_t bytes) {
+    void *q = realloc(p, bytes);
+    if (!q) {
+        fprintf(stderr, "trnsim-bench: out of memory for %zu bytes of timings\n", bytes);
+        exit(1);
+    }
+    return q;
+}
+
 #define MIN_ROUNDS 7
 #define MAX_ROUNDS 100000
 
@@ -98,11 +107,11 @@ void bench_compare(bench_job job, const bench_job *baselines, int n_base, double
     for (int k = 0; k < n_base; ++k) jobs[1 + k] = baselines[k];
     for (int k = 0; k < n_jobs; ++k) call_timed(&jobs[k]); /* warm-up: pages, caches, branch history */
     size_t cap = 64;
-    double *times = malloc(cap * n_jobs * sizeof *times); /* times[round * n_jobs + job] */
+    double *times = grow(NULL, cap * n_jobs * sizeof *times); /* times[round * n_jobs + job] */
     double total = 0;
     int r = 0;
     for (; r < MIN_ROUNDS || (total < min_seconds && r < MAX_ROUNDS); ++r) {
-        if ((size_t)r == cap) times = realloc(times, (cap *= 2) * n_jobs * sizeof *times);
+        if ((size_t)r == cap) times = grow(times, (cap *= 2) * n_jobs * sizeof *times);
         for (int i = 0; i < n_jobs; ++i) { /* rotate who goes first: no side always runs on a warm cache */
             const int k = (r + i) % n_jobs;
             const double dt = call_timed(&jobs[k]);
@@ -110,7 +119,7 @@ void bench_compare(bench_job job, const bench_job *baselines, int n_base, double
             total += dt;
         }
     }
-    double *a = malloc(r * sizeof *a), *b = malloc(r * sizeof *b);
+    double *a = grow(NULL, r * sizeof *a), *b = grow(NULL, r * sizeof *b);
     for (int k = 0; k < n_base; ++k) {
         for (int i = 0; i < r; ++i) a[i] = times[(size_t)i * n_jobs + 1 + k] / times[(size_t)i * n_jobs];
         res[k].rounds = r;
