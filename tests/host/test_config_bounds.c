@@ -117,6 +117,10 @@ static void integers_as_written(void **st) {
  * scanner buffer, suppressed by name in tests/sanitizers/lsan.supp). */
 static void lone_string_is_a_syntax_error(void **st) {
     expect_text_error("\"x\"", "<config text>:1: syntax error");
+    /* the fuzzer's finding: a string where a setting name belongs */
+    expect_text_error("machine = {\n  cores = 1;  \"skip\"\n  partitions = 128;\n};", "<config text>:2: syntax error");
+    /* and its second form: an empty literal after a name */
+    expect_text_error("# a comment\nmac\"\"\"\" plugin_paths\n", "<config text>:2: syntax error");
 }
 
 static int setup(void **st) { return mkdtemp(tmpdir) ? 0 : -1; }
