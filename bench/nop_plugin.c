@@ -7,11 +7,10 @@ static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *state) {
     return TRN_OK;
 }
 
-static const trn_opcode_desc ops[] = {{250, "BenchNop", nop, 0}};
+static const trn_opcode_desc ops[] = {{.it = 250, .name = "BenchNop", .handler = nop, .flags = TRN_OPF_NO_ATTRS}};
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-benchnop",
     .family = "benchnop",
     .version = "1",

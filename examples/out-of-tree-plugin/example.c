@@ -21,6 +21,10 @@
 
 #include "trnsim/plugin.h"
 
+#ifndef TRN_COUNT /* a kit of ABI 1 lacks it: this file builds against either */
+#define TRN_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
+#endif
+
 #define SCALE_IT 240u /* 128..255 is the experimental range; 240 and 241 are this example's */
 #define IOTA_IT 241u
 

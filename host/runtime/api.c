@@ -10,6 +10,7 @@
 
 #include "arith/arith.h"
 #include "frontend/tensor_bounds.h"
+#include "runtime/schema.h"
 #include "runtime/sim_internal.h"
 
 /* ---- errors and logging ---- */
@@ -74,6 +75,7 @@ static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) 
     *out = op->ap;
     int64_t cores = ctx->sim->ncores;
     out->core = op->core >= 0 ? (uint32_t)op->core : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
+    if (op->offset_register >= 0 && ctx->checking) return TRN_OK; /* decided when it runs */
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
         if ((uint32_t)op->offset_register >= cs->nregs)
@@ -98,8 +100,14 @@ static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) 
 
 /* ---- transfers ---- */
 
+/* A static check moves no data: a module bug, said as such. */
+static trn_status not_in_check(trn_ctx *ctx, const char *what) {
+    return api_error(ctx, "%s is not available in a static check (a module bug: a check decides without data)", what);
+}
+
 #define TRANSFER(call)                                                                                                \
     do {                                                                                                              \
+        if (ctx->checking) return not_in_check(ctx, __func__ + 4);                                                    \
         trn_ap_env env = trn_ctx_env(ctx);                                                                            \
         trn_error e;                                                                                                  \
         if (call) return host_error(ctx, &e);                                                                         \
@@ -126,8 +134,23 @@ static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64
     TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e));
 }
 
+static bool has_dynamic_operand(const trn_inst *in) {
+    for (int i = 0; i < in->n_in; ++i)
+        if (in->in[i].offset_register >= 0) return true;
+    for (int i = 0; i < in->n_out; ++i)
+        if (in->out[i].offset_register >= 0) return true;
+    return false;
+}
+
+/* In a static check: bounds but no uninitialised-read guard (that depends on
+ * what ran before), and nothing when an operand's offset is dynamic. */
 static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
-    TRANSFER(trn_ap_check_access(&env, ap, dir == TRN_IN, &e));
+    trn_ap_env env = trn_ctx_env(ctx);
+    trn_error e;
+    if (ctx->checking && has_dynamic_operand(ctx->inst)) return TRN_OK;
+    if (ctx->checking) env.allow_uninit = true;
+    if (trn_ap_check_access(&env, ap, dir == TRN_IN, &e)) return host_error(ctx, &e);
+    return TRN_OK;
 }
 static trn_status api_write_raw_op(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op) {
     TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e));
@@ -182,10 +205,40 @@ static trn_lookup value_float(trn_ctx *ctx, const trn_value *v, const char *key,
     return TRN_FOUND;
 }
 
+/* The schema's entry of an ENUM attribute of the executing opcode, or NULL. */
+static const trn_attr_desc *enum_attr(const trn_ctx *ctx, const char *key) {
+    const trn_attr_desc *a = ctx->slot && ctx->slot->op ? trn_schema_find(ctx->slot->op, key) : NULL;
+    return a && (a->types & TRN_ATTR_ENUM) ? a : NULL;
+}
+
 static trn_lookup api_attr_int(trn_ctx *ctx, const char *key, int64_t *out) {
     const trn_value *v = api_attr(ctx, key);
+    const trn_attr_desc *a = v && json_is_string((const json_t *)v) ? enum_attr(ctx, key) : NULL;
+    const trn_enum_desc *x = a ? trn_schema_enum_entry(a, (const json_t *)v) : NULL;
+    if (x) {
+        *out = x->value;
+        return TRN_FOUND;
+    }
     return v ? value_int(ctx, v, key, out) : TRN_ABSENT;
 }
+
+static trn_lookup api_attr_enum(trn_ctx *ctx, const char *key, int64_t *out) {
+    const trn_attr_desc *a = enum_attr(ctx, key);
+    if (!a) {
+        api_error(ctx, "attribute '%s' is not an enum of this opcode's schema (a module bug)", key);
+        return TRN_BADTYPE;
+    }
+    const trn_value *v = api_attr(ctx, key);
+    if (!v) return TRN_ABSENT;
+    const trn_enum_desc *x = trn_schema_enum_entry(a, (const json_t *)v);
+    if (x) {
+        *out = x->value;
+        return TRN_FOUND;
+    }
+    return value_int(ctx, v, key, out); /* an ENUM | INT number, range-checked when the program loaded */
+}
+
+static int api_checking(const trn_ctx *ctx) { return ctx->checking; }
 
 static trn_lookup api_attr_float(trn_ctx *ctx, const char *key, double *out) {
     const trn_value *v = api_attr(ctx, key);
@@ -199,7 +252,9 @@ static trn_lookup api_attr_string(trn_ctx *ctx, const char *key, const char **ou
         api_error(ctx, "attribute '%s' must be a string", key);
         return TRN_BADTYPE;
     }
-    *out = json_string_value(v);
+    const trn_attr_desc *a = enum_attr(ctx, key);
+    const trn_enum_desc *x = a ? trn_schema_enum_entry(a, v) : NULL;
+    *out = x ? x->name : json_string_value(v); /* an alias reads as its canonical name */
     return TRN_FOUND;
 }
 
@@ -252,6 +307,7 @@ static trn_lookup api_value_float(trn_ctx *ctx, const trn_value *v, double *out)
 /* ---- registers ---- */
 
 static trn_status api_reg_read(trn_ctx *ctx, uint32_t reg, int64_t *out) {
+    if (ctx->checking) return not_in_check(ctx, "reg_read");
     const trn_core_state *cs = &ctx->sim->cores[ctx->core];
     if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
     *out = cs->regs[reg];
@@ -259,6 +315,7 @@ static trn_status api_reg_read(trn_ctx *ctx, uint32_t reg, int64_t *out) {
 }
 
 static trn_status api_reg_write(trn_ctx *ctx, uint32_t reg, int64_t value) {
+    if (ctx->checking) return not_in_check(ctx, "reg_write");
     trn_core_state *cs = &ctx->sim->cores[ctx->core];
     if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
     cs->regs[reg] = value;
@@ -364,4 +421,6 @@ const trn_host_api trn_host_api_table = {
     .value_string = api_value_string,
     .copy_raw = api_copy_raw,
     .uninit_allowed = api_uninit_allowed,
+    .attr_enum = api_attr_enum,
+    .checking = api_checking,
 };

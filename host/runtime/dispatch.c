@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/suggest.h"
 #include "runtime/budget.h"
 #include "frontend/tensor_bounds.h"
 #include "runtime/opnames.h"
+#include "runtime/schema.h"
 #include "runtime/sim_internal.h"
 
 #define MAX_SUB_DEPTH 8
@@ -23,12 +25,40 @@ int trn_dispatch_resolve_name(void *arg, const char *name, uint32_t *it, trn_err
         *it = k->it;
         return 0;
     }
+    const char *cands[2 * (TRN_IT_MAX + 1)];
+    size_t n = 0;
+    for (int i = 0; i <= (int)TRN_IT_MAX; ++i) {
+        const trn_known_op *ko = trn_known_op_by_it((uint32_t)i);
+        if (s->table[i].op) cands[n++] = s->table[i].op->name;
+        if (ko) cands[n++] = ko->name;
+    }
+    const char *best = trn_suggest(name, cands, n);
+    if (best)
+        return trn_errorf(e, "unknown opcode name '%s'; did you mean '%s'? (names are case-sensitive; trnsim opcodes "
+                          "lists the loaded ones)", name, best);
     return trn_errorf(e, "unknown opcode name '%s' (trnsim opcodes lists the loaded ones)", name);
 }
 
 bool trn_dispatch_handled(void *arg, uint32_t it) {
     const trn_sim *s = arg;
     return it <= TRN_IT_MAX && s->table[it].op != NULL;
+}
+
+/* The loaded opcode a sub-instruction object names (NULL: none loaded). */
+static int lookup_sub(void *arg, const json_t *inst, const trn_opcode_desc **op, trn_error *e) {
+    trn_sim *s = arg;
+    const json_t *o = json_object_get(inst, "opcode");
+    uint32_t it;
+    if (json_is_integer(o) && json_integer_value(o) >= 0 && json_integer_value(o) <= TRN_IT_MAX)
+        it = (uint32_t)json_integer_value(o);
+    else if (json_is_integer(o))
+        return trn_errorf(e, "opcode %" PRId64 " is outside 0..%u", (int64_t)json_integer_value(o), TRN_IT_MAX);
+    else if (json_is_string(o)) {
+        if (trn_dispatch_resolve_name(s, json_string_value(o), &it, e)) return -1;
+    } else
+        return trn_errorf(e, "'opcode' must be a name or an IT number");
+    *op = s->table[it].op;
+    return 0;
 }
 
 static const char *op_name(const trn_sim *s, uint32_t it) {
@@ -91,6 +121,11 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
             trn_error_at(e, in->number, -1, in->it);
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
         }
+        if (s->table[in->it].op && trn_schema_validate(s->table[in->it].op, in->obj, lookup_sub, s, e)) {
+            trn_error_at(e, in->number, -1, in->it);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s)", p->path, in->number,
+                                    where, op_name(s, in->it), in->it, s->table[in->it].owner->desc->family);
+        }
         uint64_t scratch;
         if (trn_budget_instruction(&m, in, &scratch, e)) {
             trn_error_at(e, in->number, -1, in->it);
@@ -146,6 +181,18 @@ static void context_prefix(const trn_ctx *c, trn_error *e) {
                      c->inst->number, where, c->core, op_name(s, c->inst->it), c->inst->it, fam, trip);
 }
 
+/* The opcode's static check in place of its handler (none: nothing to check). */
+static trn_status static_check(trn_sim *s, trn_ctx *c, trn_error *e) {
+    (void)s;
+    if (!c->slot->op->check) return TRN_OK;
+    trn_status st = c->slot->op->check(&trn_host_api_table, c, c->slot->owner->state);
+    if (st == TRN_OK) return TRN_OK;
+    if (st == TRN_ERR) *e = c->failed ? c->err : (trn_error){"the static check failed without a message"};
+    else trn_errorf(e, "the static check returned %d (expected TRN_OK or TRN_ERR)", (int)st);
+    if (c->depth == 0) context_prefix(c, e);
+    return TRN_ERR;
+}
+
 /* Run one instruction on one core. */
 static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     uint32_t it = c->inst->it;
@@ -162,6 +209,7 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
                     "(unknown_opcode = \"skip\", the reference's skip-and-note)\n", c->core, c->index, op_name(s, it), it);
         return TRN_OK;
     }
+    if (c->checking) return static_check(s, c, e);
     bool timed = s->opts.trace || s->opts.stats;
     double t0 = timed ? trn_now() : 0;
     trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
@@ -206,13 +254,71 @@ trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
         trn_inst_free(&sub);
         return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
     }
+    if (s->table[sub.it].op && trn_schema_validate(s->table[sub.it].op, sub.obj, lookup_sub, s, &e)) {
+        trn_inst_free(&sub);
+        return trn_host_api_table.error(parent, "sub-instruction (opcode %s/%u): %s", op_name(s, sub.it), sub.it, e.msg);
+    }
     trn_ctx c = {.sim = s, .core = parent->core, .index = parent->index, .inst = &sub, .depth = parent->depth + 1,
-                 .parent_allows_uninit = parent->parent_allows_uninit || parent->inst->allow_uninit};
+                 .parent_allows_uninit = parent->parent_allows_uninit || parent->inst->allow_uninit,
+                 .checking = parent->checking};
     trn_status st = exec(s, &c, &e);
     trn_inst_free(&sub);
     if (st == TRN_ERR)
         return trn_host_api_table.error(parent, "sub-instruction (opcode %s/%u): %s", op_name(s, sub.it), sub.it, e.msg);
     return st;
+}
+
+/* Executions one pass over entries [from, to) makes (nested loops times
+ * their trips), saturating. */
+static uint64_t executions(const trn_inst *insts, size_t from, size_t to) {
+    uint64_t n = 0;
+    for (size_t i = from; i < to; ++i) {
+        uint64_t add = 1;
+        if (insts[i].kind == TRN_INST_LOOP) {
+            uint64_t body = executions(insts, i + 1, insts[i].jump), trips = (uint64_t)insts[i].loop.trips;
+            add = body && trips > UINT64_MAX / body ? UINT64_MAX : body * trips;
+            i = insts[i].jump;
+        } else if (insts[i].kind != TRN_INST_OP) {
+            add = 0;
+        }
+        n = n > UINT64_MAX - add ? UINT64_MAX : n + add;
+    }
+    return n;
+}
+
+/* The index a core's stream gives entry `at` when it first runs (what run's
+ * messages say), or UINT64_MAX when it never runs (inside a loop of 0 trips). */
+static uint64_t first_execution(const trn_inst *insts, size_t at) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < at; ++i) {
+        if (insts[i].kind == TRN_INST_LOOP && insts[i].jump < at) {
+            uint64_t whole = executions(insts, i, insts[i].jump + 1);
+            n = n > UINT64_MAX - whole ? UINT64_MAX : n + whole;
+            i = insts[i].jump;
+        } else if (insts[i].kind == TRN_INST_LOOP && insts[i].loop.trips < 1) {
+            return UINT64_MAX; /* `at` lies in a loop that never runs */
+        } else if (insts[i].kind == TRN_INST_OP) {
+            ++n;
+        }
+    }
+    return n;
+}
+
+/* Every instruction's static check on every core, in file order, before
+ * anything executes; the message is the one the run would give. */
+int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
+    for (size_t i = 0; i < s->prog.n_insts; ++i) {
+        const trn_inst *in = &s->prog.insts[i];
+        if (in->kind != TRN_INST_OP || !s->table[in->it].op || !s->table[in->it].op->check) continue;
+        uint64_t index = first_execution(s->prog.insts, i);
+        if (index == UINT64_MAX) continue;
+        for (uint32_t c = 0; c < s->ncores; ++c) {
+            if (!trn_dist_is_local(s, c)) continue; /* another process checks its own cores */
+            trn_ctx ctx = {.sim = s, .core = c, .index = index, .inst = in, .checking = true};
+            if (exec(s, &ctx, e) == TRN_ERR) return -1;
+        }
+    }
+    return 0;
 }
 
 static int run_begin(trn_sim *s, trn_error *e) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runtime/opnames.h"
+#include "runtime/schema.h"
 #include "runtime/sim_internal.h"
 
 #ifndef TRNSIM_PLUGIN_DIR
@@ -29,7 +30,24 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 
 /* The size of a version-1 descriptor: a module must carry at least this. */
 #define DESC_V1_SIZE (offsetof(trn_plugin_desc, run_begin) + sizeof(void *))
-#define DESC_V2_SIZE (offsetof(trn_plugin_desc, transport) + sizeof(void *))
+/* Version 2 adds transport and op_size; an ABI 1 opcode entry ends at flags. */
+#define DESC_V2_SIZE (offsetof(trn_plugin_desc, op_size) + sizeof(uint32_t))
+#define OP_V1_SIZE offsetof(trn_opcode_desc, attrs)
+#define OP_V2_SIZE sizeof(trn_opcode_desc)
+
+static size_t desc_min_size(uint32_t abi) { return abi >= 2 ? DESC_V2_SIZE : DESC_V1_SIZE; }
+static size_t op_min_size(uint32_t abi) { return abi >= 2 ? OP_V2_SIZE : OP_V1_SIZE; }
+
+/* The stride of a module's opcode table: its version's entry, or op_size
+ * (0 means the version's own). */
+static size_t op_stride(const trn_plugin_desc *d) {
+    return d->abi_version >= 2 && d->op_size ? d->op_size : op_min_size(d->abi_version);
+}
+
+/* Entry i of the module's own table; only the ABI 1 fields are read through it. */
+static const trn_opcode_desc *raw_op(const trn_plugin_desc *d, uint32_t i) {
+    return (const trn_opcode_desc *)((const char *)d->ops + (size_t)i * op_stride(d));
+}
 
 /* "FILE:LINE: module 'M' (family F): why". A settings error already names
  * its own line (that of the setting): that one is kept, not repeated. */
@@ -148,9 +166,12 @@ static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_e
     if (d->abi_version < TRN_ABI_MIN_VERSION || d->abi_version > TRN_ABI_VERSION)
         return trn_errorf(e, "built for plugin ABI version %u; this trnsim accepts versions %u..%u", d->abi_version,
                           TRN_ABI_MIN_VERSION, TRN_ABI_VERSION);
-    if (d->size < DESC_V1_SIZE)
+    if (d->size < desc_min_size(d->abi_version))
         return trn_errorf(e, "descriptor size %u is smaller than the %zu bytes of ABI version %u", d->size,
-                          (size_t)DESC_V1_SIZE, d->abi_version);
+                          desc_min_size(d->abi_version), d->abi_version);
+    if (d->abi_version >= 2 && d->op_size && d->op_size < op_min_size(d->abi_version))
+        return trn_errorf(e, "op_size %u is smaller than the %zu bytes of an ABI version %u opcode entry (use "
+                          "TRN_PLUGIN_HEADER)", d->op_size, op_min_size(d->abi_version), d->abi_version);
     if (!d->name || !d->family || !d->version) return trn_errorf(e, "descriptor lacks a name, family or version");
     if (strcmp(d->family, p->family) != 0)
         return trn_errorf(e, "the module says it is family '%s', the config says '%s'", d->family, p->family);
@@ -194,7 +215,7 @@ static bool in_image(const trn_module *m, const void *p) {
 static int check_pointers(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
     for (uint32_t i = 0; i < d->n_ops; ++i)
-        if (!in_image(m, d->ops[i].name) || !in_image(m, (const void *)(uintptr_t)d->ops[i].handler))
+        if (!in_image(m, raw_op(d, i)->name) || !in_image(m, (const void *)(uintptr_t)raw_op(d, i)->handler))
             return trn_errorf(e, "opcode entry %u points outside the module (is n_ops = %u the table's length?)", i,
                               d->n_ops);
     for (uint32_t i = 0; i < d->n_settings; ++i) {
@@ -214,40 +235,59 @@ static int check_pointers(const trn_module *m, trn_error *e) {
 
 static int check_tables(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
-    return table_inside(m, d->ops, d->n_ops, sizeof *d->ops, "ops", e) ||
+    return table_inside(m, d->ops, d->n_ops, op_stride(d), "ops", e) ||
                    table_inside(m, d->settings, d->n_settings, sizeof *d->settings, "settings", e) ||
                    table_inside(m, d->quirks, d->n_quirks, sizeof *d->quirks, "quirks", e)
                ? -1
                : check_pointers(m, e);
 }
 
-static int check_op(const trn_plugin_desc *d, uint32_t i, trn_error *e) {
-    const trn_opcode_desc *op = &d->ops[i];
+/* The module's opcode table in the host's layout: each entry copied with
+ * the stride the module was built with, fields it lacks zero (absent). */
+static int copy_ops(trn_module *m, trn_error *e) {
+    const trn_plugin_desc *d = m->desc;
+    size_t stride = op_stride(d);
+    size_t take = stride < sizeof(trn_opcode_desc) ? stride : sizeof(trn_opcode_desc);
+    m->ops = calloc(d->n_ops ? d->n_ops : 1, sizeof *m->ops);
+    if (!m->ops) return trn_errorf(e, "out of memory");
+    for (uint32_t i = 0; i < d->n_ops; ++i) memcpy(&m->ops[i], (const char *)d->ops + i * stride, take);
+    return 0;
+}
+
+static int check_op(const trn_module *m, uint32_t i, trn_error *e) {
+    const trn_opcode_desc *op = &m->ops[i];
+    uint32_t known = m->desc->abi_version >= 2 ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS : TRN_OPF_MAY_WAIT;
     if (!op->name || !*op->name || !op->handler) return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
-    if (op->flags & ~TRN_OPF_MAY_WAIT)
-        return trn_errorf(e, "opcode %s has flags 0x%x; this trnsim knows only TRN_OPF_MAY_WAIT (0x%x)", op->name,
-                          op->flags, TRN_OPF_MAY_WAIT);
+    if (op->flags & ~known)
+        return trn_errorf(e, "opcode %s has flags 0x%x; this trnsim knows only 0x%x for ABI version %u modules",
+                          op->name, op->flags, known, m->desc->abi_version);
+    if (table_inside(m, op->attrs, op->n_attrs, sizeof *op->attrs, "attrs", e) ||
+        table_inside(m, op->operands, op->n_operands, sizeof *op->operands, "operands", e))
+        return trn_error_prefix(e, "opcode %s", op->name);
+    if ((op->flags & TRN_OPF_NO_ATTRS) && op->n_attrs)
+        return trn_errorf(e, "opcode %s has TRN_OPF_NO_ATTRS and %u attributes", op->name, op->n_attrs);
     if (op->it > TRN_IT_MAX || (op->it > TRN_IT_REF_MAX && op->it < TRN_IT_EXP_MIN))
         return trn_errorf(e, "opcode %s has IT %u (expected 0..%u, or the experimental range %u..%u)", op->name, op->it,
                           TRN_IT_REF_MAX, TRN_IT_EXP_MIN, TRN_IT_MAX);
     for (uint32_t j = 0; j < i; ++j) {
-        if (d->ops[j].it == op->it) return trn_errorf(e, "registers IT %u twice (%s and %s)", op->it, d->ops[j].name, op->name);
-        if (d->ops[j].name && strcmp(d->ops[j].name, op->name) == 0)
-            return trn_errorf(e, "registers the opcode name %s twice", op->name);
+        const trn_opcode_desc *o = &m->ops[j];
+        if (o->it == op->it) return trn_errorf(e, "registers IT %u twice (%s and %s)", op->it, o->name, op->name);
+        if (o->name && strcmp(o->name, op->name) == 0) return trn_errorf(e, "registers the opcode name %s twice", op->name);
     }
-    return 0;
+    return trn_schema_check_desc(op, e);
 }
 
-static int check_conflicts(const trn_sim *s, const trn_plugin_desc *d, trn_error *e) {
+static int check_conflicts(const trn_sim *s, const trn_module *m, trn_error *e) {
+    const trn_plugin_desc *d = m->desc;
     for (uint32_t i = 0; i < d->n_ops; ++i) {
-        const trn_slot *slot = &s->table[d->ops[i].it];
+        const trn_slot *slot = &s->table[m->ops[i].it];
         if (slot->op)
             return trn_errorf(e, "IT %u (%s) is already registered by module '%s' (family %s); use replaces = \"%s\" "
-                              "to replace that family", d->ops[i].it, d->ops[i].name, slot->owner->desc->name,
+                              "to replace that family", m->ops[i].it, m->ops[i].name, slot->owner->desc->name,
                               slot->owner->desc->family, slot->owner->desc->family);
         for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
-            if (s->table[it].op && strcmp(s->table[it].op->name, d->ops[i].name) == 0)
-                return trn_errorf(e, "opcode name %s is already registered by module '%s'", d->ops[i].name,
+            if (s->table[it].op && strcmp(s->table[it].op->name, m->ops[i].name) == 0)
+                return trn_errorf(e, "opcode name %s is already registered by module '%s'", m->ops[i].name,
                                   s->table[it].owner->desc->name);
     }
     return 0;
@@ -260,10 +300,10 @@ static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
 }
 
 /* The descriptor on its own: header, opcode table, settings schema, quirks. */
-static int validate(const trn_module *m, trn_error *e) {
-    if (check_header(m->desc, m->cfg, e) || check_tables(m, e)) return -1;
+static int validate(trn_module *m, trn_error *e) {
+    if (check_header(m->desc, m->cfg, e) || check_tables(m, e) || copy_ops(m, e)) return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
-        if (check_op(m->desc, i, e)) return -1;
+        if (check_op(m, i, e)) return -1;
     return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;
 }
 
@@ -278,6 +318,7 @@ static void unload(trn_sim *s, trn_module *m) {
     trn_settings_free(&m->settings);
     if (m->dl) dlclose(m->dl);
     free(m->path);
+    free(m->ops);
     const trn_plugin_cfg *cfg = m->cfg;
     memset(m, 0, sizeof *m);
     m->cfg = cfg;
@@ -304,7 +345,7 @@ static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
             return trn_errorf(e, "init failed: %s", msg[0] ? msg : "(no message)");
         }
     }
-    for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->desc->ops[i].it] = (trn_slot){&m->desc->ops[i], m};
+    for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->ops[i].it] = (trn_slot){&m->ops[i], m};
     m->live = true;
     return 0;
 }
@@ -336,7 +377,7 @@ static int check_transports(const trn_sim *s, trn_error *e) {
 static int load_one(trn_sim *s, trn_module *m, trn_error *e) {
     if (find_module(s, m, e) || validate(m, e)) return -1;
     if (m->cfg->replaces && replace_family(s, m, e)) return -1;
-    if (check_conflicts(s, m->desc, e)) return -1;
+    if (check_conflicts(s, m, e)) return -1;
     return init_module(s, m, e);
 }
 

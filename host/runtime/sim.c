@@ -154,7 +154,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
             return trn_error_prefix(e, "%s: core %u of %u", s->prog.path, c, s->ncores);
     for (int i = 0; i < s->prog.n_tensors; ++i)
         if (init_tensor(s, &s->prog.tensors[i], e)) return -1;
-    return 0;
+    return trn_dispatch_static_checks(s, e);
 }
 
 /* A program that fails to load is dropped whole: no half-parsed instruction

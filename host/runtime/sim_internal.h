@@ -10,6 +10,7 @@
 
 typedef struct trn_module {
     const trn_plugin_desc *desc;
+    trn_opcode_desc *ops; /* desc->ops in the host's layout (ABI 1 entries widened, new fields zero) */
     void *dl;   /* dlopen handle, NULL for a static module */
     char *path; /* where it was loaded from, or "(static)" */
     const trn_plugin_cfg *cfg;
@@ -34,6 +35,7 @@ struct trn_ctx {
     const trn_slot *slot;
     int depth;            /* sub-instruction nesting */
     bool parent_allows_uninit;
+    bool checking; /* the opcode's static check runs, not its handler */
     bool failed;
     trn_error err;
 };
@@ -83,6 +85,7 @@ int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const v
 int trn_dispatch_resolve_name(void *sim, const char *name, uint32_t *it, trn_error *e);
 bool trn_dispatch_handled(void *sim, uint32_t it);
 int trn_dispatch_check_program(trn_sim *s, trn_error *e);
+int trn_dispatch_static_checks(trn_sim *s, trn_error *e);
 int trn_dispatch_run(trn_sim *s, trn_error *e);
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction);
 trn_ap_env trn_ctx_env(const trn_ctx *ctx);

@@ -16,7 +16,11 @@
  * Changelog:
  *   1  first version.
  *   2  trn_plugin_desc.transport: a module may carry a run's cores over
- *      several processes (trn_transport_desc).
+ *      several processes (trn_transport_desc); per-opcode attribute
+ *      schema, operand descriptions and static check (trn_opcode_desc.attrs
+ *      / operands / check, TRN_OPF_NO_ATTRS), trn_plugin_desc.op_size (the
+ *      stride of the ops table), host functions attr_enum and checking,
+ *      and the TRN_ARRAY / TRN_PLUGIN_HEADER helpers.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -274,6 +278,12 @@ typedef struct trn_host_api {
     /* Whether the executing instruction may read never-written bytes (its own
      * allow_uninit_read, a parent's, the program's or the config's). */
     int (*uninit_allowed)(const trn_ctx *ctx);
+    /* ABI 2. An ENUM attribute's value (by name, alias or number, as the
+     * opcode's schema allows); TRN_BADTYPE with a message for a key that is
+     * not an ENUM of the schema. */
+    trn_lookup (*attr_enum)(trn_ctx *ctx, const char *key, int64_t *out);
+    /* 1 while the opcode's static check runs (trn_check_fn), else 0. */
+    int (*checking)(const trn_ctx *ctx);
 } trn_host_api;
 
 /* ---- transports (ABI 2) ------------------------------------------------ */
@@ -319,13 +329,115 @@ typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *s
 /* Opcode flags. The loader refuses any other bit. TRN_WAIT from a handler
  * whose opcode lacks TRN_OPF_MAY_WAIT is an error, not a wait. */
 #define TRN_OPF_MAY_WAIT 0x1u  /* handler may return TRN_WAIT (multi-core rendezvous) */
+/* ABI 2: the opcode takes no attributes at all (an empty schema; any
+ * attribute is an error). Without it, an opcode with n_attrs == 0 has no
+ * schema and its attributes go unchecked, as in ABI 1. */
+#define TRN_OPF_NO_ATTRS 0x2u
+
+/* ---- ABI 2: what an opcode's instructions may say -------------------- */
+
+/* Attribute types, as bits: an attribute whose `types` has several bits
+ * accepts any of them (e.g. a seed that is an integer or a string).
+ *   BOOL    true / false (and the integers 0 / 1, as attr_int always read them)
+ *   INT     an integer (an integral float such as 2.0 counts)
+ *   FLOAT   a number, or the strings "inf", "-inf", "nan"
+ *   STRING  any string
+ *   ENUM    one of `enums` by name or alias; with INT also set, an integer
+ *           in [min, max] too. attr_int / attr_enum give the entry's value,
+ *           attr_string its canonical name (so an alias reads as the name).
+ *   LIST    a list whose elements are of the `elem` types
+ *   NESTED_LIST  a list of lists whose elements are of the `elem` types
+ *   OBJECT  any JSON object (its members are the handler's business)
+ *   INSTRUCTIONS a list of instruction objects (descriptor lists): the host
+ *           validates each like a program instruction (keys, opcode name,
+ *           its own schema) when the program loads
+ * min / max bound INT and FLOAT values, and the elements of lists, when
+ * min < max (so the zero of a designated initializer means no range);
+ * len_min / len_max bound a list's length (len_max 0: no upper bound). */
+#define TRN_ATTR_BOOL 0x001u
+#define TRN_ATTR_INT 0x002u
+#define TRN_ATTR_FLOAT 0x004u
+#define TRN_ATTR_STRING 0x008u
+#define TRN_ATTR_ENUM 0x010u
+#define TRN_ATTR_LIST 0x020u
+#define TRN_ATTR_NESTED_LIST 0x040u
+#define TRN_ATTR_OBJECT 0x080u
+#define TRN_ATTR_INSTRUCTIONS 0x100u
+
+/* Attribute flags. */
+#define TRN_ATTRF_REQUIRED 0x1u /* absent is a load-time error naming the attribute */
+
+/* One value of an ENUM attribute. */
+typedef struct trn_enum_desc {
+    const char *name;    /* canonical spelling, what attr_string gives */
+    int64_t value;       /* what attr_int / attr_enum give */
+    const char *aliases; /* '|'-separated other accepted spellings (the compiler BIR's), or NULL */
+} trn_enum_desc;
+
+/* One attribute of an opcode. `def` is the value an absent optional
+ * attribute means, as text ("0", "1.5", "true", "AllReduce"); it is checked
+ * against the type when the module loads, documents the handler's default
+ * and is printed by `trnsim describe`; the host does not insert it, so a
+ * handler still sees TRN_ABSENT. NULL with no TRN_ATTRF_REQUIRED: optional,
+ * absence has its own meaning (said in `help`). `bir_name` is the field's
+ * name in the compiler's BIR JSON when it differs from `name` (NULL when it
+ * is the same or the BIR has no such field); a BIR reader renames through it. */
+typedef struct trn_attr_desc {
+    const char *name;
+    uint32_t types;      /* TRN_ATTR_* bits */
+    uint32_t elem;       /* LIST / NESTED_LIST: TRN_ATTR_* bits of the elements */
+    uint32_t flags;      /* TRN_ATTRF_* */
+    const char *def;
+    double min, max;     /* inclusive; ignored unless min < max */
+    uint32_t len_min, len_max;
+    const trn_enum_desc *enums;
+    uint32_t n_enums;
+    const char *bir_name;
+    const char *help;    /* one line */
+} trn_attr_desc;
+
+/* One operand position of an opcode, for `trnsim describe` and the docs.
+ * The host does not enforce these (counts often depend on attributes); the
+ * static check does. */
+#define TRN_OPERANDF_OPTIONAL 0x1u /* may be left out (with every operand after it) */
+#define TRN_OPERANDF_REPEATED 0x2u /* the last entry: any number more of the same role */
+typedef struct trn_operand_desc {
+    uint32_t dir;        /* trn_dir */
+    const char *name;    /* role, e.g. "data", "indices" */
+    uint32_t flags;      /* TRN_OPERANDF_* */
+    const char *help;    /* one line: dtype, shape, meaning */
+} trn_operand_desc;
+
+/* A static check: everything the handler would refuse that is decidable
+ * without data (operand counts and dtypes, element counts, attribute
+ * combinations, group rules against the settings and the core count). The
+ * host runs it for every instruction on every core when the program loads,
+ * so `trnsim check` and `trnsim run` both refuse the program before any
+ * instruction executes. It runs with the handler's signature and the same
+ * ctx services, except that api->checking(ctx) is 1 and:
+ *   - operand() of an operand with a dynamic offset (offset_register) gives
+ *     its AP with the register taken as 0 and does not bounds-check it;
+ *   - check_ap() checks fields and bounds (unless the instruction has a
+ *     dynamic operand) but not the uninitialised-read guard;
+ *   - data transfers, reg_read / reg_write are errors (a module bug);
+ *   - dispatch() runs the sub-instruction's static check, not its handler.
+ * It must not change module state that a run depends on, and it runs before
+ * run_begin. Returns TRN_OK or TRN_ERR (after api->error). */
+typedef trn_handler trn_check_fn;
 
 typedef struct trn_opcode_desc {
     uint32_t it;         /* instruction type */
     const char *name;    /* e.g. "BNStats"; unique across loaded modules */
     trn_handler handler;
     uint32_t flags;      /* TRN_OPF_* */
+    /* ABI 2 (read only from descriptors whose abi_version >= 2): */
+    const trn_attr_desc *attrs; /* n_attrs 0 without TRN_OPF_NO_ATTRS: no schema (ABI 1 behaviour) */
+    uint32_t n_attrs;
+    const trn_operand_desc *operands;
+    uint32_t n_operands;
+    trn_check_fn check;  /* optional */
 } trn_opcode_desc;
+
 
 typedef enum trn_setting_type {
     TRN_SET_INT = 0, TRN_SET_FLOAT = 1, TRN_SET_BOOL = 2, TRN_SET_STRING = 3, TRN_SET_INT_ARRAY = 4
@@ -377,7 +489,18 @@ typedef struct trn_plugin_desc {
     trn_status (*run_begin)(void *state, const trn_run_info *info, char *err, size_t errlen);
     /* ABI 2: a transport (above), NULL for a module that has none. */
     const trn_transport_desc *transport;
+    /* ABI 2: sizeof(trn_opcode_desc) when built, the stride of ops, so later
+     * versions can grow trn_opcode_desc (TRN_PLUGIN_HEADER fills it). 0 means
+     * the size of the declared abi_version's entry, so a module written for
+     * ABI 1 recompiles unchanged; an ABI 1 module's table has the ABI 1
+     * stride, which the host knows. */
+    uint32_t op_size;
 } trn_plugin_desc;
+
+/* The fields every descriptor starts with, filled from the header it is
+ * compiled against: TRN_PLUGIN_DEFINE(x) = { TRN_PLUGIN_HEADER, .name = ... }. */
+#define TRN_PLUGIN_HEADER                                                                                             \
+    .abi_version = TRN_ABI_VERSION, .size = sizeof(trn_plugin_desc), .op_size = sizeof(trn_opcode_desc)
 
 /* Define a module's descriptor. As a loadable module the symbol is
  * TRN_PLUGIN_SYMBOL; compiled into a static trnsim (TRNSIM_STATIC_PLUGIN)
@@ -406,6 +529,10 @@ typedef struct trn_plugin_desc {
 #define TRN_OPS(table) .ops = (table), .n_ops = TRN_COUNT(table)
 #define TRN_SETTINGS(table) .settings = (table), .n_settings = TRN_COUNT(table)
 #define TRN_QUIRKS(table) .quirks = (table), .n_quirks = TRN_COUNT(table)
+/* The same for any table, count pair named field / n_field, e.g. the ABI 2
+ * tables of an opcode entry: TRN_ARRAY(attrs, x), TRN_ARRAY(operands, y),
+ * and of an attribute: TRN_ARRAY(enums, z). */
+#define TRN_ARRAY(field, table) .field = (table), .n_##field = TRN_COUNT(table)
 
 #ifdef __cplusplus
 }

@@ -7,12 +7,50 @@
 #include "bn_ops.h"
 #include "trnsim/plugin.h"
 
+static const trn_attr_desc stats_attrs[] = {
+    {.name = "apply_transpose", .types = TRN_ATTR_BOOL, .def = "false",
+     .help = "swap elements inside each 32x32 tile of x before the statistics (true / false or 0 / 1)"},
+};
+static const trn_attr_desc backprop_attrs[] = {
+    {.name = "total_elements", .types = TRN_ATTR_FLOAT, .flags = TRN_ATTRF_REQUIRED,
+     .help = "N of dy*N in dx, read as an fp32 scalar"},
+};
+
+static const trn_operand_desc stats_operands[] = {
+    {TRN_IN, "x", 0, "[P][N] input, any dtype with an fp32 value"},
+    {TRN_OUT, "stats", 0, "[P][6] two Welford triples n, mean, M2"},
+};
+static const trn_operand_desc aggregate_operands[] = {
+    {TRN_IN, "stats", 0, "[P][6K] K BNStats records"},
+    {TRN_OUT, "mean_var", 0, "[P][2] mean and population variance"},
+};
+static const trn_operand_desc gradients_operands[] = {
+    {TRN_IN, "x", 0, "[P][N]"},          {TRN_IN, "dy", 0, "[P][N]"},
+    {TRN_IN, "mean", 0, "[P][1]"},       {TRN_IN, "varfactor", 0, "[P][1]"},
+    {TRN_OUT, "grads", 0, "[P][3] sum dy, sum (x-m)*dy*vf^2, sum (x-m)*dy*vf"},
+};
+static const trn_operand_desc backprop_operands[] = {
+    {TRN_IN, "x", 0, "[P][N]"},    {TRN_IN, "dy", 0, "[P][N]"}, {TRN_IN, "mean", 0, "[P][1]"},
+    {TRN_IN, "coef", 0, "[P][3] A, Bc, scale"}, {TRN_OUT, "dx", 0, "[P][N]"},
+};
+static const trn_operand_desc backprop2_operands[] = {
+    {TRN_IN, "x", 0, "[P][N]"},     {TRN_IN, "dy", 0, "[P][N]"},     {TRN_IN, "mean", 0, "[P][1]"},
+    {TRN_IN, "ab", 0, "[P][2] A, Bc"}, {TRN_IN, "scale", 0, "[P][1]"}, {TRN_OUT, "dx", 0, "[P][N]"},
+};
+
+/* Each handler validates everything first and returns before its first
+ * data access when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc bn_ops[] = {
-    {34, "BNStats", bn_op_stats, 0},
-    {35, "BNStatsAggregate", bn_op_aggregate, 0},
-    {36, "BNGradients", bn_op_gradients, 0},
-    {37, "BNBackprop", bn_op_backprop, 0},
-    {38, "BNBackprop2", bn_op_backprop2, 0},
+    {.it = 34, .name = "BNStats", .handler = bn_op_stats, TRN_ARRAY(attrs, stats_attrs),
+     TRN_ARRAY(operands, stats_operands), .check = bn_op_stats},
+    {.it = 35, .name = "BNStatsAggregate", .handler = bn_op_aggregate, .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, aggregate_operands), .check = bn_op_aggregate},
+    {.it = 36, .name = "BNGradients", .handler = bn_op_gradients, .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, gradients_operands), .check = bn_op_gradients},
+    {.it = 37, .name = "BNBackprop", .handler = bn_op_backprop, TRN_ARRAY(attrs, backprop_attrs),
+     TRN_ARRAY(operands, backprop_operands), .check = bn_op_backprop},
+    {.it = 38, .name = "BNBackprop2", .handler = bn_op_backprop2, TRN_ARRAY(attrs, backprop_attrs),
+     TRN_ARRAY(operands, backprop2_operands), .check = bn_op_backprop2},
 };
 
 static const trn_quirk_desc bn_quirks[] = {
@@ -79,18 +117,12 @@ static void bn_fini(void *state) {
 }
 
 TRN_PLUGIN_DEFINE(bn) = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-bn",
     .family = "bn",
     .version = "1.0.0",
-    .ops = bn_ops,
-    .n_ops = TRN_COUNT(bn_ops),
-    .settings = NULL,
-    .n_settings = 0,
-    .quirks = bn_quirks,
-    .n_quirks = TRN_COUNT(bn_quirks),
+    TRN_OPS(bn_ops),
+    TRN_QUIRKS(bn_quirks),
     .init = bn_init,
     .fini = bn_fini,
-    .run_begin = NULL,
 };

@@ -60,7 +60,7 @@ static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_s
     const coll_spec *sp = &rec->spec;
     if (sp->kind == COLL_PERMUTE) {
         char err[512];
-        if (coll_pairs_make(sp->pairs, sp->n_pairs, st->cores, &p->owned_members, &p->src_of, &p->n, err, sizeof err))
+        if (coll_pairs_make(sp->pairs, sp->n_pairs, api->core_count(ctx), &p->owned_members, &p->src_of, &p->n, err, sizeof err))
             return api->error(ctx, "%s", err);
         p->members = p->owned_members;
         for (uint32_t i = 0; i < p->n; ++i)
@@ -161,7 +161,7 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     if (!rec) return api->error(ctx, "out of memory");
     rec->core = core;
     rec->instr = instr;
-    if (coll_spec_read(api, ctx, st->cores, &rec->spec) != TRN_OK || read_operands(api, ctx, rec) != TRN_OK) {
+    if (coll_spec_read(api, ctx, api->core_count(ctx), &rec->spec) != TRN_OK || read_operands(api, ctx, rec) != TRN_OK) {
         coll_record_free(rec);
         return TRN_ERR;
     }
@@ -169,6 +169,24 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     bool posted = false;
     trn_status rc = arrive(api, ctx, st, rec, &p, &posted);
     if (!posted) coll_record_free(rec);
+    free(p.owned_members);
+    free(p.src_of);
+    return rc;
+}
+
+/* The static check: attributes, operands, the party and the multi-LNC rule
+ * against the settings, for this core alone (no registry, no data). */
+trn_status coll_check_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    const coll_state *st = state;
+    coll_record rec = {.core = api->core_id(ctx), .instr = api->instruction_index(ctx)};
+    if (coll_spec_read(api, ctx, api->core_count(ctx), &rec.spec) != TRN_OK) return TRN_ERR;
+    party p = {0};
+    trn_status rc = read_operands(api, ctx, &rec);
+    if (rc == TRN_OK) rc = find_party(api, ctx, st, &rec, &p);
+    bool local = st->set.multiworker && rec.spec.kind == COLL_ALL_REDUCE;
+    if (rc == TRN_OK && rec.member && !coll_kind_is_identity(rec.spec.kind) && !local)
+        rc = check_lnc(api, ctx, st, &rec, &p);
+    coll_spec_free(&rec.spec);
     free(p.owned_members);
     free(p.src_of);
     return rc;

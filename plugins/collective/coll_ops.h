@@ -10,4 +10,9 @@ trn_status coll_h_recv(const trn_host_api *api, trn_ctx *ctx, void *state);     
 trn_status coll_h_global_rank(const trn_host_api *api, trn_ctx *ctx, void *state); /* IT 11 */
 trn_status coll_h_cur_rank(const trn_host_api *api, trn_ctx *ctx, void *state);    /* IT 66 */
 
+/* Static checks (trn_check_fn); the rank opcodes' handlers are their own. */
+trn_status coll_check_compute(const trn_host_api *api, trn_ctx *ctx, void *state);
+trn_status coll_check_send(const trn_host_api *api, trn_ctx *ctx, void *state);
+trn_status coll_check_recv(const trn_host_api *api, trn_ctx *ctx, void *state);
+
 #endif

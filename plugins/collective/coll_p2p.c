@@ -34,19 +34,42 @@ static trn_status read_peer(const trn_host_api *api, trn_ctx *ctx, const char *o
     return TRN_OK;
 }
 
-static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_side side) {
+/* peer_id and the operand counts: everything but the transfer. */
+static trn_status validate(const trn_host_api *api, trn_ctx *ctx, coll_side side, int64_t *peer) {
     const char *op = side == COLL_SEND ? "CollectiveSend" : "CollectiveRecv";
+    if (read_peer(api, ctx, op, api->core_id(ctx), api->core_count(ctx), peer) != TRN_OK) return TRN_ERR;
+    int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
+    if (side == COLL_SEND ? (n_in != 1 || n_out != 0) : (n_in != 0 || n_out != 1))
+        return api->error(ctx, "%s takes %s, the instruction has %d inputs and %d outputs", op,
+                          side == COLL_SEND ? "1 input and no output" : "no input and 1 output", n_in, n_out);
+    return TRN_OK;
+}
+
+static trn_status check_p2p(const trn_host_api *api, trn_ctx *ctx, coll_side side) {
+    int64_t peer;
+    trn_ap ap;
+    if (validate(api, ctx, side, &peer) != TRN_OK) return TRN_ERR;
+    if (peer == -1) return TRN_OK;
+    return side == COLL_SEND ? api->operand(ctx, TRN_IN, 0, &ap) : api->operand(ctx, TRN_OUT, 0, &ap);
+}
+
+trn_status coll_check_send(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check_p2p(api, ctx, COLL_SEND);
+}
+trn_status coll_check_recv(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check_p2p(api, ctx, COLL_RECV);
+}
+
+static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_side side) {
     uint32_t core = api->core_id(ctx);
     uint64_t instr = api->instruction_index(ctx);
     coll_core *me = &st->core[core];
     if (me->waiting && me->instr == instr)
         return me->pending ? st->remote_ops->resume(api, ctx, st, me) : coll_resume(me);
     int64_t peer;
-    if (read_peer(api, ctx, op, core, st->cores, &peer) != TRN_OK) return TRN_ERR;
-    int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
-    if (side == COLL_SEND ? (n_in != 1 || n_out != 0) : (n_in != 0 || n_out != 1))
-        return api->error(ctx, "%s takes %s, the instruction has %d inputs and %d outputs", op,
-                          side == COLL_SEND ? "1 input and no output" : "no input and 1 output", n_in, n_out);
+    if (validate(api, ctx, side, &peer) != TRN_OK) return TRN_ERR;
     if (peer == -1) return TRN_OK;
     coll_record *rec = calloc(1, sizeof *rec);
     if (!rec) return api->error(ctx, "out of memory");

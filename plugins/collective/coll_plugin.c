@@ -15,10 +15,72 @@
 
 #define RANK_TABLE_MAX 65536
 
+static const trn_enum_desc kinds[] = {
+    {"SendRecv", 0, NULL},        {"SendRecvCCE", 1, NULL},   {"AllReduce", 2, NULL},
+    {"ReduceScatter", 3, NULL},   {"AllGather", 4, NULL},     {"AllToAll", 5, NULL},
+    {"AllToAllV", 6, NULL},       {"Permute", 7, NULL},       {"PermuteReduce", 8, NULL},
+    {"PermuteImplicit", 9, NULL}, {"PermuteReduceImplicit", 10, NULL},
+};
+/* bir::AluOpType numbers; the fold supports add, max and min. */
+static const trn_enum_desc alu_ops[] = {
+    {"bypass", 0, NULL}, {"add", 4, NULL}, {"max", 8, NULL}, {"min", 9, NULL},
+};
+
+static const trn_attr_desc rank_attrs[] = {
+    {.name = "register", .types = TRN_ATTR_INT, .help = "register that receives the rank (and/or one output)"},
+};
+static const trn_attr_desc cur_rank_attrs[] = {
+    {.name = "iter_id", .types = TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED,
+     .help = "an integer >= 0: the ring iteration (0 = this core's own rank)"},
+    {.name = "channel_id", .types = TRN_ATTR_INT, .def = "0", .help = "accepted, >= 0; one channel is modelled"},
+    {.name = "arch_level", .types = TRN_ATTR_INT, .def = "0", .help = "accepted, >= 0; one level is modelled"},
+    {.name = "replica_groups", .types = TRN_ATTR_NESTED_LIST, .elem = TRN_ATTR_INT,
+     .help = "the groups of cores (default: one group of all cores)"},
+    {.name = "register", .types = TRN_ATTR_INT, .help = "register that receives the rank (and/or one output)"},
+};
+static const trn_attr_desc compute_attrs[] = {
+    {.name = "kind", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED, TRN_ARRAY(enums, kinds),
+     .help = "0..10 or a kind name; other numbers copy the input (collective.permute_reduce_identity)"},
+    {.name = "reduce_op", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, alu_ops), .bir_name = "op",
+     .help = "the fold of the reducing kinds (1, 2, 3, 10): an AluOpType number or name; add, max, min fold"},
+    {.name = "scale", .types = TRN_ATTR_FLOAT, .help = "reducing kinds with add: multiplies the first rank's input"},
+    {.name = "replica_groups", .types = TRN_ATTR_NESTED_LIST, .elem = TRN_ATTR_INT,
+     .help = "the groups of cores (default: one group of all cores)"},
+    {.name = "src_target_pairs", .types = TRN_ATTR_NESTED_LIST, .elem = TRN_ATTR_INT,
+     .help = "Permute (7): [[source, target], ...]"},
+    {.name = "send_counts", .types = TRN_ATTR_NESTED_LIST, .elem = TRN_ATTR_INT,
+     .help = "AllToAllV (6): N x N, row i what member i sends to each member"},
+    {.name = "cc_dim", .types = TRN_ATTR_INT, .def = "0", .help = "AllGather (4): accepted, the gather is flat"},
+    {.name = "peer_offset", .types = TRN_ATTR_INT, .def = "1",
+     .help = "SendRecv / SendRecvCCE (0, 1): the peer is the member at position j + peer_offset"},
+};
+static const trn_attr_desc p2p_attrs[] = {
+    {.name = "peer_id", .types = TRN_ATTR_INT | TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED,
+     .help = "a core, or a list with one per core; -1 = no transfer on that core"},
+};
+
+static const trn_operand_desc rank_operands[] = {
+    {TRN_OUT, "rank", TRN_OPERANDF_OPTIONAL, "one element receiving the rank (or the attribute register)"},
+};
+static const trn_operand_desc compute_operands[] = {
+    {TRN_IN, "src", 0, "this core's contribution"},
+    {TRN_IN, "src1", TRN_OPERANDF_OPTIONAL, "PermuteReduceImplicit (10) only: the second source"},
+    {TRN_OUT, "dst", 0, "this core's result"},
+};
+static const trn_operand_desc send_operands[] = {{TRN_IN, "src", 0, "what this core sends"}};
+static const trn_operand_desc recv_operands[] = {{TRN_OUT, "dst", 0, "what this core receives"}};
+
 static const trn_opcode_desc coll_opcodes[] = {
-    {11, "GetGlobalRankId", coll_h_global_rank, 0},        {48, "CollectiveCompute", coll_h_compute, TRN_OPF_MAY_WAIT},
-    {49, "CollectiveSend", coll_h_send, TRN_OPF_MAY_WAIT}, {50, "CollectiveRecv", coll_h_recv, TRN_OPF_MAY_WAIT},
-    {66, "GetCurProcessingRankID", coll_h_cur_rank, 0},
+    {.it = 11, .name = "GetGlobalRankId", .handler = coll_h_global_rank, TRN_ARRAY(attrs, rank_attrs),
+     TRN_ARRAY(operands, rank_operands), .check = coll_h_global_rank},
+    {.it = 48, .name = "CollectiveCompute", .handler = coll_h_compute, .flags = TRN_OPF_MAY_WAIT,
+     TRN_ARRAY(attrs, compute_attrs), TRN_ARRAY(operands, compute_operands), .check = coll_check_compute},
+    {.it = 49, .name = "CollectiveSend", .handler = coll_h_send, .flags = TRN_OPF_MAY_WAIT, TRN_ARRAY(attrs, p2p_attrs),
+     TRN_ARRAY(operands, send_operands), .check = coll_check_send},
+    {.it = 50, .name = "CollectiveRecv", .handler = coll_h_recv, .flags = TRN_OPF_MAY_WAIT, TRN_ARRAY(attrs, p2p_attrs),
+     TRN_ARRAY(operands, recv_operands), .check = coll_check_recv},
+    {.it = 66, .name = "GetCurProcessingRankID", .handler = coll_h_cur_rank, TRN_ARRAY(attrs, cur_rank_attrs),
+     TRN_ARRAY(operands, rank_operands), .check = coll_h_cur_rank},
 };
 
 static const trn_setting_desc coll_settings_schema[] = {
@@ -172,16 +234,12 @@ TRN_PLUGIN_DEFINE(collective_mpi) = {
 TRN_PLUGIN_DEFINE(collective) = {
     .name = "trnsim-collective",
 #endif
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .family = "collective",
     .version = "1.0.0",
-    .ops = coll_opcodes,
-    .n_ops = TRN_COUNT(coll_opcodes),
-    .settings = coll_settings_schema,
-    .n_settings = TRN_COUNT(coll_settings_schema),
-    .quirks = coll_quirks,
-    .n_quirks = TRN_COUNT(coll_quirks),
+    TRN_OPS(coll_opcodes),
+    TRN_SETTINGS(coll_settings_schema),
+    TRN_QUIRKS(coll_quirks),
     .init = coll_init,
     .fini = coll_fini,
     .run_begin = coll_run_begin,

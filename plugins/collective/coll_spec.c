@@ -64,51 +64,24 @@ trn_status coll_read_int_rows(const trn_host_api *api, trn_ctx *ctx, const char 
     return TRN_OK;
 }
 
-/* kind: an integer or one of the kind names. */
+/* kind and reduce_op: integers or names; the schema maps the names (and
+ * the compiler's spellings) to their numbers and refused anything else when
+ * the program loaded. */
 static trn_status read_kind(const trn_host_api *api, trn_ctx *ctx, int64_t *kind) {
-    const trn_value *v = api->attr(ctx, "kind");
-    if (!v) return api->error(ctx, "CollectiveCompute needs the attribute 'kind' (0..10 or a kind name)");
-    if (api->value_kind(v) == TRN_V_STRING) {
-        const char *s;
-        api->attr_string(ctx, "kind", &s);
-        for (int64_t k = 0; k <= 10; ++k)
-            if (strcmp(s, kind_names[k]) == 0) {
-                *kind = k;
-                return TRN_OK;
-            }
-        return api->error(ctx,
-                          "unknown kind '%s' (expected 0..10 or SendRecv, SendRecvCCE, AllReduce, ReduceScatter, "
-                          "AllGather, AllToAll, AllToAllV, Permute, PermuteReduce, PermuteImplicit, "
-                          "PermuteReduceImplicit)",
-                          s);
-    }
-    return api->attr_int(ctx, "kind", kind) == TRN_FOUND ? TRN_OK : TRN_ERR;
+    trn_lookup l = api->attr_int(ctx, "kind", kind);
+    if (l == TRN_ABSENT) return api->error(ctx, "CollectiveCompute needs the attribute 'kind' (0..10 or a kind name)");
+    return l == TRN_FOUND ? TRN_OK : TRN_ERR;
 }
 
-/* reduce_op: the AluOpType number, or "add" / "max" / "min". Any number is
- * accepted here: the fold rejects what it cannot do, when it runs. */
+/* Any number is accepted here: the fold rejects what it cannot do, when it runs. */
 static trn_status read_op(const trn_host_api *api, trn_ctx *ctx, int64_t kind, int64_t *op) {
-    const trn_value *v = api->attr(ctx, "reduce_op");
-    if (!v)
+    trn_lookup l = api->attr_int(ctx, "reduce_op", op);
+    if (l == TRN_ABSENT)
         return api->error(ctx,
                           "%s (kind %lld) needs the attribute 'reduce_op' (4 or \"add\", 8 or \"max\", 9 or "
                           "\"min\")",
                           coll_kind_name(kind), (long long)kind);
-    if (api->value_kind(v) == TRN_V_STRING) {
-        const char *s;
-        api->attr_string(ctx, "reduce_op", &s);
-        if (!strcmp(s, "add"))
-            *op = COLL_OP_ADD;
-        else if (!strcmp(s, "max"))
-            *op = COLL_OP_MAX;
-        else if (!strcmp(s, "min"))
-            *op = COLL_OP_MIN;
-        else
-            return api->error(ctx, "unknown reduce_op '%s' (names: add, max, min; other AluOpType values as numbers)",
-                              s);
-        return TRN_OK;
-    }
-    return api->attr_int(ctx, "reduce_op", op) == TRN_FOUND ? TRN_OK : TRN_ERR;
+    return l == TRN_FOUND ? TRN_OK : TRN_ERR;
 }
 
 static trn_status read_groups(const trn_host_api *api, trn_ctx *ctx, uint32_t cores, coll_groups *g) {

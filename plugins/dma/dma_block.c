@@ -92,7 +92,7 @@ trn_status dma_h_block(const trn_host_api *api, trn_ctx *ctx, void *state) {
     st->dry_run++;
     trn_status s = dispatch_all(api, ctx, list, n);
     st->dry_run--;
-    if (s != TRN_OK || st->dry_run) return s;
+    if (s != TRN_OK || st->dry_run || api->checking(ctx)) return s;
     return dispatch_all(api, ctx, list, n);
 }
 
@@ -126,6 +126,12 @@ trn_status dma_h_trigger(const trn_host_api *api, trn_ctx *ctx, void *state) {
     bool rr;
     if (api->attr_int(ctx, "trigger", &id) == TRN_BADTYPE || dma_attr_bool(api, ctx, "round_robin", true, &rr))
         return TRN_ERR;
+    if (api->checking(ctx)) { /* every block it could fire */
+        for (size_t b = 0; b < n; ++b)
+            if (api->dispatch(ctx, api->value_at(blocks, b)))
+                return api->error(ctx, "DMATrigger: block %zu of %zu", b + 1, n);
+        return TRN_OK;
+    }
     uint32_t core = api->core_id(ctx);
     if (core >= st->ncores) return api->error(ctx, "DMATrigger: core %u has no trigger state (run_begin not called)", core);
     dma_core *c = &st->cores[core];
@@ -137,7 +143,7 @@ trn_status dma_h_trigger(const trn_host_api *api, trn_ctx *ctx, void *state) {
     if (!rr && k >= n)
         return api->error(ctx, "DMATrigger: trigger %" PRId64 " has fired all %zu of its blocks (fire %" PRIu64
                           "; round_robin is false)", id, n, k + 1);
-    if (st->dry_run) return TRN_OK;
+    if (st->dry_run || api->checking(ctx)) return TRN_OK;
     if (!t && !(t = add_trigger(c, id, n))) return api->error(ctx, "DMATrigger: out of memory");
     size_t b = (size_t)(k % n);
     if (api->dispatch(ctx, api->value_at(blocks, b)))

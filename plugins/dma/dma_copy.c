@@ -112,7 +112,7 @@ static trn_status direct_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *
                           "), the destination %" PRId64 " (%u x %" PRId64 "); the counts must match",
                           n, src.part_count, trn_ap_free_elems(&src), m, dst.part_count, trn_ap_free_elems(&dst));
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
-    if (st->dry_run) return TRN_OK;
+    if (st->dry_run || api->checking(ctx)) return TRN_OK;
     if (src.dtype == dst.dtype) return api->copy_raw(ctx, &dst, &src, acc ? TRN_ACC_ADD : TRN_ACC_COPY);
     if ((size_t)n * sizeof(float) >= DMA_CHUNK_MIN && !may_overlap(api, &src, &dst))
         return chunked_cast(api, ctx, st, &src, &dst, n, acc);
@@ -198,7 +198,7 @@ trn_status dma_mode_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *
         return api->error(ctx, "transpose: the source has %" PRId64 " elements, the destination %" PRId64
                           "; the counts must match", n, m);
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
-    if (st->dry_run) return TRN_OK;
+    if (st->dry_run || api->checking(ctx)) return TRN_OK;
     bool raw = src.dtype == dst.dtype;
     size_t w = dense_width(api, &src, raw);
     void *in = dma_scratch(st, 0, (size_t)n * w), *out = dma_scratch(st, 1, (size_t)n * w);
@@ -220,7 +220,7 @@ trn_status dma_mode_replicate(const trn_host_api *api, trn_ctx *ctx, dma_state *
         return api->error(ctx, "replicate: every destination partition receives the whole source: the source has %" PRId64
                           " elements, each of the %u destination partitions %" PRId64, n, dst.part_count, per);
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
-    if (st->dry_run) return TRN_OK;
+    if (st->dry_run || api->checking(ctx)) return TRN_OK;
     bool raw = src.dtype == dst.dtype;
     size_t w = dense_width(api, &src, raw);
     void *in = dma_scratch(st, 0, (size_t)n * w), *out = dma_scratch(st, 1, (size_t)n * w * dst.part_count);

@@ -99,7 +99,7 @@ static trn_status scatter(const trn_host_api *api, trn_ctx *ctx, dma_state *st, 
 trn_status dma_mode_indirect(const trn_host_api *api, trn_ctx *ctx, dma_state *st, const char *kind) {
     indirect x;
     if (parse(api, ctx, st, kind, &x)) return TRN_ERR;
-    if (st->dry_run) return TRN_OK;
+    if (st->dry_run || api->checking(ctx)) return TRN_OK;
     const char *what = x.gather ? "gather" : "scatter";
     size_t iw = api->dtype_width(x.idx.dtype);
     void *raw_idx = dma_scratch(st, 2, (size_t)x.nidx * iw);

@@ -7,23 +7,93 @@
 
 #include "dma_state.h"
 
+/* ---- attributes (docs/dma.md) ---- */
+
+#define ACCUMULATE                                                                                                    \
+    {.name = "accumulate", .types = TRN_ATTR_BOOL, .def = "false",                                     \
+     .help = "add into the destination (cast_copy_or_accumulate add) instead of storing"}
+#define REDUCE_OP(bir)                                                                                                \
+    {.name = "reduce_op", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, alu_ops), .bir_name = bir,         \
+     .help = "AluOpType: indirect reduce-on-write (default bypass) or the CCE fold (required); an error elsewhere"}
+#define MODE                                                                                                          \
+    {.name = "mode", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, modes), .def = "0",                     \
+     .help = "0 copy (or indirect), 1 transpose, 2 CCE, 3 replicate"}
+#define INDIRECT                                                                                                      \
+    {.name = "indirect", .types = TRN_ATTR_STRING, .help = "\"gather\" or \"scatter\": inputs[1] is the index vector"}, \
+    {.name = "elems_per_index", .types = TRN_ATTR_INT, .def = "1", .help = "indirect: elements per index"}
+#define TRANSPOSE                                                                                                     \
+    {.name = "perm", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .help = "transpose: 4 source axes (0 W .. 3 X) in destination order"}, \
+    {.name = "shape", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT,                                                 \
+     .help = "transpose: the source's [W, Z, Y, X] extents (default from the source AP)"}
+
+static const trn_enum_desc alu_ops[] = {
+    {"bypass", 0, NULL}, {"add", 4, NULL}, {"max", 8, NULL}, {"min", 9, NULL},
+};
+static const trn_enum_desc modes[] = {
+    {"copy", 0, "Copy"}, {"transpose", 1, "Transpose"}, {"CCE", 2, NULL}, {"replicate", 3, "Replicate"},
+};
+
+static const trn_attr_desc copy_attrs[] = {ACCUMULATE, REDUCE_OP(NULL)};
+static const trn_attr_desc dmacopy_attrs[] = {MODE, ACCUMULATE, REDUCE_OP("cce_op"), INDIRECT, TRANSPOSE};
+static const trn_attr_desc desc_copy_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL), INDIRECT};
+static const trn_attr_desc desc_cce_attrs[] = {MODE, ACCUMULATE, REDUCE_OP("op")};
+static const trn_attr_desc desc_transpose_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL), TRANSPOSE};
+static const trn_attr_desc desc_replicate_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL)};
+static const trn_attr_desc block_attrs[] = {
+    {.name = "descriptors", .types = TRN_ATTR_INSTRUCTIONS, .help = "descriptor instructions (IT 68..72), run in order"},
+};
+static const trn_attr_desc trigger_attrs[] = {
+    {.name = "blocks", .types = TRN_ATTR_INSTRUCTIONS, .help = "DMABlock instructions, fired one per trigger"},
+    {.name = "trigger", .types = TRN_ATTR_INT, .help = "the trigger's id (default: the instruction's index)"},
+    {.name = "round_robin", .types = TRN_ATTR_BOOL, .def = "true",
+     .help = "after the last block start again (false: an error)"},
+};
+static const trn_attr_desc register_attrs[] = {
+    {.name = "register", .types = TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED, .help = "the register number"},
+};
+
+/* ---- operands ---- */
+
+static const trn_operand_desc copy_operands[] = {
+    {TRN_IN, "src", 0, "any dtype; as many elements as dst"},
+    {TRN_OUT, "dst", 0, "any dtype (cast RNE)"},
+};
+static const trn_operand_desc dmacopy_operands[] = {
+    {TRN_IN, "src", 0, "source (gather: the table; CCE: the first source)"},
+    {TRN_IN, "src1", TRN_OPERANDF_OPTIONAL | TRN_OPERANDF_REPEATED, "indirect: the indices; CCE: more sources"},
+    {TRN_OUT, "dst", 0, "destination (scatter: the table)"},
+};
+static const trn_operand_desc cce_operands[] = {
+    {TRN_IN, "src", 0, "sources to fold, at least 2"},
+    {TRN_IN, "src1", TRN_OPERANDF_REPEATED, "more sources"},
+    {TRN_OUT, "dst", 0, "elems(dst) per source"},
+};
+static const trn_operand_desc load_operands[] = {{TRN_IN, "src", 0, "exactly one element"}};
+static const trn_operand_desc save_operands[] = {{TRN_OUT, "dst", 0, "exactly one element"}};
+
+/* Every handler validates first and returns before its first memory access
+ * when api->checking(ctx) (as in a DMABlock's validation pass), so each is
+ * its own static check. */
+#define DMA_OP(it_, name_, fn, attrs_, operands_)                                                                     \
+    {.it = it_, .name = name_, .handler = fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_), .check = fn}
+
 static const trn_opcode_desc dma_ops[] = {
-    {3, "AbstractCopy", dma_h_copy, 0},
-    {19, "Load", dma_h_copy, 0},
-    {22, "Save", dma_h_copy, 0},
-    {23, "TensorCopy", dma_h_copy, 0},
-    {32, "DMACopy", dma_h_dmacopy, 0},
-    {67, "DMATrigger", dma_h_trigger, 0},
-    {68, "DMADescriptor", dma_h_dmacopy, 0},
-    {69, "DMADescriptorCopy", dma_h_desc_copy, 0},
-    {70, "DMADescriptorCCE", dma_h_desc_cce, 0},
-    {71, "DMADescriptorTranspose", dma_h_desc_transpose, 0},
-    {72, "DMADescriptorReplicate", dma_h_desc_replicate, 0},
-    {107, "DMABlock", dma_h_block, 0},
+    DMA_OP(3, "AbstractCopy", dma_h_copy, copy_attrs, copy_operands),
+    DMA_OP(19, "Load", dma_h_copy, copy_attrs, copy_operands),
+    DMA_OP(22, "Save", dma_h_copy, copy_attrs, copy_operands),
+    DMA_OP(23, "TensorCopy", dma_h_copy, copy_attrs, copy_operands),
+    DMA_OP(32, "DMACopy", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
+    {.it = 67, .name = "DMATrigger", .handler = dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs), .check = dma_h_trigger},
+    DMA_OP(68, "DMADescriptor", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
+    DMA_OP(69, "DMADescriptorCopy", dma_h_desc_copy, desc_copy_attrs, dmacopy_operands),
+    DMA_OP(70, "DMADescriptorCCE", dma_h_desc_cce, desc_cce_attrs, cce_operands),
+    DMA_OP(71, "DMADescriptorTranspose", dma_h_desc_transpose, desc_transpose_attrs, copy_operands),
+    DMA_OP(72, "DMADescriptorReplicate", dma_h_desc_replicate, desc_replicate_attrs, copy_operands),
+    {.it = 107, .name = "DMABlock", .handler = dma_h_block, TRN_ARRAY(attrs, block_attrs), .check = dma_h_block},
     /* experimental range (docs/dma.md): the reference numbering is unknown */
-    {128, "TensorLoad", dma_h_tensor_load, 0},
-    {129, "TensorSave", dma_h_tensor_save, 0},
-    {130, "GenericCopy", dma_h_copy, 0},
+    DMA_OP(128, "TensorLoad", dma_h_tensor_load, register_attrs, load_operands),
+    DMA_OP(129, "TensorSave", dma_h_tensor_save, register_attrs, save_operands),
+    DMA_OP(130, "GenericCopy", dma_h_copy, copy_attrs, copy_operands),
 };
 
 static const trn_setting_desc dma_settings[] = {
@@ -92,17 +162,13 @@ static trn_status dma_run_begin(void *state, const trn_run_info *info, char *err
 }
 
 TRN_PLUGIN_DEFINE(dma) = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-dma",
     .family = "dma",
     .version = "0.1.0",
-    .ops = dma_ops,
-    .n_ops = TRN_COUNT(dma_ops),
-    .settings = dma_settings,
-    .n_settings = TRN_COUNT(dma_settings),
-    .quirks = dma_quirks,
-    .n_quirks = TRN_COUNT(dma_quirks),
+    TRN_OPS(dma_ops),
+    TRN_SETTINGS(dma_settings),
+    TRN_QUIRKS(dma_quirks),
     .init = dma_init,
     .fini = dma_fini,
     .run_begin = dma_run_begin,

@@ -75,6 +75,7 @@ trn_status exp_op_nonzero(const trn_host_api *api, trn_ctx *ctx, void *state) {
         gpsimd_rows(&dst);
     }
     if (api->check_ap(ctx, &src, TRN_IN) != TRN_OK || api->check_ap(ctx, &dst, TRN_OUT) != TRN_OK) return TRN_ERR;
+    if (api->checking(ctx)) return TRN_OK; /* the static check ends before the data */
 
     float *in = NULL;
     uint32_t *out = NULL;

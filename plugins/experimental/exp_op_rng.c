@@ -54,6 +54,7 @@ trn_status exp_op_rng(const trn_host_api *api, trn_ctx *ctx, void *state) {
                           OP " output 0 must be an integer dtype of at most 32 bits (int8, uint8, int16, uint16, "
                              "int32, uint32), found %s",
                           exp_dtype_name(api, ap.dtype));
+    if (api->checking(ctx)) return api->check_ap(ctx, &ap, TRN_OUT); /* the lanes are sized at run start */
     if (check_lanes(api, ctx, st, &ap, &core) != TRN_OK || api->check_ap(ctx, &ap, TRN_OUT) != TRN_OK) return TRN_ERR;
 
     size_t n = (size_t)trn_ap_free_elems(&ap), lane_bytes = (size_t)st->partitions * EXP_LANE_WORDS * sizeof(uint32_t);

@@ -13,9 +13,25 @@
 #include "exp_state.h"
 #include "trnsim/plugin.h"
 
+static const trn_attr_desc nonzero_attrs[] = {
+    {.name = "index_offset", .types = TRN_ATTR_INT, .def = "0", .help = "added to every index written"},
+    {.name = "padding_val", .types = TRN_ATTR_INT, .def = "-1", .help = "written in the unused slots"},
+};
+static const trn_operand_desc rng_operands[] = {
+    {TRN_OUT, "bits", 0, "int8 / uint8 / int16 / uint16 / int32 / uint32 random bits"},
+};
+static const trn_operand_desc nonzero_operands[] = {
+    {TRN_IN, "src", 0, "[P][T] any dtype with an fp32 value"},
+    {TRN_OUT, "dst", 0, "[P][T + 1] int32 / uint32: indices, padding, then the count"},
+};
+
+/* Each handler validates first and returns before its first data access
+ * when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc exp_ops[] = {
-    {EXP_IT_RNG, "Rng", exp_op_rng, 0},
-    {EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero, 0},
+    {.it = EXP_IT_RNG, .name = "Rng", .handler = exp_op_rng, .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, rng_operands), .check = exp_op_rng},
+    {.it = EXP_IT_NONZERO, .name = "NonzeroWithCount", .handler = exp_op_nonzero, TRN_ARRAY(attrs, nonzero_attrs),
+     TRN_ARRAY(operands, nonzero_operands), .check = exp_op_nonzero},
 };
 
 static const trn_setting_desc exp_settings[] = {
@@ -84,17 +100,13 @@ static trn_status exp_run_begin(void *state, const trn_run_info *info, char *err
 }
 
 TRN_PLUGIN_DEFINE(experimental) = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-experimental",
     .family = "experimental",
     .version = "0.1.0",
-    .ops = exp_ops,
-    .n_ops = TRN_COUNT(exp_ops),
-    .settings = exp_settings,
-    .n_settings = TRN_COUNT(exp_settings),
-    .quirks = exp_quirks,
-    .n_quirks = TRN_COUNT(exp_quirks),
+    TRN_OPS(exp_ops),
+    TRN_SETTINGS(exp_settings),
+    TRN_QUIRKS(exp_quirks),
     .init = exp_init,
     .fini = exp_fini,
     .run_begin = exp_run_begin,

@@ -12,13 +12,70 @@
 #include "rng_ops.h"
 #include "trnsim/plugin.h"
 
+static const trn_attr_desc get1_attrs[] = {
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "1", .help = "1: gen-1 state (6 words), 5: gen-2 XORWOW (24 words)"},
+};
+static const trn_attr_desc get2_attrs[] = {
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "5", .help = "1: gen-1 state (6 words), 5: gen-2 XORWOW (24 words)"},
+};
+static const trn_attr_desc set1_attrs[] = {
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "1", .bir_name = "rng_engine",
+     .help = "1: gen-1 (LFSR / PCG32 / Philox state), 5: gen-2 XORWOW"},
+    {.name = "seed", .types = TRN_ATTR_INT | TRN_ATTR_STRING | TRN_ATTR_LIST, .elem = TRN_ATTR_INT,
+     .help = "instead of a state input: a uint64 (integer or decimal / 0x string) for engine 5, 8 uint32 for engine 1"},
+};
+static const trn_attr_desc set2_attrs[] = {
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "5", .bir_name = "rng_engine",
+     .help = "1: gen-1 (LFSR / PCG32 / Philox state), 5: gen-2 XORWOW"},
+    {.name = "seed", .types = TRN_ATTR_INT | TRN_ATTR_STRING | TRN_ATTR_LIST, .elem = TRN_ATTR_INT,
+     .help = "instead of a state input: a uint64 (integer or decimal / 0x string) for engine 5, 8 uint32 for engine 1"},
+};
+static const trn_enum_desc algorithms[] = {
+    {"LFSR", 0, NULL}, {"PCG32", 1, NULL}, {"PHILOX", 2, "PHILOX_1"},
+};
+static const trn_enum_desc distributions[] = {
+    {"Binomial", 0, NULL}, {"Normal", 1, NULL}, {"Raw", 2, NULL}, {"Uniform", 3, NULL},
+};
+static const trn_attr_desc rand_attrs[] = {
+    {.name = "algorithm", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED,
+     TRN_ARRAY(enums, algorithms), .bir_name = "random_algorithm", .help = "0 LFSR, 1 PCG32, 2 PHILOX"},
+    {.name = "distribution", .types = TRN_ATTR_ENUM, TRN_ARRAY(enums, distributions),
+     .help = "accepted and ignored: Rand writes raw bits (rng.rand_raw_bits)"},
+    {.name = "params", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_FLOAT,
+     .help = "accepted and ignored: Rand writes raw bits (rng.rand_raw_bits)"},
+    {.name = "rand_num_steps", .types = TRN_ATTR_INT, .min = 0, .max = 9e15, .help = "accepted and ignored"},
+};
+static const trn_attr_desc rand2_attrs[] = {
+    {.name = "min", .types = TRN_ATTR_FLOAT, .def = "0", .help = "lower end of [min, max) (fp32)"},
+    {.name = "max", .types = TRN_ATTR_FLOAT, .def = "1", .help = "upper end of [min, max) (fp32)"},
+    {.name = "is_2x1p", .types = TRN_ATTR_BOOL, .def = "false", .help = "2 lanes per partition"},
+    {.name = "is_2x2p", .types = TRN_ATTR_BOOL, .def = "false", .help = "2 lanes per partition"},
+    {.name = "is_4x2p", .types = TRN_ATTR_BOOL, .def = "false",
+     .help = "4 lanes per partition (at most one lane flag)"},
+};
+
+static const trn_operand_desc get_operands[] = {{TRN_OUT, "state", 0, "[P][6] or [P][24] uint32 per engine"}};
+static const trn_operand_desc set_operands[] = {
+    {TRN_IN, "state", TRN_OPERANDF_OPTIONAL, "[P][6] or [P][24] uint32 per engine; none when seed is given"},
+};
+static const trn_operand_desc rand_operands[] = {{TRN_OUT, "values", 0, "uint32 raw generator bits"}};
+static const trn_operand_desc rand2_operands[] = {{TRN_OUT, "values", 0, "float32 in [min, max)"}};
+
+/* Each handler validates first and returns before touching the engine when
+ * api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc rng_ops[] = {
-    {58, "GetRandState", rng_op_get_state, 0},
-    {59, "SetRandState", rng_op_set_state, 0},
-    {60, "Rand", rng_op_rand, 0},
-    {97, "Rand2", rng_op_rand2, 0},
-    {98, "GetRandState2", rng_op_get_state, 0},
-    {99, "SetRandState2", rng_op_set_state, 0},
+    {.it = 58, .name = "GetRandState", .handler = rng_op_get_state, TRN_ARRAY(attrs, get1_attrs),
+     TRN_ARRAY(operands, get_operands), .check = rng_op_get_state},
+    {.it = 59, .name = "SetRandState", .handler = rng_op_set_state, TRN_ARRAY(attrs, set1_attrs),
+     TRN_ARRAY(operands, set_operands), .check = rng_op_set_state},
+    {.it = 60, .name = "Rand", .handler = rng_op_rand, TRN_ARRAY(attrs, rand_attrs), TRN_ARRAY(operands, rand_operands),
+     .check = rng_op_rand},
+    {.it = 97, .name = "Rand2", .handler = rng_op_rand2, TRN_ARRAY(attrs, rand2_attrs),
+     TRN_ARRAY(operands, rand2_operands), .check = rng_op_rand2},
+    {.it = 98, .name = "GetRandState2", .handler = rng_op_get_state, TRN_ARRAY(attrs, get2_attrs),
+     TRN_ARRAY(operands, get_operands), .check = rng_op_get_state},
+    {.it = 99, .name = "SetRandState2", .handler = rng_op_set_state, TRN_ARRAY(attrs, set2_attrs),
+     TRN_ARRAY(operands, set_operands), .check = rng_op_set_state},
 };
 
 static const trn_setting_desc rng_settings[] = {
@@ -78,17 +135,13 @@ static trn_status rng_run_begin(void *state, const trn_run_info *info, char *err
 }
 
 TRN_PLUGIN_DEFINE(rng) = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-rng",
     .family = "rng",
     .version = "0.1.0",
-    .ops = rng_ops,
-    .n_ops = TRN_COUNT(rng_ops),
-    .settings = rng_settings,
-    .n_settings = TRN_COUNT(rng_settings),
-    .quirks = rng_quirks,
-    .n_quirks = TRN_COUNT(rng_quirks),
+    TRN_OPS(rng_ops),
+    TRN_SETTINGS(rng_settings),
+    TRN_QUIRKS(rng_quirks),
     .init = rng_init,
     .fini = rng_fini,
     .run_begin = rng_run_begin,

@@ -156,3 +156,32 @@ trn_status search_op_match_replace(const trn_host_api *api, trn_ctx *ctx, void *
 trn_status search_op_max_index_match_replace(const trn_host_api *api, trn_ctx *ctx, void *state) {
     return run_match(api, ctx, state, SEARCH_OP_MAX_INDEX_MR);
 }
+
+/* ---- static checks ------------------------------------------------------------ */
+
+static trn_status check(const trn_host_api *api, trn_ctx *ctx, search_op op) {
+    search_operands o;
+    float imm;
+    if (search_get_operands(api, ctx, op, &o) != TRN_OK) return TRN_ERR;
+    return o.has_data_out ? search_get_imm(api, ctx, op, &imm) : TRN_OK;
+}
+
+trn_status search_check_max(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check(api, ctx, SEARCH_OP_MAX);
+}
+
+trn_status search_check_max_index(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check(api, ctx, SEARCH_OP_MAX_INDEX);
+}
+
+trn_status search_check_match_replace(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check(api, ctx, SEARCH_OP_MATCH_REPLACE);
+}
+
+trn_status search_check_max_index_match_replace(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    return check(api, ctx, SEARCH_OP_MAX_INDEX_MR);
+}

@@ -8,11 +8,42 @@
 #include "search_state.h"
 #include "trnsim/plugin.h"
 
+static const trn_attr_desc imm_attrs[] = {
+    {.name = "imm_value", .types = TRN_ATTR_FLOAT, .flags = TRN_ATTRF_REQUIRED,
+     .help = "the value written over each match (fp32, rounded to nearest even; \"-inf\" for TopK)"},
+};
+
+static const trn_operand_desc max_operands[] = {
+    {TRN_IN, "data", 0, "[P][8..16384] values to search, any dtype with an fp32 value"},
+    {TRN_OUT, "values", 0, "[P][8] the 8 largest, descending"},
+};
+static const trn_operand_desc max_index_operands[] = {
+    {TRN_IN, "vals", 0, "[P][8] the values to find"},
+    {TRN_IN, "data", 0, "[P][8..16384] values to search"},
+    {TRN_OUT, "indices", 0, "[P][8] uint32 (or int32): first occurrence of each value, 0xFFFFFFFF if none"},
+};
+static const trn_operand_desc match_replace_operands[] = {
+    {TRN_IN, "vals", 0, "[P][8] the values to find"},
+    {TRN_IN, "data", 0, "[P][8..16384] values to search"},
+    {TRN_OUT, "data_out", 0, "[P][as data] data with each match replaced by imm_value"},
+};
+static const trn_operand_desc max_index_mr_operands[] = {
+    {TRN_IN, "vals", 0, "[P][8] the values to find"},
+    {TRN_IN, "data", 0, "[P][8..16384] values to search"},
+    {TRN_OUT, "data_out", 0, "[P][as data] data with each match replaced by imm_value"},
+    {TRN_OUT, "indices", 0, "[P][8] uint32 (or int32): first occurrence of each value"},
+};
+
 static const trn_opcode_desc search_ops[] = {
-    {88, "Max", search_op_max, 0},
-    {89, "MaxIndex", search_op_max_index, 0},
-    {90, "MatchReplace", search_op_match_replace, 0},
-    {91, "MaxIndexAndMatchReplace", search_op_max_index_match_replace, 0},
+    {.it = 88, .name = "Max", .handler = search_op_max, .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, max_operands),
+     .check = search_check_max},
+    {.it = 89, .name = "MaxIndex", .handler = search_op_max_index, .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, max_index_operands), .check = search_check_max_index},
+    {.it = 90, .name = "MatchReplace", .handler = search_op_match_replace, TRN_ARRAY(attrs, imm_attrs),
+     TRN_ARRAY(operands, match_replace_operands), .check = search_check_match_replace},
+    {.it = 91, .name = "MaxIndexAndMatchReplace", .handler = search_op_max_index_match_replace,
+     TRN_ARRAY(attrs, imm_attrs), TRN_ARRAY(operands, max_index_mr_operands),
+     .check = search_check_max_index_match_replace},
 };
 
 static const trn_setting_desc search_settings[] = {
@@ -59,18 +90,13 @@ static void search_fini(void *state) {
 }
 
 TRN_PLUGIN_DEFINE(search) = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = "trnsim-search",
     .family = "search",
-    .version = "1.0.0",
-    .ops = search_ops,
-    .n_ops = TRN_COUNT(search_ops),
-    .settings = search_settings,
-    .n_settings = TRN_COUNT(search_settings),
-    .quirks = search_quirks,
-    .n_quirks = TRN_COUNT(search_quirks),
+    .version = "1.1.0",
+    TRN_OPS(search_ops),
+    TRN_SETTINGS(search_settings),
+    TRN_QUIRKS(search_quirks),
     .init = search_init,
     .fini = search_fini,
-    .run_begin = NULL,
 };

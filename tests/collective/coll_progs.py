@@ -727,9 +727,11 @@ def errors_attributes():
     x = tensor("x", (1, 4), fill=1)
     y = tensor("y", (1, 4))
     run(prog(2, [x, y], [cc("Allreduce", ["x"], ["y"], reduce_op="add")]),
-        expect_error=["unknown kind 'Allreduce'"])
+        expect_error=["instruction 0 (opcode CollectiveCompute/48, family collective): attribute 'kind' of "
+                      "CollectiveCompute: unknown value 'Allreduce'; did you mean 'AllReduce'?"])
     run(prog(2, [x, y], [cc(2, ["x"], ["y"])]), expect_error=["AllReduce (kind 2) needs the attribute 'reduce_op'"])
-    run(prog(2, [x, y], [cc(2, ["x"], ["y"], reduce_op="mul")]), expect_error=["unknown reduce_op 'mul'"])
+    run(prog(2, [x, y], [cc(2, ["x"], ["y"], reduce_op="mul")]), expect_error=[
+        "attribute 'reduce_op' of CollectiveCompute: unknown value 'mul' (one of bypass, add, max, min)"])
     run(prog(2, [x, y], [cc(2, ["x", "x"], ["y"], reduce_op="add")]),
         expect_error=["AllReduce (kind 2) takes 1 input and 1 output, the instruction has 2 and 1"])
     run(prog(2, [x, y], [cc(7, ["x"], ["y"])]), expect_error=["Permute (kind 7) needs the attribute 'src_target_pairs'"])

@@ -672,9 +672,10 @@ def errors_descriptors(c):
                  "DMABlock: descriptors[0] has opcode TensorCopy, expected a descriptor instruction (IT 68-72)")
     expect_error(c, {"opcode": "DMABlock", "descriptors": [{"opcode": "DMADescriptorFoo", "inputs": ["x"],
                                                             "outputs": ["y"]}]},
-                 "DMABlock: descriptors[0] has opcode DMADescriptorFoo, expected a descriptor instruction")
+                 "attribute 'descriptors'[0]: unknown opcode name 'DMADescriptorFoo'; did you mean 'DMADescriptor'?")
     expect_error(c, {"opcode": "DMABlock", "descriptors": [{"inputs": ["x"], "outputs": ["y"]}]},
-                 ["DMABlock: descriptor 1 of 1", "'opcode' must be a name or an IT number"])
+                 ["instruction 0 (opcode DMABlock/107, family dma): attribute 'descriptors'[0]: 'opcode' must be a "
+                  "name or an IT number"])
     expect_error(c, {"opcode": "DMABlock", "descriptors": [
         {"opcode": "DMADescriptorCopy", "inputs": ["x"], "outputs": ["y"]},
         {"opcode": "DMADescriptorCopy", "inputs": ["x"], "outputs": ["z"]}]},

@@ -222,11 +222,47 @@ static void value_walk_of_null(void **st) {
     trn_sim_close(s);
 }
 
+/* Attributes are validated against the opcode's schema when the program
+ * loads, and TestCopy's static check runs then too. */
 static void attribute_type_errors(void **st) {
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
-                     " \"outputs\": [\"y\"], \"acc\": \"lots\"}]}", "attribute 'acc' must be an integer");
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"]}]}",
-                     "expected outputs[0], the instruction has 0 outputs");
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                      " \"outputs\": [\"y\"], \"acc\": \"lots\"}]}",
+                      "p.json: instruction 0 (opcode TestCopy/200, family test): attribute 'acc' of TestCopy must be int, "
+                      "found a string");
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"]}]}",
+                      "p.json: instruction 0 (core 0, opcode TestCopy/200, family test): expected outputs[0], the "
+                      "instruction has 0 outputs");
+}
+
+static void schema_names_the_closest(void **st) {
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                      " \"outputs\": [\"y\"], \"accc\": 1}]}",
+                      "p.json: instruction 0 (opcode TestCopy/200, family test): unknown attribute 'accc' for TestCopy; "
+                      "did you mean 'acc'?");
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"input\": [\"x\"],"
+                      " \"outputs\": [\"y\"]}]}",
+                      "unknown instruction key 'input' for TestCopy; did you mean 'inputs'?");
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"testcopy\", \"inputs\": [\"x\"],"
+                      " \"outputs\": [\"y\"]}]}",
+                      "p.json: instruction 0 (opcode testcopy): unknown opcode name 'testcopy'; did you mean 'TestCopy'?");
+    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                      " \"outputs\": [\"y\"], \"acc\": 7}]}",
+                      "attribute 'acc' of TestCopy = 7 is outside [0, 3]");
+    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestSetting\", \"scale\": 1}]}",
+                      "unknown attribute 'scale' for TestSetting, which takes no attributes");
+    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestRegs\", \"colour\": 1}]}",
+                      "unknown attribute 'colour' for TestRegs (its attributes: reg, value)");
+    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestScatter\", \"indices\": [1, 2.5]}]}",
+                      "attribute 'indices'[1] of TestScatter must be int, found a number");
+}
+
+/* An opcode without a schema (TestKind) takes any attribute, as in ABI 1. */
+static void no_schema_takes_anything(void **st) {
+    trn_sim *s = run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [1, [2]], "
+                        "\"anything\": {\"k\": 1}}]}");
+    assert_int_equal(s->cores[0].regs[0], TRN_V_LIST);
+    assert_int_equal(s->cores[0].regs[1], 2);
+    trn_sim_close(s);
 }
 
 static void multicore_rendezvous_and_deadlock(void **st) {
@@ -298,6 +334,8 @@ int main(void) {
         cmocka_unit_test(experimental_opcode_by_name_and_number),
         cmocka_unit_test(sub_instructions_and_error_context),
         cmocka_unit_test(attribute_type_errors),
+        cmocka_unit_test(schema_names_the_closest),
+        cmocka_unit_test(no_schema_takes_anything),
         cmocka_unit_test(multicore_rendezvous_and_deadlock),
         cmocka_unit_test(per_core_data_and_tensor_io),
         cmocka_unit_test(remote_operands),

@@ -96,7 +96,7 @@ def test_bn_zero_count_is_nan_as_the_reference():
 
 
 def test_bn_errors():
-    with pytest.raises(trnsim.RunError) as e:
+    with pytest.raises(trnsim.ProgramError) as e:  # the static check, before anything runs
         isa.bn_aggr(np.ones((2, 4), f32))  # not a multiple of 6
     assert e.value.opcode == 35 and e.value.instruction == 0
     assert "multiple of 6" in e.value.message

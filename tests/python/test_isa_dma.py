@@ -89,7 +89,7 @@ def test_dma_errors():
         isa.dma_gather(np.zeros((6, 1), np.float32), np.array([0, 9], np.int32))
     assert "gather: index 9 at position 1 is outside the table of 6" in e.value.message
     assert e.value.opcode == 32 and e.value.instruction == 0
-    with pytest.raises(trnsim.RunError, match="elements"):
+    with pytest.raises(trnsim.ProgramError, match="elements"):  # the static check, before anything runs
         isa.dma_copy(np.zeros(4, np.float32), dst=np.zeros(5, np.float32))
     with pytest.raises(trnsim.InputError, match="only add"):
         isa.dma_copy(np.zeros(4, np.float32), dst=np.zeros(4, np.float32), dst_rmw_op="max")

@@ -104,7 +104,7 @@ def test_search_errors():
         isa.nc_find_index8(np.zeros((2, 16), np.float32), np.zeros((2, 7), np.float32))
     with pytest.raises(trnsim.InputError, match="topk: k = 0 must be 1 .. 16"):
         isa.topk(np.zeros((2, 16), np.float32), 0)
-    with pytest.raises(trnsim.RunError) as e:  # the module's own check, with the instruction's fields
+    with pytest.raises(trnsim.ProgramError) as e:  # the module's static check, with the instruction's fields
         isa.max8(np.zeros((1, 16385), np.float32))
     assert e.value.opcode == 88 and e.value.opcode_name == "Max"
     assert e.value.instruction == 0 and e.value.core == 0

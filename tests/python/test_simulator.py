@@ -129,13 +129,13 @@ def rss_kib():
 
 def test_no_leak_over_ten_thousand_calls():
     x = np.random.default_rng(0).standard_normal((128, 8)).astype(np.float32)
-    wide = np.zeros((1, 16385), np.float32)  # refused by the module: a failing run
+    wide = np.zeros((1, 16385), np.float32)  # refused by the module's static check: a failing load
     sim = trnsim.Simulator()
 
     def round_of_calls():
         isa.max8(x)
         sim.run(MAX_PROG, {"x": x[:2, :8].repeat(2, 1)})
-        with pytest.raises(trnsim.RunError):
+        with pytest.raises(trnsim.ProgramError):
             isa.max8(wide)
 
     for _ in range(500):  # warm up: caches, allocator pools

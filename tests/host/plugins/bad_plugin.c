@@ -11,23 +11,34 @@
  *   opcode name holds a quote and a backslash (IT 212); 19 is a valid module
  *   of family "dma" that implements only IT 210 (BadA); 20 n_ops = 200 over a
  *   one-entry table (under the cap), 21 n_quirks = 100000, 22 n_settings =
- *   100000, 23 an init that fails leaving its error buffer unterminated. */
+ *   100000, 23 an init that fails leaving its error buffer unterminated,
+ *   24 an enum attribute without values, 25 an attribute default outside its
+ *   range. */
 #include "trnsim/plugin.h"
 
 static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_OK; }
 
 #if BAD_KIND == 2
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadA", nop, 0}, {210, "BadB", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0}, {.it = 210, .name = "BadB", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 3
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{115, "BadReserved", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 115, .name = "BadReserved", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 6
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{211, "TestCopy", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 211, .name = "TestCopy", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 18
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{212, "Odd\"Name\\", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 212, .name = "Odd\"Name\\", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 10
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadFlags", nop, 0x4}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x4}};
+#elif BAD_KIND == 24
+static const trn_attr_desc attrs[] = {{.name = "pick", .types = TRN_ATTR_ENUM, .help = "an enum without values"}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {
+    {.it = 210, .name = "BadSchema", .handler = nop, TRN_ARRAY(attrs, attrs)}};
+#elif BAD_KIND == 25
+static const trn_attr_desc attrs[] = {
+    {.name = "level", .types = TRN_ATTR_INT, .def = "500", .min = 0, .max = 100, .help = "default out of range"}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {
+    {.it = 210, .name = "BadDefault", .handler = nop, TRN_ARRAY(attrs, attrs)}};
 #else
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{210, "BadA", nop, 0}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0}};
 #endif
 
 #if BAD_KIND == 7

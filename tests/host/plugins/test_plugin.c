@@ -158,18 +158,52 @@ static void fini(void *vs) {
     free(s);
 }
 
+/* TestCopy's static check: the element counts, decided without data. */
+static trn_status check_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
+    (void)st;
+    trn_ap in, out;
+    if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
+    if (trn_ap_elems(&in) != trn_ap_elems(&out))
+        return api->error(ctx, "element counts differ: %lld vs %lld", (long long)trn_ap_elems(&in),
+                          (long long)trn_ap_elems(&out));
+    return TRN_OK;
+}
+
+static const trn_attr_desc acc_attrs[] = {
+    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
+};
+static const trn_attr_desc fail_attrs[] = {{.name = "message", .types = TRN_ATTR_STRING, .help = "the error text"}};
+static const trn_attr_desc scatter_attrs[] = {
+    {.name = "indices", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 64, .help = "where each element goes"},
+    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
+};
+static const trn_attr_desc sub_attrs[] = {
+    {.name = "body", .types = TRN_ATTR_LIST | TRN_ATTR_OBJECT, .elem = TRN_ATTR_OBJECT,
+     .help = "instructions dispatched at run time (not validated at load: the dispatcher's tests)"},
+};
+static const trn_attr_desc regs_attrs[] = {
+    {.name = "reg", .types = TRN_ATTR_INT, .def = "0", .help = "register"},
+    {.name = "value", .types = TRN_ATTR_INT, .def = "0", .help = "value written"},
+};
+static const trn_operand_desc copy_operands[] = {
+    {TRN_IN, "src", 0, "any dtype"}, {TRN_OUT, "dst", 0, "as many elements as src"},
+};
+
 static const trn_opcode_desc ops[] = {
-    {200, "TestCopy", test_copy, 0},
-    {201, "TestRendezvous", test_rendezvous, TRN_OPF_MAY_WAIT},
-    {202, "TestWaitForever", test_wait_forever, TRN_OPF_MAY_WAIT},
-    {203, "TestFail", test_fail, 0},
-    {204, "TestScatter", test_scatter, 0},
-    {205, "TestSetting", test_setting, 0},
-    {206, "TestSub", test_sub, 0},
-    {207, "TestRegs", test_regs, 0},
-    {208, "TestWaitNoFlag", test_wait_no_flag, 0}, /* a module bug the host must catch */
-    {209, "TestKind", test_kind, 0},
-    {210, "TestOperandFail", test_operand_fail, 0},
+    {.it = 200, .name = "TestCopy", .handler = test_copy, TRN_ARRAY(attrs, acc_attrs),
+     TRN_ARRAY(operands, copy_operands), .check = check_copy},
+    {.it = 201, .name = "TestRendezvous", .handler = test_rendezvous, .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
+    {.it = 202, .name = "TestWaitForever", .handler = test_wait_forever, .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
+    {.it = 203, .name = "TestFail", .handler = test_fail, TRN_ARRAY(attrs, fail_attrs)},
+    {.it = 204, .name = "TestScatter", .handler = test_scatter, TRN_ARRAY(attrs, scatter_attrs)},
+    {.it = 205, .name = "TestSetting", .handler = test_setting, .flags = TRN_OPF_NO_ATTRS},
+    {.it = 206, .name = "TestSub", .handler = test_sub, TRN_ARRAY(attrs, sub_attrs)},
+    {.it = 207, .name = "TestRegs", .handler = test_regs, TRN_ARRAY(attrs, regs_attrs)},
+    /* a module bug the host must catch */
+    {.it = 208, .name = "TestWaitNoFlag", .handler = test_wait_no_flag, .flags = TRN_OPF_NO_ATTRS},
+    /* no schema: "v" may be anything (the value walk's tests) */
+    {.it = 209, .name = "TestKind", .handler = test_kind},
+    {.it = 210, .name = "TestOperandFail", .handler = test_operand_fail, .flags = TRN_OPF_NO_ATTRS},
 };
 
 static const trn_setting_desc settings[] = {
@@ -183,15 +217,12 @@ static const trn_quirk_desc quirks[] = {
 };
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    .abi_version = TRN_ABI_VERSION,
-    .size = sizeof(trn_plugin_desc),
+    TRN_PLUGIN_HEADER,
     .name = TEST_PLUGIN_NAME,
     .family = "test",
     .version = "1",
-    .ops = ops,
-    .n_ops = sizeof ops / sizeof ops[0],
-    .settings = settings,
-    .n_settings = sizeof settings / sizeof settings[0],
+    TRN_OPS(ops),
+    TRN_SETTINGS(settings),
     .quirks = quirks,
     .n_quirks = 1,
     .init = init,
