@@ -63,6 +63,7 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_opcodes(int argc, char **argv);
 int cli_cmd_quirks(int argc, char **argv);
+int cli_cmd_describe(int argc, char **argv);
 /* convert.c */
 int cli_cmd_convert(int argc, char **argv);
 

@@ -39,6 +39,9 @@ static const cli_option convert_options[] = {
     {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, SET_OPTION,
     FORMAT_OPTION, END_OPTIONS};
 static const cli_option config_only[] = {CONFIG_OPTION, SET_OPTION, END_OPTIONS};
+static const cli_option opcodes_options[] = {
+    {"--attrs", NULL, "print each opcode's operands and attributes from its module's schema, as describe does"},
+    CONFIG_OPTION, SET_OPTION, END_OPTIONS};
 static const cli_option no_options[] = {END_OPTIONS};
 
 static int cmd_help(int argc, char **argv);
@@ -63,8 +66,13 @@ static const cli_command commands[] = {
      convert_options, cli_cmd_convert},
     {"opcodes", "", "list every registered opcode",
      "One line per registered opcode: IT, name, family, module and the file it was loaded from ('(built in)' "
-     "in a static build).",
-     config_only, cli_cmd_opcodes},
+     "in a static build). With --attrs, every opcode as describe prints it.",
+     opcodes_options, cli_cmd_opcodes},
+    {"describe", "OPCODE", "print one opcode's operands and attributes",
+     "The opcode's IT, family and module, then its operands (direction, role, meaning) and attributes "
+     "(types, required or default, range, BIR field name, enum values with their BIR spellings, meaning) "
+     "as its module's schema declares them: what check and run enforce.",
+     config_only, cli_cmd_describe},
     {"quirks", "", "list every named quirk",
      "Every named quirk of the host and of the loaded modules: name, default, the setting that changes it "
      "('-' if none), owner and meaning.",

@@ -92,6 +92,9 @@ int trn_sim_program_is_bir(const trn_sim *s);
 void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);
 void trn_sim_print_skip_notes(const trn_sim *s, FILE *out);
 void trn_sim_print_opcodes(const trn_sim *s, FILE *out);
+/* describe.c: operands and attributes from the modules' schemas. */
+int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e);
+void trn_sim_print_opcode_attrs(const trn_sim *s, FILE *out);
 void trn_sim_print_quirks(const trn_sim *s, FILE *out);
 
 #endif
