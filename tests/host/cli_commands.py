@@ -10,25 +10,12 @@ import tempfile
 
 trnsim, progs, version, families = sys.argv[1:5]
 cfg = f"{progs}/test.cfg"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish, one_line_error  # noqa: E402
+
+run = Cli(trnsim).run
+
 HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "trnsim", "plugin.h")
-failures = 0
-
-
-def run(*args, rc=0):
-    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=60)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def case(name, fn):
-    global failures
-    try:
-        fn()
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
 
 
 def check_ok():
@@ -84,11 +71,6 @@ def stats_json_and_trace():
     assert stats["opcodes"] == [{"it": 200, "name": "TestCopy", "count": 1, "skipped": 0,
                                  "seconds": stats["opcodes"][0]["seconds"]}], stats
     assert "core 0 #0 TestCopy (IT 200, test) ok" in r.stderr, r.stderr
-
-
-def one_line_error(r, needle):
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trnsim: ") and needle in lines[0], r.stderr
 
 
 def output_targets():
@@ -154,5 +136,4 @@ CASES = [("check ok", check_ok), ("check refuses", check_bad), ("opcodes", opcod
          ("stdout write error", stdout_write_error)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())

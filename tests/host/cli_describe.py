@@ -1,29 +1,16 @@
 #!/usr/bin/python3
 """trnsim describe OPCODE and trnsim opcodes --attrs print what the modules'
 schemas declare, on the embedded default config. Usage: cli_describe.py TRNSIM"""
+import os
 import re
 import subprocess
 import sys
 
 trnsim = sys.argv[1]
-failures = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish  # noqa: E402
 
-
-def run(*args, rc=0):
-    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=60)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def case(name, fn):
-    global failures
-    try:
-        fn()
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
+run = Cli(trnsim).run
 
 
 def describe_max():
@@ -71,5 +58,4 @@ def opcodes_attrs_covers_every_opcode():
 for n, f in list(globals().items()):
     if callable(f) and n not in ("run", "case") and f.__module__ == "__main__" and f.__code__.co_argcount == 0:
         case(n, f)
-print(f"{failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())

@@ -13,31 +13,10 @@ import time
 
 trnsim, progs = sys.argv[1], sys.argv[2]
 cfg = f"{progs}/test.cfg"
-failures = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
-
-def run(*args, rc=0, timeout=120):
-    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=timeout)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def one_line_error(r, *needles):
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trnsim: "), r.stderr
-    for n in needles:
-        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
-
-
-def case(name, fn):
-    global failures
-    try:
-        fn()
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
+run = Cli(trnsim, timeout=120).run
 
 
 def read(path):
@@ -201,5 +180,4 @@ CASES = [("FIFO / device targets refused", not_regular_targets), ("replace keeps
          ("outputs checked before the run", outputs_checked_first)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())

@@ -13,32 +13,10 @@ import numpy as np
 
 trnsim, progs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 cfg = f"{progs}/test.cfg"
-failures = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
-
-def run(*args, rc=0, cwd=None):
-    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=60, cwd=cwd)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def one_line_error(r, *needles):
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trnsim: "), r.stderr
-    for n in needles:
-        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
-
-
-def case(name, fn):
-    global failures
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            fn(d)
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
+run = Cli(trnsim).run
 
 
 def write(d, name, text):
@@ -186,5 +164,4 @@ CASES = [("--set a module setting", set_module_setting), ("--set unknown_opcode"
          ("@include base and overrides", include_overrides), ("@include \"default.cfg\"", include_default)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())

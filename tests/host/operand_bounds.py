@@ -17,37 +17,15 @@ import numpy as np
 
 trnsim, progs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 cfg = f"{progs}/test.cfg"
-failures = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish, one_line_error  # noqa: E402
+
+run = Cli(trnsim, "--config", cfg).run
+
 X = [float(v) for v in range(1, 9)]  # x: [2, 4] float32, 1..8
 T_X = {"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [2, 4], "data": X}      # bytes 0..15
 T_Y = {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [2, 4], "fill": 0}      # bytes 64..79
 T_Z = {"name": "z", "memory": "sbuf", "dtype": "float32", "shape": [2, 4], "fill": -1}     # bytes 128..143
-
-
-def run(*args, rc=0):
-    r = subprocess.run([trnsim, *args, "--config", cfg], capture_output=True, text=True, timeout=60)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def one_line(r, *needles):
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trnsim: "), r.stderr
-    for n in needles:
-        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
-    return lines[0]
-
-
-def case(name, fn):
-    global failures
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            fn(d)
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
 
 
 def write(d, tensors, instructions):
@@ -60,9 +38,9 @@ def write(d, tensors, instructions):
 def refused(d, tensors, instructions, *needles, output="y"):
     """check and run give the same one line; run leaves no output."""
     p = write(d, tensors, instructions)
-    a = one_line(run("check", p, rc=1), *needles)
+    a = one_line_error(run("check", p, rc=1), *needles)
     out = os.path.join(d, "out.npy")
-    b = one_line(run("run", p, "--output", f"{output}={out}", rc=1), *needles)
+    b = one_line_error(run("run", p, "--output", f"{output}={out}", rc=1), *needles)
     assert a == b, f"check and run differ:\n{a}\n{b}"
     assert sorted(os.listdir(d)) == ["p.json"], os.listdir(d)
     return a
@@ -147,11 +125,11 @@ def view_of(d):
                      ({"name": "v", "view_of": "y", "partition": 127, "dtype": "float32", "shape": [2, 4]},
                       "tensor 'v': partitions 127..128 exceed the machine's 128")]:
         p = write(d, [T_X, T_Y, bad], [])
-        one_line(run("check", p, rc=1), msg)
+        one_line_error(run("check", p, rc=1), msg)
     # a view takes no bytes: the next tensor is placed as if it were not there
     tail = {"name": "t", "memory": "sbuf", "dtype": "float32", "shape": [2, 4]}
     p = write(d, [T_X, T_Y, both, tail], [copy({"tensor": "x"}, {"tensor": "t", "offset": 4})])
-    one_line(run("check", p, rc=1), "leaves tensor 't': element 0 (partition 0, bytes 144..147, inside tensor 'yz') "
+    one_line_error(run("check", p, rc=1), "leaves tensor 't': element 0 (partition 0, bytes 144..147, inside tensor 'yz') "
              "is outside the tensor, which holds partitions 0..1 of sbuf, bytes 128..143")
 
 
@@ -169,13 +147,13 @@ def dynamic_offset_and_sub(d):
     p = write(d, [T_X, T_Y], ins)
     assert run("check", p).returncode == 0  # nothing static is wrong
     out = os.path.join(d, "y.npy")
-    one_line(run("run", p, "--output", f"y={out}", rc=1),
+    one_line_error(run("run", p, "--output", f"y={out}", rc=1),
              "instruction 1 (core 0, opcode TestCopy/200, family test): outputs[0]: leaves tensor 'y': element 3 "
              "(partition 0, bytes 80..83)")
     assert not os.path.exists(out)
     sub = {"opcode": "TestSub", "body": [copy({"tensor": "x", "partitions": 1}, {"tensor": "y", "partitions": 1, "offset": 2})]}
     p = write(d, [T_X, T_Y], [sub])
-    one_line(run("run", p, "--output", f"y={out}", rc=1), "sub-instruction (opcode TestCopy/200): outputs[0]: leaves "
+    one_line_error(run("run", p, "--output", f"y={out}", rc=1), "sub-instruction (opcode TestCopy/200): outputs[0]: leaves "
              "tensor 'y': element 2 (partition 0, bytes 80..83)")
     assert not os.path.exists(out)
 
@@ -184,7 +162,7 @@ def uninit_names_tensor(d):
     u = {"name": "u", "memory": "sbuf", "dtype": "float32", "shape": [2, 4]}
     p = write(d, [T_X, u, T_Y], [copy({"tensor": "u", "partition": 1, "partitions": 1}, {"tensor": "y", "partitions": 1})])
     out = os.path.join(d, "y.npy")
-    line = one_line(run("run", p, "--output", f"y={out}", rc=1),
+    line = one_line_error(run("run", p, "--output", f"y={out}", rc=1),
                     "reads never-written sbuf bytes at partition 1, byte offset 64, element 4 [1, 0] of tensor 'u'; "
                     "give the tensor data with --input u=FILE.npy, or 'data' or 'fill' in the program, or write it first "
                     "(allow_uninit_read = true allows such reads)")
@@ -192,7 +170,7 @@ def uninit_names_tensor(d):
     assert not os.path.exists(out)
     # bytes no tensor holds: named by address only
     p = write(d, [T_X, T_Y], [copy({"memory": "sbuf", "dtype": "float32", "offset": 8, "ap": [[1, 4]]}, {"tensor": "y", "partitions": 1})])
-    one_line(run("run", p, rc=1), "reads never-written sbuf bytes at partition 0, byte offset 32 (write them first, or "
+    one_line_error(run("run", p, rc=1), "reads never-written sbuf bytes at partition 0, byte offset 32 (write them first, or "
              "set allow_uninit_read to allow)")
 
 
@@ -201,5 +179,4 @@ CASES = [("output into a neighbour", output_into_neighbour), ("inputs, partition
          ("dynamic offsets and sub-instructions", dynamic_offset_and_sub), ("uninitialised read names the tensor", uninit_names_tensor)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())

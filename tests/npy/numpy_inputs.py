@@ -15,14 +15,10 @@ import tempfile
 import numpy as np
 
 trnsim, cfg = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import Cli, case, finish  # noqa: E402
 
-
-def run(*args, rc=0):
-    r = subprocess.run([trnsim, *args, "--config", cfg], capture_output=True, text=True, timeout=60)
-    if r.returncode != rc:
-        raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
-    return r
+run = Cli(trnsim, "--config", cfg).run
 
 
 def load_as(d, dtype, arr, *extra):
@@ -48,17 +44,6 @@ def refused(d, dtype, arr, msg):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and msg in lines[0], r.stderr
     assert not os.path.exists(out)
-
-
-def case(name, fn):
-    global failures
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            fn(d)
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
 
 
 rng = np.random.default_rng(7)
@@ -133,5 +118,4 @@ CASES = [("float64 into float tensors", float64_inputs), ("integers that fit, an
          ("other pairs still refused", still_refused), ("missing input file", missing_file)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())
