@@ -82,6 +82,7 @@ int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_erro
 
 int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
     memset(a, 0, sizeof *a);
+    a->progress = 1;
     for (int i = 0; i < argc; ++i) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
@@ -100,6 +101,8 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             if (parse_seconds(argv[++i], &a->timeout_seconds, e)) return -1;
         } else if (!strcmp(s, "--trace")) a->trace = true;
         else if (!strcmp(s, "--stats")) a->stats = true;
+        else if (!strcmp(s, "--progress")) a->progress = 2;
+        else if (!strcmp(s, "--no-progress")) a->progress = 0;
         else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
         else if (!strcmp(s, "--raw-bits")) a->raw_bits = true;
         else if (!strcmp(s, "--format") && has_value) {
@@ -123,6 +126,8 @@ int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e) {
     trnsim_options o = {.size = sizeof o, .config_path = a->cfg.config, .trace = a->trace, .stats = a->stats,
                         .format = a->format, .max_instructions = a->max_instructions,
                         .timeout_seconds = a->timeout_seconds, .sets = a->cfg.sets, .n_sets = (size_t)a->cfg.n_sets};
-    *s = trnsim_open(&o);
+    trn_embed_extra x = {.module_swaps = a->module_swaps, .n_module_swaps = (size_t)a->n_module_swaps,
+                         .progress = a->progress};
+    *s = trn_embed_open(&o, &x);
     return *s ? 0 : cli_api_error(e);
 }

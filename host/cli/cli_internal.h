@@ -36,6 +36,9 @@ typedef struct run_args {
     int format; /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
     uint64_t max_instructions; /* 0: no limit */
     double timeout_seconds;    /* 0: none */
+    int progress;              /* trn_sim_opts.progress: 0 off, 1 on a terminal (the default), 2 always */
+    const char *module_swaps[MAX_FILES]; /* FAMILY=PATH (diff --against-module) */
+    int n_module_swaps;
 } run_args;
 
 /* args.c */
@@ -66,5 +69,7 @@ int cli_cmd_quirks(int argc, char **argv);
 int cli_cmd_describe(int argc, char **argv);
 /* convert.c */
 int cli_cmd_convert(int argc, char **argv);
+/* diff.c */
+int cli_cmd_diff(int argc, char **argv);
 
 #endif

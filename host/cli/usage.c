@@ -29,11 +29,27 @@ static const cli_option run_options[] = {
     {"--timeout", "SECONDS", "stop the run with an error once its execution took longer than SECONDS"},
     {"--raw-bits", NULL, "write bf16 and fp8 outputs as their raw bits (<u2, |u1) instead of widened to float32"},
     {"--trace", NULL, "print one line per executed instruction on standard error"},
+    {"--progress", NULL, "show the one-line progress display on standard error even when it is not a terminal"},
+    {"--no-progress", NULL, "never show the progress display (by default a run longer than a second on a terminal shows it)"},
     {"--stats", NULL, "print per-opcode counts, skips and times on standard output after the run"},
     {"--stats-json", NULL, "print the same statistics as one JSON object"},
     END_OPTIONS,
 };
 
+static const cli_option diff_options[] = {
+    {"--config", "A.cfg", "configuration A (without it: the embedded default config)"},
+    {"--set", "KEY=VALUE", "change one setting of A, as run's --set; repeatable"},
+    {"--against", "B.cfg", "configuration B (without it: the same file as A)"},
+    {"--against-set", "KEY=VALUE", "change one setting of B, e.g. search.duplicate_match_order=descending; repeatable"},
+    {"--against-module", "FAMILY=PATH", "load B's module of FAMILY from the .so file PATH instead; repeatable"},
+    FORMAT_OPTION,
+    {"--input", "NAME[@CORE]=FILE.npy", "set tensor NAME from a .npy file in both runs, as run does; repeatable"},
+    {"--max-instructions", "N", "stop with an error before either run would start instruction N+1"},
+    {"--timeout", "SECONDS", "stop with an error once either run took longer than SECONDS"},
+    {"--keep-going", NULL, "report every differing instruction (a table, one line per operand) instead of stopping at the first"},
+    {"--json", NULL, "print the report as one JSON object"},
+    END_OPTIONS,
+};
 static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, END_OPTIONS};
 static const cli_option convert_options[] = {
     {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, SET_OPTION,
@@ -53,6 +69,15 @@ static const cli_command commands[] = {
      "--input files, run every core to the end, then write the --output files. A failed run leaves no output "
      "file behind.",
      run_options, cli_cmd_run},
+    {"diff", "PROGRAM.json", "run a program on two configurations in lockstep and compare every output bit",
+     "Open two simulators in one process, A (--config, --set) and B (--against, --against-set, --against-module), "
+     "load PROGRAM.json and the --input files into both, then run them one instruction at a time. After each "
+     "instruction every output operand and the core's registers are compared bit for bit; at the first "
+     "difference the report names the instruction (number, execution, core, opcode, BIR name), the operand, "
+     "the first differing element with its index, both bit patterns and values, the ULP distance and how many "
+     "elements differ. After the run every tensor is compared too. Exit status 0: identical, 1: a difference, "
+     "2: an error.",
+     diff_options, cli_cmd_diff},
     {"check", "PROGRAM.json", "validate a program, run nothing",
      "Do everything run does before running: read the config, load the modules, and check the program's "
      "structure, its opcodes and the bounds of every operand without a dynamic offset. Prints "

@@ -388,12 +388,14 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
     return 0;
 }
 
-/* Run core c until it finishes or waits. Returns -1 on error, else whether it
- * made progress (completed an instruction or arrived at a new one). */
-static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_error *e) {
+/* Run core c until it finishes, waits, or completed *budget instructions
+ * (a lockstep diff steps one at a time; a plain run has no budget). Returns
+ * -1 on error, else whether it made progress (completed an instruction or
+ * arrived at a new one). */
+static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget, trn_error *e) {
     int progress = 0;
     const trn_inst *insts = s->prog.insts;
-    while (cp->pc < s->prog.n_insts) {
+    while (cp->pc < s->prog.n_insts && *budget) {
         const trn_inst *in = &insts[cp->pc];
         if (in->kind != TRN_INST_OP) {
             cp->pc = loop_step(s, c, cp, in);
@@ -412,7 +414,9 @@ static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, trn_err
         ++cp->pc;
         ++cp->executed;
         ++s->executed;
+        --*budget;
         progress = 1;
+        if (s->progress && (s->executed & TRN_PROGRESS_EVERY) == 0) trn_progress_tick(s->progress, s->executed);
     }
     return progress;
 }
@@ -432,40 +436,111 @@ static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since
     return trn_dist_idle(s, e);
 }
 
-int trn_dispatch_run(trn_sim *s, trn_error *e) {
+/* A run in progress: every core's position and the round-robin cursor, so
+ * a run can stop after any instruction and go on (trn_sim_step). */
+struct trn_run {
+    core_pos *cp;
+    size_t *pc;
+    int64_t *trips;
+    bool *waiting, *done;
+    uint32_t left;    /* local cores not done */
+    uint32_t cursor;  /* the core running now */
+    int progress;     /* this round completed or reached something */
+    double since;     /* when the local cores stopped making progress */
+    uint32_t last_core; /* the core of the last instruction a step completed */
+};
+
+void trn_dispatch_run_free(trn_sim *s) {
+    trn_run *r = s->run;
+    if (!r) return;
+    free(r->cp);
+    free(r->pc);
+    free(r->trips);
+    free(r->waiting);
+    free(r->done);
+    free(r);
+    s->run = NULL;
+}
+
+int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
+    trn_dispatch_run_free(s);
     if (run_begin(s, e)) return -1;
     s->executed = 0;
     s->run_started = trn_now();
     uint32_t n = s->ncores;
-    core_pos *cp = calloc(n, sizeof *cp);
-    size_t *pc = calloc(n, sizeof *pc);
-    int64_t *trips = calloc((size_t)n * s->prog.n_loops + 1, sizeof *trips);
-    bool *waiting = calloc(n, sizeof *waiting), *done = calloc(n, sizeof *done);
-    int rc = cp && pc && trips && waiting && done ? 0 : trn_errorf(e, "out of memory");
-    for (uint32_t c = 0; c < n && rc == 0; ++c) cp[c].trip = trips + (size_t)c * s->prog.n_loops;
-    double since = 0; /* when the local cores stopped making progress */
-    for (uint32_t left = s->local_hi - s->local_lo; left > 0 && rc == 0;) {
-        int progress = 0;
-        for (uint32_t c = s->local_lo; c < s->local_hi && rc == 0; ++c) {
-            if (done[c]) continue;
-            int r = run_core(s, c, &cp[c], waiting, e);
-            if (r < 0) rc = -1;
-            progress |= r > 0;
-            if (cp[c].pc == s->prog.n_insts) {
-                done[c] = true;
-                --left;
+    trn_run *r = s->run = calloc(1, sizeof *r);
+    if (!r) return trn_errorf(e, "out of memory");
+    r->cp = calloc(n, sizeof *r->cp);
+    r->pc = calloc(n, sizeof *r->pc);
+    r->trips = calloc((size_t)n * s->prog.n_loops + 1, sizeof *r->trips);
+    r->waiting = calloc(n, sizeof *r->waiting);
+    r->done = calloc(n, sizeof *r->done);
+    if (!(r->cp && r->pc && r->trips && r->waiting && r->done)) {
+        trn_dispatch_run_free(s);
+        return trn_errorf(e, "out of memory");
+    }
+    for (uint32_t c = 0; c < n; ++c) r->cp[c].trip = r->trips + (size_t)c * s->prog.n_loops;
+    r->left = s->local_hi - s->local_lo;
+    r->cursor = s->local_lo;
+    return 0;
+}
+
+/* Go on with the run until `budget` more instructions completed or every
+ * core is done. Cores take turns in order, each running until it waits or
+ * ends; a whole round without progress is a stall. 1: stopped on the
+ * budget, 0: the run is complete, -1: error. */
+static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
+    trn_run *r = s->run;
+    while (r->left > 0) {
+        for (; r->cursor < s->local_hi; ++r->cursor) {
+            uint32_t c = r->cursor;
+            if (r->done[c]) continue;
+            int got = run_core(s, c, &r->cp[c], r->waiting, &budget, e);
+            if (got < 0) return -1;
+            r->progress |= got > 0;
+            if (r->cp[c].pc == s->prog.n_insts) {
+                r->done[c] = true;
+                --r->left;
+            }
+            if (budget == 0) { /* core c completed the last instruction of the budget */
+                r->last_core = c;
+                if (r->done[c]) ++r->cursor;
+                return 1; /* else the next step goes on with core c */
             }
         }
-        if (progress) since = 0;
-        if (rc == 0 && left > 0 && !progress) {
-            deadlock_pcs(cp, n, pc);
-            rc = stalled(s, pc, done, &since, e);
+        r->cursor = s->local_lo;
+        if (r->progress) r->since = 0;
+        if (r->left > 0 && !r->progress) {
+            deadlock_pcs(r->cp, s->ncores, r->pc);
+            if (stalled(s, r->pc, r->done, &r->since, e)) return -1;
         }
+        r->progress = 0;
     }
-    free(cp);
-    free(pc);
-    free(trips);
-    free(waiting);
-    free(done);
+    return 0;
+}
+
+int trn_dispatch_step(trn_sim *s, trn_step *out, trn_error *e) {
+    if (!s->run) return trn_errorf(e, "no run is in progress");
+    int rc = run_some(s, 1, e);
+    if (rc <= 0) return rc;
+    const core_pos *cp = &s->run->cp[s->run->last_core];
+    /* run_core stops right after the instruction that used up the budget */
+    *out = (trn_step){.core = s->run->last_core, .index = cp->executed - 1, .inst = &s->prog.insts[cp->pc - 1]};
+    return 1;
+}
+
+uint64_t trn_dispatch_core_done(const trn_sim *s, uint32_t c) {
+    return s->run && c < s->ncores ? s->run->cp[c].executed : 0;
+}
+
+int trn_dispatch_run(trn_sim *s, trn_error *e) {
+    int rc = trn_dispatch_run_start(s, e);
+    if (rc == 0) {
+        s->progress = trn_progress_start(s, s->opts.progress, stderr);
+        rc = run_some(s, UINT64_MAX, e);
+        trn_progress_finish(s->progress, rc != 0);
+        s->progress = NULL;
+    }
+    trn_dispatch_run_free(s);
     return rc;
 }

@@ -111,6 +111,13 @@ static bool own_dir(char *buf, size_t len) {
 }
 
 trnsim_sim *trnsim_open(const trnsim_options *opts) {
+    trn_embed_extra none = {0}; /* no progress display: an embedding program's stderr is its own */
+    return trn_embed_open(opts, &none);
+}
+
+trnsim_sim *trn_embed_open(const trnsim_options *opts, const trn_embed_extra *extra) {
+    trn_embed_extra none = {0};
+    if (!extra) extra = &none;
     clear_error();
     trnsim_options o = {.size = sizeof o};
     if (opts && opts->size < offsetof(trnsim_options, format) + sizeof opts->format) {
@@ -128,7 +135,9 @@ trnsim_sim *trnsim_open(const trnsim_options *opts) {
     trn_sim_opts so = {.config_path = o.config_path, .config_text = o.config_text, .trace = o.trace != 0,
                        .stats = o.stats != 0, .module_dir = o.module_dir, .exe_dir = dir, .exe_is_library = is_lib,
                        .sets = o.sets, .n_sets = o.n_sets, .format = o.format,
-                       .max_instructions = o.max_instructions, .timeout_seconds = o.timeout_seconds};
+                       .max_instructions = o.max_instructions, .timeout_seconds = o.timeout_seconds,
+                       .module_swaps = extra->module_swaps, .n_module_swaps = extra->n_module_swaps,
+                       .progress = extra->progress};
     trn_error *e = host_error();
     if (trn_sim_open(&h->sim, &so, e)) {
         publish(NULL, o.config_path ? o.config_path : o.config_text ? "<config text>" : "<embedded default config>");

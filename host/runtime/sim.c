@@ -12,6 +12,28 @@
 #include "runtime/budget.h"
 #include "runtime/sim_internal.h"
 
+/* --against-module FAMILY=PATH: the family's module (its last plugins
+ * entry, the one in effect) is loaded from PATH instead. */
+static int swap_modules(trn_config *c, const char *const *swaps, size_t n, trn_error *e) {
+    for (size_t i = 0; i < n; ++i) {
+        const char *eq = strchr(swaps[i], '=');
+        if (!eq || eq == swaps[i] || !eq[1])
+            return trn_errorf(e, "module swap '%s': expected FAMILY=PATH, e.g. search=./my-search.so", swaps[i]);
+        trn_plugin_cfg *p = NULL;
+        for (size_t k = 0; k < c->n_plugins; ++k)
+            if (strlen(c->plugins[k].family) == (size_t)(eq - swaps[i]) &&
+                !strncmp(c->plugins[k].family, swaps[i], (size_t)(eq - swaps[i])))
+                p = &c->plugins[k];
+        if (!p) return trn_errorf(e, "module swap '%s': the config loads no module of family '%.*s'", swaps[i],
+                                  (int)(eq - swaps[i]), swaps[i]);
+        char *path = strdup(eq + 1);
+        if (!path) return trn_errorf(e, "out of memory");
+        free(p->module);
+        p->module = path;
+    }
+    return 0;
+}
+
 int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     trn_sim *s = calloc(1, sizeof *s);
     *out = NULL;
@@ -20,6 +42,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     if (!s->opts.trace_out) s->opts.trace_out = stderr;
     int rc = trn_config_load_sets(&s->cfg, opts->config_path, opts->config_path ? NULL : opts->config_text, opts->sets,
                              opts->n_sets, e);
+    if (rc == 0) rc = swap_modules(&s->cfg, opts->module_swaps, opts->n_module_swaps, e);
     if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
     else if ((rc = trn_loader_load_all(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     else if ((rc = trn_dist_attach(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
@@ -32,6 +55,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
 }
 
 static void free_program(trn_sim *s) {
+    trn_dispatch_run_free(s);
     for (uint32_t c = 0; c < s->ncores; ++c) trn_core_state_free(&s->cores[c]);
     free(s->cores);
     s->cores = NULL;
@@ -228,6 +252,22 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
     ap.core = core < 0 ? 0 : (uint32_t)core;
     return trn_ap_read_raw(&env, &ap, data, e);
 }
+
+int trn_sim_run_start(trn_sim *s, trn_error *e) {
+    int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
+             : trn_dist_check_program(s, e) ? -1
+                                            : trn_dispatch_run_start(s, e);
+    if (rc && e) e->kind = TRN_EK_RUN;
+    return rc;
+}
+
+int trn_sim_step(trn_sim *s, trn_step *out, trn_error *e) {
+    int rc = trn_dispatch_step(s, out, e);
+    if (rc < 0 && e) e->kind = TRN_EK_RUN;
+    return rc;
+}
+
+void trn_sim_run_end(trn_sim *s) { trn_dispatch_run_free(s); }
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
     int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")

@@ -27,6 +27,9 @@ typedef struct trn_sim_opts {
     int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
     uint64_t max_instructions; /* a run stops with an error before instruction N+1; 0: no limit */
     double timeout_seconds;    /* a run stops with an error once this much time passed; 0: none */
+    const char *const *module_swaps; /* FAMILY=PATH: that family's module loaded from PATH instead */
+    size_t n_module_swaps;
+    int progress;              /* progress line on stderr: 0 never, 1 when stderr is a terminal, 2 always */
 } trn_sim_opts;
 
 /* Read the config, load and validate every module, seal dispatch.
@@ -47,6 +50,20 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
 /* Run the loaded program from its first instruction on every core.
  * Memories keep their contents between runs (the benchmark reruns). */
 int trn_sim_run(trn_sim *s, trn_error *e);
+
+/* The same run one instruction at a time, for a lockstep diff of two
+ * simulators: trn_sim_run_start, then trn_sim_step until it returns 0 (the
+ * run is complete) or -1 (an error, in e); 1 means one instruction
+ * completed, described in *out. The cores take the same turns as in
+ * trn_sim_run. trn_sim_run_end frees the run's state (also after an error). */
+typedef struct trn_step {
+    uint32_t core;
+    uint64_t index;             /* in the core's stream (loops written out) */
+    const struct trn_inst *inst; /* the instruction (frontend/program.h) */
+} trn_step;
+int trn_sim_run_start(trn_sim *s, trn_error *e);
+int trn_sim_step(trn_sim *s, trn_step *out, trn_error *e);
+void trn_sim_run_end(trn_sim *s);
 
 /* Distributed runs (a transport module, e.g. MPI: docs/mpi.md). Each
  * process runs its own cores; every call below is made by every process in

@@ -6,6 +6,7 @@
 #include "runtime/config.h"
 #include "frontend/program.h"
 #include "runtime/sim.h"
+#include "runtime/progress.h"
 #include "runtime/stats.h"
 
 typedef struct trn_module {
@@ -23,6 +24,8 @@ typedef struct trn_slot {
     const trn_opcode_desc *op; /* NULL: no handler */
     trn_module *owner;
 } trn_slot;
+
+typedef struct trn_run trn_run;
 
 typedef enum { CORE_READY, CORE_WAITING, CORE_DONE } trn_core_phase;
 
@@ -62,6 +65,8 @@ struct trn_sim {
     uint64_t executed;    /* instructions started in this run */
     double run_started;
     bool dist_checked; /* every process agreed it runs this program */
+    trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
+    trn_progress *progress; /* the progress display of the run in progress, NULL: none */
 };
 
 extern const trn_host_api trn_host_api_table;
@@ -87,6 +92,12 @@ bool trn_dispatch_handled(void *sim, uint32_t it);
 int trn_dispatch_check_program(trn_sim *s, trn_error *e);
 int trn_dispatch_static_checks(trn_sim *s, trn_error *e);
 int trn_dispatch_run(trn_sim *s, trn_error *e);
+/* A run one instruction at a time (trn_sim_step in sim.h). */
+int trn_dispatch_run_start(trn_sim *s, trn_error *e);
+int trn_dispatch_step(trn_sim *s, trn_step *out, trn_error *e);
+void trn_dispatch_run_free(trn_sim *s);
+/* Instructions core c completed in the run in progress (0 without one). */
+uint64_t trn_dispatch_core_done(const trn_sim *s, uint32_t c);
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction);
 trn_ap_env trn_ctx_env(const trn_ctx *ctx);
 

@@ -1,0 +1,51 @@
+/* Lockstep comparison of two simulators running one program (trnsim diff,
+ * docs/cli.md): after an instruction both completed, every output operand
+ * and the core's registers, bit for bit; after the run, every tensor. */
+#ifndef TRNSIM_HOST_DIFF_H
+#define TRNSIM_HOST_DIFF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "frontend/program.h"
+#include "runtime/sim.h"
+
+/* One operand that differs. Indices are C order: `index` over the
+ * operand's access pattern ([partition, dim 0, ...]), `tensor_index` over
+ * the shape of the tensor holding the first differing element. */
+typedef struct trn_diff_found {
+    char operand[96];     /* "outputs[0]", "register 5", "tensor 'y' on core 1" */
+    const char *tensor;   /* the tensor of the first differing element, NULL: none */
+    int dtype;            /* trn_dtype; -1: a register (int64) */
+    int64_t count;        /* elements compared */
+    int64_t differing;    /* elements whose bits differ */
+    int64_t first;        /* the first of them, in the operand's order */
+    int ndim;
+    int64_t index[TRN_AP_MAX_DIMS + 1];
+    int tensor_ndim;
+    int64_t tensor_index[TRN_MAX_SHAPE];
+    uint64_t bits[2];     /* A's and B's bit pattern of that element */
+    double value[2];
+    bool has_value;       /* false for packed dtypes */
+    bool ulp_known;       /* false when a side is NaN or the dtype is packed */
+    uint64_t ulp;         /* float: ULP distance; integer: |A - B| */
+} trn_diff_found;
+
+/* The outputs of the instruction st describes, which a and b both just
+ * completed (trn_sim_step). Fills up to cap entries of out and returns how
+ * many operands differ (0: identical), or -1 with a message. */
+int trn_diff_outputs(trn_sim *a, trn_sim *b, const trn_step *st, trn_diff_found *out, int cap, trn_error *e);
+
+/* Every tensor of every core after both runs ended; as above. */
+int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_error *e);
+
+/* The instruction's opcode name and family in s ("?" / "-" without one). */
+const char *trn_diff_opname(const trn_sim *s, const trn_inst *in);
+const char *trn_diff_family(const trn_sim *s, const trn_inst *in);
+
+/* Bits of an element of dtype dt as an integer, and its ULP distance to
+ * another (false: a NaN or a packed dtype). */
+bool trn_diff_ulp(int dtype, uint64_t a, uint64_t b, uint64_t *ulp);
+
+#endif
