@@ -69,7 +69,7 @@ static const cli_command commands[] = {
      "--input files, run every core to the end, then write the --output files. A failed run leaves no output "
      "file behind.",
      run_options, cli_cmd_run},
-    {"diff", "PROGRAM.json", "run a program on two configurations in lockstep and compare every output bit",
+    {"diff", "PROGRAM.json", "run on two configs in lockstep, compare every bit",
      "Open two simulators in one process, A (--config, --set) and B (--against, --against-set, --against-module), "
      "load PROGRAM.json and the --input files into both, then run them one instruction at a time. After each "
      "instruction every output operand and the core's registers are compared bit for bit; at the first "
