@@ -11,6 +11,7 @@
 #include "arith/arith.h"
 #include "frontend/tensor_bounds.h"
 #include "runtime/schema.h"
+#include "runtime/services.h"
 #include "runtime/sim_internal.h"
 
 /* ---- errors and logging ---- */
@@ -374,6 +375,12 @@ static trn_status api_accumulate(trn_ctx *ctx, trn_acc_op op, void *dst, const v
 static uint32_t api_dtype_width(trn_dtype dt) { return trn_dtype_width(dt); }
 static const char *api_dtype_name(trn_dtype dt) { return trn_dtype_name(dt); }
 
+/* ---- shared services (ABI 3) ---- */
+
+static const void *api_service(const trn_settings *self, const char *name, uint32_t min_version) {
+    return self ? trn_services_lookup(self->owner, name, min_version) : NULL;
+}
+
 const trn_host_api trn_host_api_table = {
     .abi_version = TRN_ABI_VERSION,
     .size = sizeof(trn_host_api),
@@ -423,4 +430,5 @@ const trn_host_api trn_host_api_table = {
     .uninit_allowed = api_uninit_allowed,
     .attr_enum = api_attr_enum,
     .checking = api_checking,
+    .service = api_service,
 };

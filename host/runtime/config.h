@@ -58,6 +58,7 @@ typedef struct trn_setting_val {
 struct trn_settings {
     trn_setting_val *vals;
     size_t n;
+    const void *owner; /* the loader's trn_module these belong to (api->service's self) */
 };
 
 /* The module's settings schema itself: every entry has a key (unique), a

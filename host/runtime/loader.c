@@ -14,6 +14,7 @@
 
 #include "runtime/opnames.h"
 #include "runtime/schema.h"
+#include "runtime/services.h"
 #include "runtime/sim_internal.h"
 
 #ifndef TRNSIM_PLUGIN_DIR
@@ -230,6 +231,16 @@ static int check_pointers(const trn_module *m, trn_error *e) {
             return trn_errorf(e, "quirk entry %u points outside the module (is n_quirks = %u the table's length?)", i,
                               d->n_quirks);
     }
+    for (uint32_t i = 0; i < m->n_exports; ++i)
+        if (!in_image(m, m->exports[i].name) || !in_image(m, m->exports[i].iface))
+            return trn_errorf(e, "exported service entry %u points outside the module (is n_exports = %u the table's "
+                              "length?)", i, m->n_exports);
+    for (uint32_t i = 0; i < m->n_needs; ++i) {
+        const trn_service_need *n = &m->needs[i];
+        if (!in_image(m, n->name) || !in_image(m, n->family) || !in_image(m, n->module))
+            return trn_errorf(e, "needed service entry %u points outside the module (is n_needs = %u the table's "
+                              "length?)", i, m->n_needs);
+    }
     return 0;
 }
 
@@ -237,7 +248,9 @@ static int check_tables(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
     return table_inside(m, d->ops, d->n_ops, op_stride(d), "ops", e) ||
                    table_inside(m, d->settings, d->n_settings, sizeof *d->settings, "settings", e) ||
-                   table_inside(m, d->quirks, d->n_quirks, sizeof *d->quirks, "quirks", e)
+                   table_inside(m, d->quirks, d->n_quirks, sizeof *d->quirks, "quirks", e) ||
+                   table_inside(m, m->exports, m->n_exports, sizeof *m->exports, "exports", e) ||
+                   table_inside(m, m->needs, m->n_needs, sizeof *m->needs, "needs", e)
                ? -1
                : check_pointers(m, e);
 }
@@ -299,9 +312,12 @@ static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
     return 0;
 }
 
-/* The descriptor on its own: header, opcode table, settings schema, quirks. */
+/* The descriptor on its own: header, opcode table, settings schema, quirks,
+ * service lists. */
 static int validate(trn_module *m, trn_error *e) {
-    if (check_header(m->desc, m->cfg, e) || check_tables(m, e) || copy_ops(m, e)) return -1;
+    if (check_header(m->desc, m->cfg, e)) return -1;
+    trn_services_read(m);
+    if (trn_services_check_desc(m, e) || check_tables(m, e) || copy_ops(m, e)) return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
         if (check_op(m, i, e)) return -1;
     return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;
@@ -309,13 +325,19 @@ static int validate(trn_module *m, trn_error *e) {
 
 /* ---- life cycle ---- */
 
+/* Unregister and fini, keeping the code mapped. */
+static void finish(trn_sim *s, trn_module *m) {
+    if (!m->live) return;
+    for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
+        if (s->table[it].owner == m) s->table[it] = (trn_slot){NULL, NULL};
+    if (m->desc->fini) m->desc->fini(m->state);
+    m->live = false;
+}
+
 static void unload(trn_sim *s, trn_module *m) {
-    if (m->live) {
-        for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
-            if (s->table[it].owner == m) s->table[it] = (trn_slot){NULL, NULL};
-        if (m->desc->fini) m->desc->fini(m->state);
-    }
+    finish(s, m);
     trn_settings_free(&m->settings);
+    free(m->need_export);
     if (m->dl) dlclose(m->dl);
     free(m->path);
     free(m->ops);
@@ -338,6 +360,7 @@ static int replace_family(trn_sim *s, const trn_module *m, trn_error *e) {
 
 static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
     if (trn_settings_build(&s->cfg, m->cfg, m->desc, &m->settings, e)) return trn_error_kind_default(e, TRN_EK_CONFIG);
+    m->settings.owner = m;
     if (m->desc->init) {
         char msg[512] = "";
         if (m->desc->init(&trn_host_api_table, &m->settings, &m->state, msg, sizeof msg) != TRN_OK) {
@@ -372,15 +395,17 @@ static int check_transports(const trn_sim *s, trn_error *e) {
     return 0;
 }
 
-/* A module whose descriptor is broken is refused before it can replace
- * anything; the replaced family is unloaded before the conflict check. */
-static int load_one(trn_sim *s, trn_module *m, trn_error *e) {
-    if (find_module(s, m, e) || validate(m, e)) return -1;
+/* The replaced family is unloaded before the conflict check. */
+static int start_one(trn_sim *s, trn_module *m, trn_error *e) {
     if (m->cfg->replaces && replace_family(s, m, e)) return -1;
     if (check_conflicts(s, m, e)) return -1;
     return init_module(s, m, e);
 }
 
+/* Three stages: every module is found and its descriptor validated (no
+ * module code runs, so a broken one is refused before it can replace
+ * anything); every service need is matched to an export; then, in config
+ * order, each replaces, registers and inits. */
 int trn_loader_load_all(trn_sim *s, trn_error *e) {
     s->mods = calloc(s->cfg.n_plugins + 1, sizeof *s->mods);
     if (!s->mods) return trn_errorf(e, "out of memory");
@@ -388,7 +413,16 @@ int trn_loader_load_all(trn_sim *s, trn_error *e) {
         trn_module *m = &s->mods[i];
         m->cfg = &s->cfg.plugins[i];
         s->n_mods = i + 1;
-        if (load_one(s, m, e)) {
+        if (find_module(s, m, e) || validate(m, e)) {
+            unload(s, m);
+            return module_error(s, m->cfg, e);
+        }
+    }
+    size_t failed = 0;
+    if (trn_services_resolve(s, &failed, e)) return module_error(s, s->mods[failed].cfg, e);
+    for (size_t i = 0; i < s->n_mods; ++i) {
+        trn_module *m = &s->mods[i];
+        if (start_one(s, m, e)) {
             unload(s, m); /* nothing of a failed module stays registered */
             return module_error(s, m->cfg, e);
         }
@@ -398,7 +432,10 @@ int trn_loader_load_all(trn_sim *s, trn_error *e) {
     return 0;
 }
 
+/* Every fini runs before any module is unmapped, so a fini may still use a
+ * service of a module listed after it. */
 void trn_loader_unload_all(trn_sim *s) {
+    for (size_t i = s->n_mods; i-- > 0;) finish(s, &s->mods[i]);
     for (size_t i = s->n_mods; i-- > 0;) unload(s, &s->mods[i]);
     free(s->mods);
     s->mods = NULL;

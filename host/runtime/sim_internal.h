@@ -18,6 +18,13 @@ typedef struct trn_module {
     trn_settings settings;
     void *state;
     bool live; /* registered and initialised */
+    /* ABI 3 services (services.h): the descriptor's lists, and for each need
+     * the export it was matched with at load. */
+    const trn_service_desc *exports;
+    uint32_t n_exports;
+    const trn_service_need *needs;
+    uint32_t n_needs;
+    const trn_service_desc **need_export;
 } trn_module;
 
 typedef struct trn_slot {

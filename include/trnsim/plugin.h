@@ -21,6 +21,9 @@
  *      / operands / check, TRN_OPF_NO_ATTRS), trn_plugin_desc.op_size (the
  *      stride of the ops table), host functions attr_enum and checking,
  *      and the TRN_ARRAY / TRN_PLUGIN_HEADER helpers.
+ *   3  shared services between modules: trn_plugin_desc.exports / needs
+ *      (trn_service_desc, trn_service_need), host function service, and
+ *      the TRN_EXPORTS / TRN_NEEDS helpers.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -34,7 +37,7 @@
 extern "C" {
 #endif
 
-#define TRN_ABI_VERSION 2u
+#define TRN_ABI_VERSION 3u
 #define TRN_ABI_MIN_VERSION 1u
 #define TRN_PLUGIN_SYMBOL "trnsim_plugin"
 
@@ -284,6 +287,14 @@ typedef struct trn_host_api {
     trn_lookup (*attr_enum)(trn_ctx *ctx, const char *key, int64_t *out);
     /* 1 while the opcode's static check runs (trn_check_fn), else 0. */
     int (*checking)(const trn_ctx *ctx);
+    /* ABI 3. The interface of a service this module declared in its needs
+     * (trn_service_need), from the module that exports it. self is the
+     * settings handle init received (it says which module asks). Callable
+     * from init on, in any load order: the host resolved every need when
+     * the modules loaded, before any init, so a declared need at a version
+     * >= min_version always gives the interface. NULL for a name the module
+     * did not declare, or a min_version above the exporter's (module bugs). */
+    const void *(*service)(const trn_settings *self, const char *name, uint32_t min_version);
 } trn_host_api;
 
 /* ---- transports (ABI 2) ------------------------------------------------ */
@@ -321,6 +332,33 @@ typedef struct trn_transport_desc {
      * source on rank `from`; other ranks do nothing). */
     trn_status (*to_root)(void *state, uint32_t from, void *buf, size_t bytes, char *err, size_t errlen);
 } trn_transport_desc;
+
+/* ---- shared services between modules (ABI 3) ------------------------ */
+
+/* A module may export named, versioned interfaces, and another may use them
+ * (the model is the shared APIs of Redis modules; docs/plugins.md "Shared
+ * services"). An interface is a struct of function pointers that the
+ * exporting module keeps as static data; its layout is published in a
+ * header under include/trnsim/ (e.g. trnsim/service_rng.h) and grows only
+ * at the end, each addition bumping `version`. Both lists are declared in
+ * the descriptor, so the host checks every need against the exports of all
+ * the configured modules when they load, before any init runs: a missing
+ * exporter, or one whose version is older than min_version, is a load error
+ * naming both modules, the service, the versions and the fix. */
+typedef struct trn_service_desc {
+    const char *name;  /* e.g. "rng.xorwow"; unique across loaded modules */
+    uint32_t version;  /* >= 1: the interface's version */
+    const void *iface; /* the interface, static data of the module */
+} trn_service_desc;
+
+typedef struct trn_service_need {
+    const char *name;     /* the service */
+    uint32_t min_version; /* >= 1: the oldest interface version the module works with */
+    /* The config entry that brings the stock exporter, named in the fix of
+     * the missing-provider error, e.g. "rng" and "trnsim-rng". */
+    const char *family;
+    const char *module;
+} trn_service_need;
 
 /* ---- what a module describes ----------------------------------------- */
 
@@ -495,6 +533,11 @@ typedef struct trn_plugin_desc {
      * ABI 1 recompiles unchanged; an ABI 1 module's table has the ABI 1
      * stride, which the host knows. */
     uint32_t op_size;
+    /* ABI 3: the services this module exports and those it uses (above). */
+    const trn_service_desc *exports;
+    uint32_t n_exports;
+    const trn_service_need *needs;
+    uint32_t n_needs;
 } trn_plugin_desc;
 
 /* The fields every descriptor starts with, filled from the header it is
@@ -533,6 +576,9 @@ typedef struct trn_plugin_desc {
  * tables of an opcode entry: TRN_ARRAY(attrs, x), TRN_ARRAY(operands, y),
  * and of an attribute: TRN_ARRAY(enums, z). */
 #define TRN_ARRAY(field, table) .field = (table), .n_##field = TRN_COUNT(table)
+/* ABI 3: the service lists of a descriptor. */
+#define TRN_EXPORTS(table) TRN_ARRAY(exports, table)
+#define TRN_NEEDS(table) TRN_ARRAY(needs, table)
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,12 @@
 /* Rng (IT 100): operand checks and the lanes it draws from; the work is
- * exp_rng_draw / exp_rng_pack.
+ * the service's lane_bits / exp_rng_pack.
  *
  *   outputs[0]  dst, int8 / uint8 / int16 / uint16 / int32 / uint32, in
  *               sbuf or psum, any number of elements per partition
  * Element j of a partition (AP visiting order) is the j-th next draw of
- * that partition's lane on the executing core. The draws come from a
- * working copy of the lanes, committed only after the write succeeded. */
+ * that partition's lane on the executing core, made by trnsim-rng's XORWOW
+ * through the "rng.xorwow" service. The draws come from a working copy of
+ * the lanes, committed only after the write succeeded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ trn_status exp_op_rng(const trn_host_api *api, trn_ctx *ctx, void *state) {
     if (api->checking(ctx)) return api->check_ap(ctx, &ap, TRN_OUT); /* the lanes are sized at run start */
     if (check_lanes(api, ctx, st, &ap, &core) != TRN_OK || api->check_ap(ctx, &ap, TRN_OUT) != TRN_OK) return TRN_ERR;
 
-    size_t n = (size_t)trn_ap_free_elems(&ap), lane_bytes = (size_t)st->partitions * EXP_LANE_WORDS * sizeof(uint32_t);
+    size_t n = (size_t)trn_ap_free_elems(&ap), lane_bytes = (size_t)st->partitions * TRN_RNG_GEN2_WORDS * sizeof(uint32_t);
     uint32_t *work = NULL, *bits = NULL;
     void *out = NULL;
     trn_status rc = exp_alloc(api, ctx, (int64_t)lane_bytes, 1, (void **)&work);
@@ -68,7 +69,7 @@ trn_status exp_op_rng(const trn_host_api *api, trn_ctx *ctx, void *state) {
         memcpy(work, lanes, lane_bytes);
         /* partition_step 0 visits a partition again: its lane continues */
         for (uint32_t i = 0; i < ap.part_count; ++i)
-            exp_rng_draw(work + (size_t)(ap.part_start + i * ap.part_step) * EXP_LANE_WORDS, bits + (size_t)i * n, n);
+            st->rng->lane_bits(exp_state_lane(work, ap.part_start + i * ap.part_step), bits + (size_t)i * n, n);
         exp_rng_pack(bits, (size_t)ap.part_count * n, width, out);
         rc = api->write_raw(ctx, &ap, out);
         if (rc == TRN_OK) memcpy(lanes, work, lane_bytes);

@@ -48,8 +48,8 @@ static const trn_quirk_desc exp_quirks[] = {
      "Rng (100) and NonzeroWithCount (104) are skipped by the reference; these are NKI's documented semantics, "
      "loaded only by config/experimental.cfg"},
     {"experimental.rng_own_lanes", NULL, "always",
-     "Rng draws from this module's own XORWOW lane per core and partition, not trnsim-rng's state: "
-     "SetRandState/SetRandState2 do not reach it"},
+     "Rng draws lane 0 of its own bank of trnsim-rng gen-2 states (one per core and partition), made and advanced by "
+     "trnsim-rng's code: SetRandState/SetRandState2 do not reach it"},
     {"experimental.rng_start", "rng_seed", "\"\"",
      "every Rng lane starts at {1,1,1,1,1,1}, so all partitions and cores draw the same stream until rng_seed is "
      "set (cores always start alike)"},
@@ -58,6 +58,11 @@ static const trn_quirk_desc exp_quirks[] = {
     {"experimental.nonzero_partitions", "nonzero_partitions", "all",
      "NonzeroWithCount runs on every partition; NKI hardware only reads/writes tile partitions 0, 16, ..., 112 "
      "(\"gpsimd\")"},
+};
+
+/* Rng's lanes and their seeding are trnsim-rng's gen-2 generator. */
+static const trn_service_need exp_needs[] = {
+    {TRN_RNG_XORWOW_SERVICE, 1, "rng", "trnsim-rng"},
 };
 
 static trn_status exp_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
@@ -80,6 +85,12 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
         return TRN_ERR;
     }
     st->nonzero_gpsimd = strcmp(parts, "gpsimd") == 0;
+    st->rng = api->service(settings, TRN_RNG_XORWOW_SERVICE, 1);
+    if (!st->rng) { /* the host resolved the need at load: only a host without services gets here */
+        snprintf(err, errlen, "the service %s is not available", TRN_RNG_XORWOW_SERVICE);
+        free(st);
+        return TRN_ERR;
+    }
     *state = st;
     return TRN_OK;
 }
@@ -107,6 +118,7 @@ TRN_PLUGIN_DEFINE(experimental) = {
     TRN_OPS(exp_ops),
     TRN_SETTINGS(exp_settings),
     TRN_QUIRKS(exp_quirks),
+    TRN_NEEDS(exp_needs),
     .init = exp_init,
     .fini = exp_fini,
     .run_begin = exp_run_begin,

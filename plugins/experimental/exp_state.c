@@ -4,16 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp_rng.h"
-
 int exp_state_begin(exp_state *st, uint32_t cores, uint32_t partitions) {
-    size_t per_core = (size_t)partitions * EXP_LANE_WORDS;
+    size_t per_core = (size_t)partitions * TRN_RNG_GEN2_WORDS;
     uint32_t *lanes = calloc((size_t)cores * per_core + 1, sizeof *lanes);
     if (!lanes) return -1;
     if (st->seeded) {
-        exp_lanes_seed(lanes, partitions, st->seed);
+        if (st->rng->gen2_seed(lanes, partitions, st->seed) != 0) {
+            free(lanes);
+            return -1;
+        }
     } else {
-        for (uint32_t p = 0; p < partitions; ++p) exp_lane_default(lanes + (size_t)p * EXP_LANE_WORDS);
+        st->rng->gen2_default(lanes, partitions);
     }
     for (uint32_t c = 1; c < cores; ++c) memcpy(lanes + c * per_core, lanes, per_core * sizeof *lanes);
     free(st->lanes);
@@ -30,5 +31,5 @@ void exp_state_free(exp_state *st) {
 }
 
 uint32_t *exp_state_core(exp_state *st, uint32_t core) {
-    return st->lanes + (size_t)core * st->partitions * EXP_LANE_WORDS;
+    return st->lanes + (size_t)core * st->partitions * TRN_RNG_GEN2_WORDS;
 }

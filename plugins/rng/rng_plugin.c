@@ -10,6 +10,7 @@
 
 #include "rng_engine.h"
 #include "rng_ops.h"
+#include "rng_service.h"
 #include "trnsim/plugin.h"
 
 static const trn_attr_desc get1_attrs[] = {
@@ -99,6 +100,12 @@ static const trn_quirk_desc rng_quirks[] = {
      "the gen-1 8-word seed keeps 24 bits of imm[0]: word0 = (partition << 24) | (imm[0] & 0xFFFFFF)"},
 };
 
+/* The gen-2 generator, for modules that draw the same streams (the
+ * experimental Rng); trnsim/service_rng.h. */
+static const trn_service_desc rng_exports[] = {
+    {TRN_RNG_XORWOW_SERVICE, TRN_RNG_XORWOW_VERSION, &rng_xorwow_service},
+};
+
 static trn_status rng_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                            size_t errlen) {
     const char *mode = "compute";
@@ -142,6 +149,7 @@ TRN_PLUGIN_DEFINE(rng) = {
     TRN_OPS(rng_ops),
     TRN_SETTINGS(rng_settings),
     TRN_QUIRKS(rng_quirks),
+    TRN_EXPORTS(rng_exports),
     .init = rng_init,
     .fini = rng_fini,
     .run_begin = rng_run_begin,

@@ -345,6 +345,41 @@ def case_rng_seeded(r):
     check(len(set(map(tuple, out["o"].tolist()))) == 128, "seeded partitions should draw distinct streams")
 
 
+def case_rng_service_state(r):
+    """Rng's bits come from trnsim-rng's gen-2 state through the rng.xorwow
+    service: lane 0 of the state of the partition each row visits, seeded
+    as SetRandState2 seeds, and continuing across instructions. The
+    model's answers for the wrong lane (1, 2, 3 of the same fill) and for a
+    neighbouring partition's state are shown to differ, so taking either
+    would fail this case."""
+    view = {"tensor": "a", "partition": 5, "partitions": 9, "partition_step": 7}
+    prog = {"tensors": [tensor("a", "uint32", [128, 10]), tensor("b", "uint32", [128, 4], fill=0)],
+            "instructions": [{"opcode": "Rng", "outputs": [view]},
+                             {"opcode": "Rng", "outputs": [{"tensor": "b", "partition": 12, "partitions": 1}]}]}
+    out, _ = r.ok(prog, r.config(config_text({"rng_seed": "1234567"})), outputs=["a", "b"])
+    parts = [5 + 7 * i for i in range(9)]
+    model = exp_ref.RngModel(128, 1234567)
+    same_bits("strided rows vs model (lane 0)", out["a"][parts], model.draw(parts, 10))
+    same_bits("partition 12 continues its stream", out["b"][12:13], model.draw([12], 4))
+    for lane in (1, 2, 3):
+        wrong = exp_ref.RngModel(128, 1234567, lane_index=lane).draw(parts, 10)
+        check(not np.array_equal(out["a"][parts], wrong), f"lane {lane} of the fill gives the same bits")
+    wrong = exp_ref.RngModel(128, 1234567).draw([p + 1 for p in parts], 10)
+    check(not np.array_equal(out["a"][parts], wrong), "the next partition's state gives the same bits")
+    print("ok: the wrong lanes and partitions give other bits")
+
+
+def case_needs_rng(r):
+    """Without trnsim-rng, which exports the rng.xorwow service, the module is
+    refused when the modules load: one line naming both modules, the service,
+    the version and the config entry to add; nothing is written."""
+    prog = {"tensors": [tensor("o", "uint32", [2, 4])], "instructions": [{"opcode": "Rng", "outputs": ["o"]}]}
+    r.error(prog, r.config(config_text(rng=False)),
+            ["module 'trnsim-experimental' (family experimental): needs the service 'rng.xorwow' version >= 1, "
+             "which no loaded module exports; add { family = \"rng\"; module = \"trnsim-rng\"; } to the config's "
+             "plugins, which exports it"], outputs=["o"])
+
+
 def case_rng_own_lanes(r):
     """SetRandState/SetRandState2 of trnsim-rng do not reach Rng's lanes
     (quirk experimental.rng_own_lanes)."""

@@ -82,10 +82,12 @@ def zero_guard(s):
         s[4] = 1
 
 
-def start_lanes(partitions, seed=None):
+def start_lanes(partitions, seed=None, lane_index=0):
     """The lanes of one core at the start of a run: [1]*6 each, or lane 0 of
     trnsim-rng's gen-2 fill from MT19937-64(seed) (12 outputs per partition,
-    the first 3 -> words lo, hi, lo, hi, lo, hi)."""
+    the first 3 -> words lo, hi, lo, hi, lo, hi). lane_index 1..3 gives the
+    other lanes of the fill, which Rng must not draw (tests use them as the
+    wrong answer)."""
     if seed is None:
         return [[1] * 6 for _ in range(partitions)]
     mt = MT64(seed)
@@ -93,7 +95,7 @@ def start_lanes(partitions, seed=None):
     for _ in range(partitions):
         r = [mt.next() for _ in range(12)]
         lane = []
-        for k in range(3):
+        for k in range(3 * lane_index, 3 * lane_index + 3):
             lane += [r[k] & M32, r[k] >> 32]
         zero_guard(lane)
         lanes.append(lane)
@@ -103,8 +105,8 @@ def start_lanes(partitions, seed=None):
 class RngModel:
     """One core's Rng lanes; draw() follows an output AP's partitions."""
 
-    def __init__(self, partitions=128, seed=None):
-        self.lanes = start_lanes(partitions, seed)
+    def __init__(self, partitions=128, seed=None, lane_index=0):
+        self.lanes = start_lanes(partitions, seed, lane_index)
 
     def draw(self, parts, n):
         """parts: engine partition of each visited row; returns [len(parts), n] uint32."""

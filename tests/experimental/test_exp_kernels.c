@@ -15,6 +15,7 @@
 #include "exp_oracle.h"
 #include "exp_rng.h"
 #include "exp_state.h"
+#include "rng_service.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -143,24 +144,29 @@ static void test_nonzero_random_vs_oracle(void **unused) {
     free(want);
 }
 
-/* ---- Rng: XORWOW ----------------------------------------------------------- */
+/* ---- Rng: trnsim-rng's generator through the "rng.xorwow" service -------- */
+
+/* The module draws through this interface only; the test holds the
+ * exporter's own struct, as the host hands it to the module's init. */
+static const trn_rng_xorwow_service *svc = &rng_xorwow_service;
 
 /* From {1,1,1,1,1,1} by hand:
  *   step 1: t = 1 ^ 0 = 1; s4 = (1 ^ 16) ^ (1 ^ 2) = 18; s5 = 362438; out = 362456
  *   step 2: t = 1; s4 = (18 ^ 288) ^ (1 ^ 2) = 305; s5 = 724875; out = 725180 */
 static void test_xorwow_hand(void **unused) {
-    uint32_t s[6];
+    uint32_t s[TRN_RNG_GEN2_WORDS];
     uint32_t out[2];
-    exp_lane_default(s);
-    exp_rng_draw(s, out, 2);
+    svc->gen2_default(s, 1);
+    svc->lane_bits(s, out, 2);
     assert_int_equal(out[0], 362456u);
     assert_int_equal(out[1], 725180u);
     const uint32_t after[6] = {1, 1, 1, 18, 305, 724875};
     assert_memory_equal(s, after, sizeof after);
+    for (unsigned w = 6; w < TRN_RNG_GEN2_WORDS; ++w) assert_int_equal(s[w], 1u); /* lanes 1..3 untouched */
 }
 
-/* exp_rng_draw (the kernel) against the reference's loop, any state, any n; and
- * drawing in two pieces continues the stream. */
+/* lane_bits against the reference's loop, any state, any n; and drawing in
+ * two pieces continues the stream. */
 static void test_xorwow_vs_oracle(void **unused) {
     uint64_t seed = 99;
     uint32_t got[1000], want[1000];
@@ -168,74 +174,55 @@ static void test_xorwow_vs_oracle(void **unused) {
         uint32_t a[6], b[6];
         for (int w = 0; w < 6; ++w) a[w] = b[w] = (uint32_t)next_rand(&seed);
         size_t n = 1 + next_rand(&seed) % 1000, cut = next_rand(&seed) % n;
-        exp_rng_draw(a, got, cut);
-        exp_rng_draw(a, got + cut, n - cut);
+        svc->lane_bits(a, got, cut);
+        svc->lane_bits(a, got + cut, n - cut);
         for (size_t j = 0; j < n; ++j) want[j] = oracle_xorwow(b);
         assert_memory_equal(got, want, n * sizeof *got);
         assert_memory_equal(a, b, sizeof a);
     }
 }
 
-/* ---- Rng: MT19937-64 and seeding -------------------------------------------- */
-
-/* The C++ standard ([rand.predef]) requires the 10000th output of a
- * default-constructed mt19937_64 (seed 5489) to be 9981545732273789042; the
- * first is 14514284786278117030. Seed 42's first three are libstdc++'s. */
-static void check_mt(uint64_t (*next)(void *), void *m, uint64_t seed) {
-    (void)seed;
-    uint64_t first = next(m), x = first;
-    for (int i = 1; i < 10000; ++i) x = next(m);
+/* The oracle's MT19937-64 against published values: the C++ standard
+ * ([rand.predef]) requires the 10000th output of a default-constructed
+ * mt19937_64 (seed 5489) to be 9981545732273789042, the first being
+ * 14514284786278117030; seed 42's first three are libstdc++'s. The seeding
+ * tests below hold the service to this oracle. */
+static void test_mt64_oracle_published(void **unused) {
+    oracle_mt *o = malloc(sizeof *o);
+    assert_non_null(o);
+    oracle_mt_seed(o, 5489u);
+    uint64_t first = oracle_mt_next(o), x = first;
+    for (int i = 1; i < 10000; ++i) x = oracle_mt_next(o);
     assert_true(first == 14514284786278117030ull);
     assert_true(x == 9981545732273789042ull);
-}
-static uint64_t next_exp(void *m) { return exp_mt64_next(m); }
-static uint64_t next_oracle(void *m) { return oracle_mt_next(m); }
-
-static void test_mt64_published(void **unused) {
-    exp_mt64 *m = malloc(sizeof *m);
-    oracle_mt *o = malloc(sizeof *o);
-    assert_non_null(m);
-    assert_non_null(o);
-    exp_mt64_seed(m, 5489u);
-    check_mt(next_exp, m, 5489u);
-    oracle_mt_seed(o, 5489u);
-    check_mt(next_oracle, o, 5489u);
-    /* never seeded: the original seeds itself with 5489 */
-    m->mti = EXP_MT64_NN + 1;
-    check_mt(next_exp, m, 5489u);
-    exp_mt64_seed(m, 42u);
-    assert_true(exp_mt64_next(m) == 0xc151df7d6ee5e2d6ull);
-    assert_true(exp_mt64_next(m) == 0xa3978fb9b92502a8ull);
-    assert_true(exp_mt64_next(m) == 0xc08c967f0e5e7b0aull);
-    free(m);
+    oracle_mt_seed(o, 42u);
+    assert_true(oracle_mt_next(o) == 0xc151df7d6ee5e2d6ull);
+    assert_true(oracle_mt_next(o) == 0xa3978fb9b92502a8ull);
+    assert_true(oracle_mt_next(o) == 0xc08c967f0e5e7b0aull);
     free(o);
 }
 
-/* Partition p's lane is lo/hi of MT outputs 12p, 12p+1, 12p+2; 9 dropped. */
-static void test_lanes_seed_layout(void **unused) {
-    uint32_t lanes[3 * 6];
-    exp_lanes_seed(lanes, 3, 42u);
+/* Partition p's lane 0 is lo/hi of MT outputs 12p, 12p+1, 12p+2; lanes 1..3
+ * take 12p+3 .. 12p+11. Rng draws lane 0 (exp_state_lane): a module that
+ * took another lane, or another partition's state, would differ here. */
+static void test_gen2_seed_layout(void **unused) {
+    uint32_t states[3 * TRN_RNG_GEN2_WORDS];
+    assert_int_equal(svc->gen2_seed(states, 3, 42u), 0);
     const uint32_t p0[6] = {0x6ee5e2d6u, 0xc151df7du, 0xb92502a8u, 0xa3978fb9u, 0x0e5e7b0au, 0xc08c967fu};
-    assert_memory_equal(lanes, p0, sizeof p0);
+    assert_memory_equal(exp_state_lane(states, 0), p0, sizeof p0);
     oracle_mt o;
     oracle_mt_seed(&o, 42u);
-    for (int p = 0; p < 3; ++p) {
+    for (uint32_t p = 0; p < 3; ++p) {
         uint64_t r[12];
         for (int k = 0; k < 12; ++k) r[k] = oracle_mt_next(&o);
+        const uint32_t *lane = exp_state_lane(states, p);
         for (int k = 0; k < 3; ++k) {
-            assert_int_equal(lanes[p * 6 + 2 * k], (uint32_t)r[k]);
-            assert_int_equal(lanes[p * 6 + 2 * k + 1], (uint32_t)(r[k] >> 32));
+            assert_int_equal(lane[2 * k], (uint32_t)r[k]);
+            assert_int_equal(lane[2 * k + 1], (uint32_t)(r[k] >> 32));
         }
+        assert_int_equal(states[p * TRN_RNG_GEN2_WORDS + 6], (uint32_t)r[3]); /* lane 1 starts at o3 */
+        assert_memory_not_equal(lane, lane + 6, 6 * sizeof *lane);
     }
-}
-
-static void test_zero_guard(void **unused) {
-    uint32_t dead[6] = {0, 0, 0, 0, 0, 7}, live[6] = {0, 0, 0, 0, 9, 0}, want_dead[6] = {0, 0, 0, 0, 1, 7};
-    exp_lane_zero_guard(dead);
-    assert_memory_equal(dead, want_dead, sizeof dead);
-    const uint32_t want_live[6] = {0, 0, 0, 0, 9, 0};
-    exp_lane_zero_guard(live);
-    assert_memory_equal(live, want_live, sizeof live);
 }
 
 /* ---- Rng: truncation ------------------------------------------------------- */
@@ -300,16 +287,16 @@ static void test_parse_seed(void **unused) {
 }
 
 static void test_state_begin(void **unused) {
-    exp_state st = {0};
+    exp_state st = {.rng = svc};
     assert_int_equal(exp_state_begin(&st, 3, 5), 0);
     for (uint32_t c = 0; c < 3; ++c)
-        for (uint32_t w = 0; w < 5 * 6; ++w) assert_int_equal(exp_state_core(&st, c)[w], 1u);
+        for (uint32_t w = 0; w < 5 * TRN_RNG_GEN2_WORDS; ++w) assert_int_equal(exp_state_core(&st, c)[w], 1u);
     st.seeded = 1;
     st.seed = 42;
     exp_state_core(&st, 1)[0] = 0; /* a new run resets what the last one left */
     assert_int_equal(exp_state_begin(&st, 2, 4), 0);
-    uint32_t want[4 * 6];
-    exp_lanes_seed(want, 4, 42);
+    uint32_t want[4 * TRN_RNG_GEN2_WORDS];
+    assert_int_equal(svc->gen2_seed(want, 4, 42), 0);
     assert_memory_equal(exp_state_core(&st, 0), want, sizeof want);
     assert_memory_equal(exp_state_core(&st, 1), want, sizeof want); /* every core starts alike */
     exp_state_free(&st);
@@ -328,9 +315,8 @@ int main(void) {
         cmocka_unit_test(test_nonzero_random_vs_oracle),
         cmocka_unit_test(test_xorwow_hand),
         cmocka_unit_test(test_xorwow_vs_oracle),
-        cmocka_unit_test(test_mt64_published),
-        cmocka_unit_test(test_lanes_seed_layout),
-        cmocka_unit_test(test_zero_guard),
+        cmocka_unit_test(test_mt64_oracle_published),
+        cmocka_unit_test(test_gen2_seed_layout),
         cmocka_unit_test(test_pack_hand),
         cmocka_unit_test(test_pack_vs_oracle),
         cmocka_unit_test(test_parse_seed),

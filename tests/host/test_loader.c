@@ -43,7 +43,7 @@ static void missing_symbol(void **st) {
 
 static void abi_mismatch_names_both(void **st) {
     expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad1\"; } );",
-                      "built for plugin ABI version 99; this trnsim accepts versions 1..2");
+                      "built for plugin ABI version 99; this trnsim accepts versions 1..3");
 }
 
 static void descriptor_too_small(void **st) {
@@ -99,7 +99,7 @@ static void descriptor_symbol_checked(void **st) {
 
 static void bad_quirk_and_flags(void **st) {
     expect_open_error(BAD_CFG(9), "module 'trnsim-bad9' (family bad): quirk entry 1 has no name");
-    expect_open_error(BAD_CFG(10), "opcode BadFlags has flags 0x4; this trnsim knows only 0x3 for ABI version 2 modules");
+    expect_open_error(BAD_CFG(10), "opcode BadFlags has flags 0x4; this trnsim knows only 0x3 for ABI version 3 modules");
 }
 
 /* An ABI 2 attribute schema is checked when the module loads. */
@@ -111,7 +111,8 @@ static void bad_attribute_schema(void **st) {
 }
 
 /* A broken module that says replaces = "test" is refused before the test
- * module is unloaded (no fini of a module that stays in the table). */
+ * module is unloaded: every descriptor is validated before any module
+ * starts, so nothing was initialised, registered or finalised. */
 static void broken_replacement_refused_first(void **st) {
     trn_sim *s = calloc(1, sizeof *s);
     trn_error e;
@@ -121,8 +122,8 @@ static void broken_replacement_refused_first(void **st) {
                                      " { family = \"bad\"; module = \"trnsim-bad7\"; replaces = \"test\"; } );", &e), 0);
     assert_int_equal(trn_loader_load_all(s, &e), -1);
     assert_contains(e.msg, "has a default outside [min, max]");
-    assert_true(s->mods[0].live);
-    assert_string_equal(s->table[200].owner->desc->name, "trnsim-test");
+    assert_false(s->mods[0].live);
+    assert_null(s->table[200].op);
     trn_loader_unload_all(s);
     trn_config_free(&s->cfg);
     free(s);
@@ -268,6 +269,63 @@ static void embedded_default_is_config_default(void **st) {
     assert_string_equal(buf, trn_embedded_config);
 }
 
+/* ---- shared services (ABI 3) ---- */
+
+#define SVC_ENTRY(fam, mod) "{ family = \"" fam "\"; module = \"" mod "\"; }"
+#define SVC_CFG2(a, b) "plugins = ( " a ", " b " );"
+
+/* A user finds the exporter's interface at init, whichever comes first in
+ * the config; the exporter's interface is what the user holds. */
+static void service_found_in_any_order(void **st) {
+    const char *cfgs[] = {SVC_CFG2(SVC_ENTRY("svc", "trnsim-svc-v2"), SVC_ENTRY("svcuser", "trnsim-svc-user")),
+                          SVC_CFG2(SVC_ENTRY("svcuser", "trnsim-svc-user"), SVC_ENTRY("svc", "trnsim-svc-v2"))};
+    for (size_t i = 0; i < 2; ++i) {
+        trn_sim *s;
+        trn_error e = {.msg = ""};
+        assert_int_equal(test_open(cfgs[i], &s, &e), 0);
+        const trn_module *user = s->table[220].owner, *svc = s->table[221].owner;
+        assert_string_equal(user->desc->name, "trnsim-svc-user");
+        assert_ptr_equal(user->state, svc->desc->exports[0].iface);
+        trn_sim_close(s);
+    }
+}
+
+static void service_missing_names_both_and_fix(void **st) {
+    expect_open_error("plugins = ( " SVC_ENTRY("svcuser", "trnsim-svc-user") " );",
+                      "<config text>:1: module 'trnsim-svc-user' (family svcuser): needs the service 'test.answer' "
+                      "version >= 2, which no loaded module exports; add { family = \"svc\"; module = "
+                      "\"trnsim-svc-v2\"; } to the config's plugins, which exports it");
+}
+
+static void service_too_old_names_versions(void **st) {
+    expect_open_error(SVC_CFG2(SVC_ENTRY("svc", "trnsim-svc-v1"), SVC_ENTRY("svcuser", "trnsim-svc-user")),
+                      "module 'trnsim-svc-user' (family svcuser): needs the service 'test.answer' version >= 2, but "
+                      "module 'trnsim-svc-v1' (family svc, 9.9) exports version 1; load a newer 'trnsim-svc-v1' that "
+                      "exports version 2 or later");
+}
+
+static void service_exported_twice(void **st) {
+    expect_open_error(SVC_CFG2(SVC_ENTRY("svc", "trnsim-svc-v2"), SVC_ENTRY("svctwin", "trnsim-svc-twin")),
+                      "module 'trnsim-svc-twin' (family svctwin): exports the service 'test.answer', which module "
+                      "'trnsim-svc-v2' (family svc) exports too");
+}
+
+/* A replaced exporter exports nothing: its replacement must. The v1
+ * exporter replaced by v2 leaves the user with version 2; the reverse
+ * leaves version 1, which is too old. Nothing runs before the check. */
+static void service_of_replaced_family(void **st) {
+    trn_sim *s;
+    trn_error e = {.msg = ""};
+    assert_int_equal(test_open("plugins = ( " SVC_ENTRY("svc", "trnsim-svc-v1") ", " SVC_ENTRY("svcuser",
+                               "trnsim-svc-user") ", { family = \"svc\"; module = \"trnsim-svc-v2\"; replaces = "
+                               "\"svc\"; } );", &s, &e), 0);
+    assert_string_equal(s->table[221].owner->desc->name, "trnsim-svc-v2");
+    trn_sim_close(s);
+    expect_open_error("plugins = ( " SVC_ENTRY("svc", "trnsim-svc-v2") ", " SVC_ENTRY("svcuser", "trnsim-svc-user")
+                      ", { family = \"svc\"; module = \"trnsim-svc-v1\"; replaces = \"svc\"; } );",
+                      "but module 'trnsim-svc-v1' (family svc, 9.9) exports version 1");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(load_ok),
@@ -295,6 +353,11 @@ int main(void) {
         cmocka_unit_test(stats_json_escapes_names),
         cmocka_unit_test(family_module_lacks_opcode),
         cmocka_unit_test(embedded_default_is_config_default),
+        cmocka_unit_test(service_found_in_any_order),
+        cmocka_unit_test(service_missing_names_both_and_fix),
+        cmocka_unit_test(service_too_old_names_versions),
+        cmocka_unit_test(service_exported_twice),
+        cmocka_unit_test(service_of_replaced_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
