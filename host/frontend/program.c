@@ -107,6 +107,7 @@ void trn_program_free(trn_program *p) {
     free(p->strings);
     free(p->skip_note);
     if (p->root) json_decref(p->root);
+    if (p->owned) json_decref(p->owned);
     free(p->path);
     memset(p, 0, sizeof *p);
 }

@@ -83,7 +83,8 @@ typedef struct trn_program_summary {
 typedef struct trn_program {
     char *path;
     trn_format format;
-    json_t *root;           /* the native program (BIR: its translation) */
+    json_t *root;           /* the native program as read (BIR: NULL once read; trn_program_to_native writes it) */
+    json_t *owned;          /* values a front end made (BIR attributes), owned here, or NULL */
     uint32_t cores;
     bool cores_given;
     bool allow_uninit;
@@ -102,6 +103,8 @@ typedef struct trn_program {
 typedef int (*trn_opname_resolver)(void *arg, const char *name, uint32_t *it, trn_error *e);
 /* Whether a loaded module handles the IT. */
 typedef bool (*trn_opcode_handled)(void *arg, uint32_t it);
+/* The descriptor (with its ABI 2 schema) of the module handling the IT, or NULL. */
+typedef const trn_opcode_desc *(*trn_opcode_schema)(void *arg, uint32_t it);
 
 typedef struct trn_load_opts {
     const trn_machine *machine;
@@ -112,6 +115,7 @@ typedef struct trn_load_opts {
     const char *families;         /* loaded families, for messages */
     trn_opname_resolver resolve;
     trn_opcode_handled handled;   /* may be NULL: every resolved IT counts as handled */
+    trn_opcode_schema schema;     /* may be NULL: no schemas (the BIR reader keeps fields as written) */
     void *arg;                    /* for resolve and handled */
 } trn_load_opts;
 
@@ -129,5 +133,13 @@ int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_
 void trn_inst_free(trn_inst *in);
 
 int trn_program_find_tensor(const trn_program *p, const char *name);
+
+/* The loaded program written as a native program (native_write.c): tensors
+ * at their placement, instructions with their attributes and operands,
+ * loops nested. For a native file it is the file's own document. NULL: out
+ * of memory. The caller owns the result. */
+json_t *trn_program_to_native(const trn_program *p);
+/* One instruction entry (TRN_INST_OP) as a native instruction object. */
+json_t *trn_inst_to_json(const trn_program *p, const trn_inst *in);
 
 #endif

@@ -268,49 +268,39 @@ trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
     return st;
 }
 
-/* Executions one pass over entries [from, to) makes (nested loops times
- * their trips), saturating. */
-static uint64_t executions(const trn_inst *insts, size_t from, size_t to) {
-    uint64_t n = 0;
-    for (size_t i = from; i < to; ++i) {
-        uint64_t add = 1;
-        if (insts[i].kind == TRN_INST_LOOP) {
-            uint64_t body = executions(insts, i + 1, insts[i].jump), trips = (uint64_t)insts[i].loop.trips;
-            add = body && trips > UINT64_MAX / body ? UINT64_MAX : body * trips;
-            i = insts[i].jump;
-        } else if (insts[i].kind != TRN_INST_OP) {
-            add = 0;
-        }
-        n = n > UINT64_MAX - add ? UINT64_MAX : n + add;
-    }
-    return n;
-}
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
-/* The index a core's stream gives entry `at` when it first runs (what run's
- * messages say), or UINT64_MAX when it never runs (inside a loop of 0 trips). */
-static uint64_t first_execution(const trn_inst *insts, size_t at) {
-    uint64_t n = 0;
-    for (size_t i = 0; i < at; ++i) {
-        if (insts[i].kind == TRN_INST_LOOP && insts[i].jump < at) {
-            uint64_t whole = executions(insts, i, insts[i].jump + 1);
-            n = n > UINT64_MAX - whole ? UINT64_MAX : n + whole;
-            i = insts[i].jump;
-        } else if (insts[i].kind == TRN_INST_LOOP && insts[i].loop.trips < 1) {
-            return UINT64_MAX; /* `at` lies in a loop that never runs */
-        } else if (insts[i].kind == TRN_INST_OP) {
-            ++n;
-        }
-    }
-    return n;
-}
+#define MAX_CHECK_DEPTH 64 /* deeper than either reader allows */
 
 /* Every instruction's static check on every core, in file order, before
- * anything executes; the message is the one the run would give. */
+ * anything executes; the message is the one the run would give. The index
+ * a core's stream gives each entry when it first runs (what run's messages
+ * say) is kept in one pass: a loop adds its body's executions times its
+ * trips once its END is passed; inside a loop of 0 trips nothing runs. */
 int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
+    uint64_t n = 0, head_n[MAX_CHECK_DEPTH];
+    int64_t head_trips[MAX_CHECK_DEPTH];
+    int depth = 0, dead = 0;
     for (size_t i = 0; i < s->prog.n_insts; ++i) {
         const trn_inst *in = &s->prog.insts[i];
+        if (in->kind == TRN_INST_LOOP || in->kind == TRN_INST_END) {
+            if (depth >= MAX_CHECK_DEPTH && in->kind == TRN_INST_LOOP)
+                return trn_errorf(e, "%s: loops nested deeper than %d", s->prog.path, MAX_CHECK_DEPTH);
+            if (in->kind == TRN_INST_LOOP) {
+                head_n[depth] = n;
+                head_trips[depth++] = in->loop.trips;
+                dead += in->loop.trips < 1;
+            } else {
+                --depth;
+                dead -= head_trips[depth] < 1;
+                uint64_t body = n - head_n[depth], trips = (uint64_t)head_trips[depth];
+                n = sat_add(head_n[depth], body && trips > UINT64_MAX / body ? UINT64_MAX : body * trips);
+            }
+            continue;
+        }
+        uint64_t index = dead ? UINT64_MAX : n;
+        n = sat_add(n, 1);
         if (in->kind != TRN_INST_OP || !s->table[in->it].op || !s->table[in->it].op->check) continue;
-        uint64_t index = first_execution(s->prog.insts, i);
         if (index == UINT64_MAX) continue;
         for (uint32_t c = 0; c < s->ncores; ++c) {
             if (!trn_dist_is_local(s, c)) continue; /* another process checks its own cores */

@@ -98,9 +98,11 @@ void trn_sim_print_quirks(const trn_sim *s, FILE *out) {
 
 int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "no program is loaded");
-    if (json_dumpf(s->prog.root, out, JSON_INDENT(1)) || fputc('\n', out) == EOF)
-        return trn_errorf(e, "cannot write the native program");
-    return 0;
+    json_t *doc = trn_program_to_native(&s->prog);
+    if (!doc) return trn_errorf(e, "out of memory for the native program");
+    int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;
+    json_decref(doc);
+    return rc ? trn_errorf(e, "cannot write the native program") : 0;
 }
 
 int trn_sim_program_is_bir(const trn_sim *s) { return s->have_prog && s->prog.format == TRN_FORMAT_BIR; }

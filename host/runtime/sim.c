@@ -143,6 +143,11 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     return rc;
 }
 
+static const trn_opcode_desc *opcode_schema(void *arg, uint32_t it) {
+    const trn_sim *s = arg;
+    return it <= TRN_IT_MAX ? s->table[it].op : NULL;
+}
+
 static int load_parts(trn_sim *s, const char *path, const char *text, trn_error *e) {
     free_program(s);
     char families[256];
@@ -154,6 +159,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
                        .families = trn_loader_families(s, families, sizeof families),
                        .resolve = trn_dispatch_resolve_name,
                        .handled = trn_dispatch_handled,
+                       .schema = opcode_schema,
                        .arg = s};
     if (trn_program_load(&s->prog, path, text, &o, e)) return -1;
     s->have_prog = true;

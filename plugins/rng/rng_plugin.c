@@ -20,13 +20,13 @@ static const trn_attr_desc get2_attrs[] = {
     {.name = "engine", .types = TRN_ATTR_INT, .def = "5", .help = "1: gen-1 state (6 words), 5: gen-2 XORWOW (24 words)"},
 };
 static const trn_attr_desc set1_attrs[] = {
-    {.name = "engine", .types = TRN_ATTR_INT, .def = "1", .bir_name = "rng_engine",
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "1",
      .help = "1: gen-1 (LFSR / PCG32 / Philox state), 5: gen-2 XORWOW"},
     {.name = "seed", .types = TRN_ATTR_INT | TRN_ATTR_STRING | TRN_ATTR_LIST, .elem = TRN_ATTR_INT,
      .help = "instead of a state input: a uint64 (integer or decimal / 0x string) for engine 5, 8 uint32 for engine 1"},
 };
 static const trn_attr_desc set2_attrs[] = {
-    {.name = "engine", .types = TRN_ATTR_INT, .def = "5", .bir_name = "rng_engine",
+    {.name = "engine", .types = TRN_ATTR_INT, .def = "5",
      .help = "1: gen-1 (LFSR / PCG32 / Philox state), 5: gen-2 XORWOW"},
     {.name = "seed", .types = TRN_ATTR_INT | TRN_ATTR_STRING | TRN_ATTR_LIST, .elem = TRN_ATTR_INT,
      .help = "instead of a state input: a uint64 (integer or decimal / 0x string) for engine 5, 8 uint32 for engine 1"},

@@ -1,14 +1,13 @@
-/* The BIR JSON front end (docs/bir.md): the compiler's file is translated
- * into the equivalent native program (the same document `trnsim convert`
- * prints), which the native front end then reads; each instruction keeps
- * its BIR context (function, block path, name) for messages. */
+/* The BIR JSON front end (docs/bir.md): the compiler's file is read
+ * straight into the loaded program, fields renamed through the modules'
+ * schemas; each instruction keeps its BIR context (function, block path,
+ * name) for messages. */
 #ifndef TRNSIM_HOST_BIR_H
 #define TRNSIM_HOST_BIR_H
 
 #include "frontend/program.h"
 
-/* p->root holds the BIR document; on success it holds the native
- * translation and the program is read from it. */
+/* p->root holds the BIR document; it is freed (p->root NULL) once read. */
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e);
 
 #endif

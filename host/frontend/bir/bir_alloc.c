@@ -1,5 +1,5 @@
-/* Allocations (memory_location_set) and their memory location: a native
- * tensor at the file's placement, a register, or the RNG modules' state. */
+/* Allocations (memory_location_set) and their memory location: a tensor
+ * at the file's placement, a register, or the RNG modules' state. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include "arith/arith.h"
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
+#include "frontend/native/native.h"
 
 #define IO_ALIGN 64
 
@@ -112,8 +113,7 @@ static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint
                                      : "[dims x dtype size...] or [bytes]");
 }
 
-static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, json_t *tensors, int64_t *hbm_end, json_t **io,
-                         const char *where, trn_error *e) {
+static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where, trn_error *e) {
     json_t *locs = json_object_get(a, "memorylocations");
     if (!json_is_array(locs) || json_array_size(locs) != 1)
         return trn_errorf(e, "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
@@ -129,6 +129,7 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, json_t *tensors, i
     if (trn_check_keys(l, location_keys, lw, e) || pick("memory type", json_object_get(l, "type"), memory_types, &type,
                                                         lw, e))
         return -1;
+    if (!(x->location = bir_keep_string(c, x->location))) return trn_errorf(e, "out of memory");
     int64_t addr, base;
     if (trn_get_int(l, "addr", 0, 0, 1ll << 40, &addr, lw, e) || trn_get_int(l, "base", 0, 0, 127, &base, lw, e))
         return -1;
@@ -153,29 +154,29 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, json_t *tensors, i
         check_dims(&ts, &dims, partitioned, trn_dtype_width(x->dtype), &x->row_bytes, lw, e))
         return -1;
     if (!partitioned && base != 0) return trn_errorf(e, "%s: base %" PRId64 ": DRAM has no partitions", lw, base);
+    for (int i = 0; i < ts.n; ++i)
+        if (ts.d[i] > (1ll << 32)) return trn_errorf(e, "%s: 'tensor_shape'[%d] is more than 2^32", where, i);
     x->base = (uint32_t)base;
     x->partitions = partitioned ? (uint32_t)ts.d[0] : 1;
     if (addr % trn_dtype_width(x->dtype))
         return trn_errorf(e, "%s: addr %" PRId64 " is not a multiple of the %u-byte dtype", lw, addr,
                           trn_dtype_width(x->dtype));
-    json_t *t = json_object();
-    json_t *shp = json_array();
-    for (int i = 0; i < ts.n; ++i) json_array_append_new(shp, json_integer(ts.d[i]));
-    json_object_set_new(t, "name", json_string(x->name));
-    json_object_set_new(t, "memory", json_string(trn_mem_names[x->mem]));
-    json_object_set_new(t, "dtype", json_string(trn_dtype_name(x->dtype)));
-    json_object_set_new(t, "shape", shp);
-    if (partitioned) json_object_set_new(t, "partition", json_integer(base));
-    bool host_placed = !strcmp(type, "Input") || !strcmp(type, "Output");
-    if (host_placed) *io = t; /* placed after every DRAM location, below */
-    else json_object_set_new(t, "offset", json_integer(addr));
-    if (!partitioned && !host_placed && addr + x->row_bytes > *hbm_end) *hbm_end = addr + x->row_bytes;
-    json_array_append_new(tensors, t);
+    x->tensor = c->p->n_tensors++;
+    trn_tensor *t = &c->p->tensors[x->tensor];
+    t->name = x->name;
+    t->mem = x->mem;
+    t->dtype = x->dtype;
+    t->ndim = ts.n;
+    t->count = ts.count;
+    for (int i = 0; i < ts.n; ++i) t->shape[i] = ts.d[i];
+    t->partition = partitioned ? (uint32_t)base : 0;
+    t->offset_bytes = addr;
+    x->host_placed = !strcmp(type, "Input") || !strcmp(type, "Output"); /* placed after every DRAM location, below */
+    if (!partitioned && !x->host_placed && addr + x->row_bytes > *hbm_end) *hbm_end = addr + x->row_bytes;
     return 0;
 }
 
-static int read_allocation(bir_ctx *c, json_t *a, int i, json_t *tensors, int64_t *hbm_end, json_t **io,
-                           trn_error *e) {
+static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_error *e) {
     char where[BIR_WHERE_MAX];
     snprintf(where, sizeof where, "function %s, allocation %d", c->function, i);
     if (!json_is_object(a)) return trn_errorf(e, "%s: must be an object", where);
@@ -184,13 +185,13 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, json_t *tensors, int64_
     if (!json_is_string(name) || !*json_string_value(name))
         return trn_errorf(e, "%s: 'name' must be a non-empty string", where);
     x->name = json_string_value(name);
-    x->name_json = name;
     snprintf(where, sizeof where, "function %s, allocation '%s'", c->function, x->name);
     const char *kind;
     if (trn_check_keys(a, alloc_keys, where, e) || pick("kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
         return -1;
     for (int j = 0; j < i; ++j)
         if (!strcmp(c->allocs[j].name, x->name)) return trn_errorf(e, "%s: declared twice", where);
+    if (!(x->name = bir_keep_string(c, x->name))) return trn_errorf(e, "out of memory");
     json_t *dt = json_object_get(a, "dtype");
     if (bir_dtype(json_string_value(dt), &x->dtype))
         return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where, json_is_string(dt) ? json_string_value(dt) : "(not a string)",
@@ -198,35 +199,47 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, json_t *tensors, int64_
     int64_t pdim;
     if (trn_get_int(a, "partition_dim", 0, 0, 0, &pdim, where, e))
         return trn_error_prefix(e, "(trnsim reads partition_dim 0 only)");
-    return read_location(c, a, x, tensors, hbm_end, io, where, e);
+    return read_location(c, a, x, hbm_end, where, e);
 }
 
-int bir_read_allocations(bir_ctx *c, json_t *fn, json_t *tensors, trn_error *e) {
+/* Input and Output locations have addresses of their own buffers: the host
+ * places them, in order, after the last DRAM location. Then every tensor
+ * is checked against the machine, as a native tensor is. */
+static int place_tensors(bir_ctx *c, int64_t hbm_end, trn_error *e) {
+    int64_t cursor = hbm_end;
+    for (int i = 0; i < c->n_allocs; ++i) {
+        bir_alloc *x = &c->allocs[i];
+        if (x->kind != BIR_TENSOR || !x->host_placed) continue;
+        cursor = (cursor + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+        c->p->tensors[x->tensor].offset_bytes = cursor;
+        cursor += x->row_bytes;
+    }
+    for (int i = 0; i < c->p->n_tensors; ++i) {
+        trn_tensor *t = &c->p->tensors[i];
+        char where[BIR_WHERE_MAX];
+        snprintf(where, sizeof where, "tensor '%s'", t->name);
+        if (trn_native_check_placement(t, c->o->machine, where, e)) return -1;
+        trn_native_tensor_ap(t);
+    }
+    return 0;
+}
+
+int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e) {
     json_t *as = json_object_get(fn, "allocations");
     if (as && !json_is_array(as)) return trn_errorf(e, "function %s: 'allocations' must be a list", c->function);
     size_t n = json_array_size(as);
     c->allocs = calloc(n + 1, sizeof *c->allocs);
-    json_t **io = calloc(n + 1, sizeof *io);
-    int rc = c->allocs && io ? 0 : trn_errorf(e, "out of memory");
+    c->p->tensors = calloc(n + 1, sizeof *c->p->tensors);
+    if (!c->allocs || !c->p->tensors) return trn_errorf(e, "out of memory");
     int64_t hbm_end = 0;
-    for (size_t i = 0; i < n && rc == 0; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         c->n_allocs = (int)i + 1;
-        rc = read_allocation(c, json_array_get(as, i), (int)i, tensors, &hbm_end, &io[i], e);
+        if (read_allocation(c, json_array_get(as, i), (int)i, &hbm_end, e)) return -1;
     }
-    /* Input and Output locations have addresses of their own buffers: the
-     * host places them, in order, after the last DRAM location. */
-    int64_t cursor = hbm_end;
-    for (size_t i = 0; i < n && rc == 0; ++i) {
-        if (!io[i]) continue;
-        cursor = (cursor + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
-        json_object_set_new(io[i], "offset", json_integer(cursor));
-        cursor += c->allocs[i].row_bytes;
-    }
-    if (rc == 0 && c->n_regs > (int)c->o->machine->registers)
-        rc = trn_errorf(e, "function %s: %d REG allocations, the machine has %u registers", c->function, c->n_regs,
-                        c->o->machine->registers);
-    free(io);
-    return rc;
+    if (c->n_regs > (int)c->o->machine->registers)
+        return trn_errorf(e, "function %s: %d REG allocations, the machine has %u registers", c->function, c->n_regs,
+                          c->o->machine->registers);
+    return place_tensors(c, hbm_end, e);
 }
 
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name) {

@@ -1,5 +1,6 @@
 /* Instruction arguments (ins / outs, tagged by "kind"): access patterns
- * become native operand objects; registers, immediates become attributes. */
+ * become operands (through the same resolver as native operand objects);
+ * registers and immediates become attributes. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "arith/arith.h"
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
+#include "frontend/operand.h"
 
 static const char *const arg_kinds[] = {"physical_ap", "register_ap", "register_access", "imm_value", "imm_array",
                                         "symbolic_ap", "symbolic_imm_value", NULL};
@@ -56,25 +58,13 @@ static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const ch
     return 0;
 }
 
-/* The free pairs share the BIR document's [step, num] arrays (they are
- * already checked): no copy per pair. */
-static json_t *pairs_json(json_t *apj, int from, int n) {
-    json_t *l = json_array();
-    for (int i = from; i < n; ++i) json_array_append(l, json_array_get(apj, (size_t)i));
-    if (from >= n) { /* only the partition pair: one element per partition */
-        json_t *p = json_array();
-        json_array_append_new(p, json_integer(1));
-        json_array_append_new(p, json_integer(1));
-        json_array_append_new(l, p);
-    }
-    return l;
-}
-
-/* An access pattern on an allocation -> a native operand object. offset
- * counts elements of the AP's dtype in the location's row-major
- * [partition][row] layout, so it selects the first partition too; the
- * partition pair's step is a whole number of rows (or 1 or 0). */
-static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out, const char *where, trn_error *e) {
+/* An access pattern on an allocation -> an operand spec. offset counts
+ * elements of the AP's dtype in the location's row-major [partition][row]
+ * layout, so it selects the first partition too; the partition pair's step
+ * is a whole number of rows (or 1 or 0). *sp->tensor stays -1 for an RNG
+ * state location: the RNG modules keep that state themselves. */
+static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, trn_operand_spec *sp, const char *where,
+                          trn_error *e) {
     const char *set = json_string_value(json_object_get(arg, "memsetref"));
     if (!set) return trn_errorf(e, "%s: 'memsetref' must name an allocation", where);
     const bir_alloc *x = bir_find_alloc(c, set);
@@ -83,10 +73,7 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out,
     if (memref && (!json_is_string(memref) || strcmp(json_string_value(memref), x->location)))
         return trn_errorf(e, "%s: memref '%s' is not a memory location of allocation '%s' (its location is '%s')", where,
                           json_is_string(memref) ? json_string_value(memref) : "(not a string)", x->name, x->location);
-    if (x->kind == BIR_RNG_STATE) { /* the RNG modules keep that state themselves */
-        *out = NULL;
-        return 0;
-    }
+    if (x->kind == BIR_RNG_STATE) return 0;
     if (x->kind == BIR_REGISTER)
         return trn_errorf(e, "%s: allocation '%s' is a REG location; an access pattern needs memory (use "
                           "register_access)", where, x->name);
@@ -97,49 +84,47 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, json_t **out,
                           json_is_string(dtj) ? json_string_value(dtj) : "(not a string)", bir_dtype_names());
     int64_t st[TRN_AP_MAX_DIMS + 1], num[TRN_AP_MAX_DIMS + 1];
     int n = 0;
-    json_t *apj = json_object_get(arg, "ap");
-    if (read_pairs(apj, st, num, &n, where, e)) return -1;
+    if (read_pairs(json_object_get(arg, "ap"), st, num, &n, where, e)) return -1;
     uint32_t w = trn_dtype_width(dt);
-    json_t *op = json_object();
-    json_object_set(op, "tensor", x->name_json);
-    if (dt != x->dtype) json_object_set_new(op, "dtype", json_string(trn_dtype_name(dt)));
+    sp->has_dtype = dt != x->dtype;
+    sp->dtype = dt;
+    int first = x->mem == TRN_MEM_HBM ? 0 : 1;
     if (x->mem == TRN_MEM_HBM) {
-        if (n > TRN_AP_MAX_DIMS) {
-            json_decref(op);
+        if (n > TRN_AP_MAX_DIMS)
             return trn_errorf(e, "%s: a DRAM access pattern has at most %d pairs", where, TRN_AP_MAX_DIMS);
+        sp->offset = offset;
+    } else {
+        if (x->row_bytes % w)
+            return trn_errorf(e, "%s: a row of allocation '%s' (%" PRId64 " bytes) is not a whole number of %s elements",
+                              where, x->name, x->row_bytes, trn_dtype_name(dt));
+        int64_t row = x->row_bytes / w, pstep;
+        if (st[0] == 0 || st[0] == 1) pstep = st[0];
+        else if (st[0] % row == 0) pstep = st[0] / row;
+        else
+            return trn_errorf(e, "%s: partition step %" PRId64 " is not a whole number of rows of allocation '%s' (%" PRId64
+                              " %s elements each)", where, st[0], x->name, row, trn_dtype_name(dt));
+        int64_t part = offset / row;
+        if (part >= x->partitions)
+            return trn_errorf(e, "%s: offset %" PRId64 " starts at partition %" PRId64 " of allocation '%s', which has %u",
+                              where, offset, part, x->name, x->partitions);
+        sp->partition = part;
+        sp->has_partitions = true;
+        sp->partitions = num[0];
+        sp->partition_step = pstep;
+        sp->offset = offset % row;
+    }
+    if (first >= n) { /* only the partition pair: one element per partition */
+        sp->ndims = 1;
+        sp->step[0] = 1;
+        sp->num[0] = 1;
+    } else {
+        sp->ndims = (uint32_t)(n - first);
+        for (int i = first; i < n; ++i) {
+            sp->step[i - first] = st[i];
+            sp->num[i - first] = num[i];
         }
-        json_object_set_new(op, "offset", json_integer(offset));
-        json_object_set_new(op, "ap", pairs_json(apj, 0, n));
-        *out = op;
-        return 0;
     }
-    if (x->row_bytes % w) {
-        json_decref(op);
-        return trn_errorf(e, "%s: a row of allocation '%s' (%" PRId64 " bytes) is not a whole number of %s elements",
-                          where, x->name, x->row_bytes, trn_dtype_name(dt));
-    }
-    int64_t row = x->row_bytes / w, pstep;
-    if (st[0] == 0 || st[0] == 1) pstep = st[0] == 0 ? 0 : 1;
-    else if (st[0] % row == 0) pstep = st[0] / row;
-    else {
-        json_decref(op);
-        return trn_errorf(e, "%s: partition step %" PRId64 " is not a whole number of rows of allocation '%s' (%" PRId64
-                          " %s elements each)", where, st[0], x->name, row, trn_dtype_name(dt));
-    }
-    int64_t part = offset / row;
-    if (part >= x->partitions) {
-        json_decref(op);
-        return trn_errorf(e, "%s: offset %" PRId64 " starts at partition %" PRId64 " of allocation '%s', which has %u",
-                          where, offset, part, x->name, x->partitions);
-    }
-    /* the native defaults (partition 0, the tensor's remaining partitions)
-     * are left out, as a hand-written program would */
-    if (part) json_object_set_new(op, "partition", json_integer(part));
-    if (num[0] != (int64_t)x->partitions - part) json_object_set_new(op, "partitions", json_integer(num[0]));
-    if (pstep != 1) json_object_set_new(op, "partition_step", json_integer(pstep));
-    if (offset % row) json_object_set_new(op, "offset", json_integer(offset % row));
-    json_object_set_new(op, "ap", pairs_json(apj, 1, n));
-    *out = op;
+    sp->tensor = x->tensor;
     return 0;
 }
 
@@ -161,29 +146,29 @@ static int static_offset(json_t *v, int64_t *out, const char *key, const char *w
 }
 
 typedef struct arg_out {
-    json_t *operands;   /* native inputs or outputs */
-    json_t *native;     /* the instruction: attributes */
-    const bir_opcode_map *map;
+    bir_inst *b;
+    trn_operand *ops;   /* inputs or outputs */
+    int *n;
     int imm_next;       /* next immediate attribute */
     bool out;           /* reading outs */
 } arg_out;
 
-static int immediate(arg_out *a, json_t *arg, const char *kind, const char *opcode, const char *where, trn_error *e) {
+static int immediate(arg_out *a, json_t *arg, const char *kind, const char *where, trn_error *e) {
     bool array = !strcmp(kind, "imm_array");
     if (trn_check_keys(arg, array ? imm_array_keys : imm_value_keys, where, e)) return -1;
     json_t *v = json_object_get(arg, array ? "value_array" : "value");
     if (array ? !json_is_array(v) : !json_is_number(v) && !json_is_string(v))
         return trn_errorf(e, "%s: '%s' must be %s", where, array ? "value_array" : "value",
                           array ? "a list of numbers" : "a number");
-    const char *const *names = a->map ? a->map->immediates : NULL;
+    const bir_opcode_extra *x = bir_opcode_extra_lookup(a->b->opcode);
+    const char *const *names = x ? x->immediates : NULL;
     if (!names || !names[a->imm_next])
-        return trn_errorf(e, "%s: %s reads %s immediate argument%s; this %s has no place", where, opcode,
+        return trn_errorf(e, "%s: %s reads %s immediate argument%s; this %s has no place", where, a->b->opcode,
                           names && a->imm_next ? "no further" : "no", names && a->imm_next ? "s" : "", kind);
-    json_object_set(a->native, names[a->imm_next++], v);
-    return 0;
+    return bir_set_attr(a->b, names[a->imm_next++], json_incref(v), e);
 }
 
-static int one_arg(bir_ctx *c, arg_out *a, json_t *arg, const char *opcode, const char *where, trn_error *e) {
+static int one_arg(bir_ctx *c, arg_out *a, json_t *arg, const char *where, trn_error *e) {
     if (!json_is_object(arg)) return trn_errorf(e, "%s: an argument must be an object with a 'kind'", where);
     const char *kind = json_string_value(json_object_get(arg, "kind"));
     if (!kind || !trn_key_known(kind, arg_kinds)) {
@@ -197,15 +182,14 @@ static int one_arg(bir_ctx *c, arg_out *a, json_t *arg, const char *opcode, cons
                           "resolved physical_ap or imm_value", where, kind);
     if (!strncmp(kind, "imm_", 4)) {
         if (a->out) return trn_errorf(e, "%s: an %s cannot be an output", where, kind);
-        return immediate(a, arg, kind, opcode, where, e);
+        return immediate(a, arg, kind, where, e);
     }
     int reg = -1;
     if (!strcmp(kind, "register_access")) {
         if (trn_check_keys(arg, register_access_keys, where, e) || arg_register(c, arg, &reg, where, e)) return -1;
-        if (json_object_get(a->native, "register"))
+        if (a->b->attrs && json_object_get(a->b->attrs, "register"))
             return trn_errorf(e, "%s: a second register_access argument (trnsim reads one per instruction)", where);
-        json_object_set_new(a->native, "register", json_integer(reg));
-        return 0;
+        return bir_set_attr(a->b, "register", json_integer(reg), e);
     }
     bool dynamic = !strcmp(kind, "register_ap");
     int64_t offset = 0;
@@ -214,32 +198,37 @@ static int one_arg(bir_ctx *c, arg_out *a, json_t *arg, const char *opcode, cons
                       dynamic ? "reg_ap_offset" : "offset", where, e) ||
         (dynamic && arg_register(c, arg, &reg, where, e)))
         return -1;
-    json_t *op = NULL;
-    if (access_pattern(c, arg, offset, &op, where, e)) return -1;
-    if (!op) return 0;
-    if (dynamic) json_object_set_new(op, "offset_register", json_integer(reg));
-    json_array_append_new(a->operands, op);
+    trn_operand_spec sp;
+    trn_operand_spec_init(&sp);
+    if (access_pattern(c, arg, offset, &sp, where, e)) return -1;
+    if (sp.tensor < 0) return 0; /* an RNG state location */
+    sp.offset_register = reg;
+    if (trn_operand_resolve(c->p, &sp, &a->ops[*a->n], where, e)) return -1;
+    ++*a->n;
     return 0;
 }
 
-static int arg_list(bir_ctx *c, arg_out *a, json_t *inst, const char *key, const char *native_key, const char *opcode,
-                    trn_error *e) {
+static int arg_list(bir_ctx *c, arg_out *a, json_t *inst, const char *key, trn_operand **ops, int *n, trn_error *e) {
     json_t *l = json_object_get(inst, key);
+    *n = 0;
     if (!l) return 0;
     if (!json_is_array(l)) return trn_errorf(e, "'%s' must be a list of arguments", key);
+    if (!(*ops = calloc(json_array_size(l) + 1, sizeof **ops))) return trn_errorf(e, "out of memory");
     a->out = !strcmp(key, "outs");
-    a->operands = json_array();
-    json_object_set_new(a->native, native_key, a->operands);
+    a->ops = *ops;
+    a->n = n;
     for (size_t i = 0; i < json_array_size(l); ++i) {
         char where[32];
         snprintf(where, sizeof where, "%s[%zu]", key, i);
-        if (one_arg(c, a, json_array_get(l, i), opcode, where, e)) return -1;
+        if (one_arg(c, a, json_array_get(l, i), where, e)) return -1;
     }
     return 0;
 }
 
-int bir_translate_args(bir_ctx *c, json_t *inst, const char *opcode, json_t *native, trn_error *e) {
-    arg_out a = {NULL, native, bir_opcode_lookup(opcode), 0, false};
-    return arg_list(c, &a, inst, "ins", "inputs", opcode, e) || arg_list(c, &a, inst, "outs", "outputs", opcode, e) ? -1
-                                                                                                                    : 0;
+int bir_translate_args(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e) {
+    arg_out a = {b, NULL, NULL, 0, false};
+    trn_inst *in = b->in;
+    return arg_list(c, &a, inst, "ins", &in->in, &in->n_in, e) || arg_list(c, &a, inst, "outs", &in->out, &in->n_out, e)
+               ? -1
+               : 0;
 }

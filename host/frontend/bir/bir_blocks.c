@@ -1,6 +1,7 @@
-/* A function's blocks, loops and instructions, in order, into the native
- * instruction list. Blocks that a DMATrigger fires are not run in order:
- * they become the trigger's DMABlocks. */
+/* A function's blocks, loops and instructions, in order, into the loaded
+ * instruction list (a loop: a header and an end entry around its body).
+ * Blocks that a DMATrigger fires are not run in order: they become the
+ * trigger's DMABlocks. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,12 +79,17 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
     if (!json_is_array(is)) return trn_errorf(e, "block '%s': 'instructions' must be a list", name);
     json_t *descs = json_array();
     for (size_t i = 0; i < json_array_size(is); ++i) {
-        json_t *d;
-        if (bir_translate_inst(c, json_array_get(is, i), &d, e)) {
+        trn_inst d;
+        bool skipped;
+        json_t *dj = NULL;
+        int rc = bir_translate_inst(c, json_array_get(is, i), &d, &skipped, e);
+        if (!rc && !skipped && (!(dj = trn_inst_to_json(c->p, &d)) || json_array_append_new(descs, dj)))
+            rc = trn_errorf(e, "out of memory");
+        trn_inst_free(&d);
+        if (rc) {
             json_decref(descs);
             return trn_error_prefix(e, "block '%s', instruction %zu ('%s')", name, i, inst_name(json_array_get(is, i)));
         }
-        if (d) json_array_append_new(descs, d);
     }
     *out = json_object();
     json_object_set_new(*out, "opcode", json_string("DMABlock"));
@@ -93,40 +99,54 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
 
 /* ---- the walk ---- */
 
-static int walk_list(bir_ctx *c, json_t *list, const char *key, json_t *out, trn_error *e);
+static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e);
 
 #define ARENA_BLOCK (1u << 20)
 
-/* A copy of s in the arena (blocks of 1 MiB, one allocation per block
- * rather than per string). */
-static char *arena_copy(bir_ctx *c, const char *s, size_t len) {
-    if (!c->n_arena || c->arena_used + len + 1 > ARENA_BLOCK) {
-        char **n = realloc(c->arena, (c->n_arena + 1) * sizeof *n);
+/* A copy of s in the program's string blocks (1 MiB each, one allocation
+ * per block rather than per string). */
+char *bir_keep_string(bir_ctx *c, const char *s) {
+    trn_program *p = c->p;
+    size_t len = strlen(s);
+    if (len + 1 > ARENA_BLOCK) return NULL;
+    if (!p->n_strings || c->arena_used + len + 1 > ARENA_BLOCK) {
+        char **n = realloc(p->strings, (p->n_strings + 1) * sizeof *n);
         if (!n) return NULL;
-        c->arena = n;
-        if (!(c->arena[c->n_arena] = malloc(ARENA_BLOCK))) return NULL;
-        c->n_arena++;
+        p->strings = n;
+        if (!(p->strings[p->n_strings] = malloc(ARENA_BLOCK))) return NULL;
+        p->n_strings++;
         c->arena_used = 0;
     }
-    char *d = c->arena[c->n_arena - 1] + c->arena_used;
+    char *d = p->strings[p->n_strings - 1] + c->arena_used;
     memcpy(d, s, len + 1);
     c->arena_used += len + 1;
     return d;
 }
 
-static int keep_where(bir_ctx *c, json_t *inst, trn_error *e) {
-    if (c->n_where == c->cap_where) {
-        size_t cap = c->cap_where ? 2 * c->cap_where : 64;
-        char **n = realloc(c->where, cap * sizeof *n);
-        if (!n) return trn_errorf(e, "out of memory");
-        c->where = n;
-        c->cap_where = cap;
+/* The next entry of the instruction list, zeroed (not yet counted). */
+static trn_inst *push(bir_ctx *c, trn_error *e) {
+    trn_program *p = c->p;
+    if (p->n_insts == c->cap_insts) {
+        size_t cap = c->cap_insts ? c->cap_insts * 2 : 64;
+        trn_inst *n = realloc(p->insts, cap * sizeof *n);
+        if (!n) {
+            trn_errorf(e, "out of memory for %zu instructions", cap);
+            return NULL;
+        }
+        p->insts = n;
+        c->cap_insts = cap;
     }
+    trn_inst *in = &p->insts[p->n_insts];
+    memset(in, 0, sizeof *in);
+    return in;
+}
+
+/* The entry's number and its context string. */
+static int number_entry(bir_ctx *c, trn_inst *in, json_t *inst, trn_error *e) {
     char buf[BIR_WHERE_MAX];
     bir_where(c, inst, buf, sizeof buf);
-    if (!(c->where[c->n_where] = arena_copy(c, buf, strlen(buf)))) return trn_errorf(e, "out of memory");
-    c->n_where++;
-    c->number++;
+    if (!(in->where = bir_keep_string(c, buf))) return trn_errorf(e, "out of memory");
+    in->number = c->number++;
     return 0;
 }
 
@@ -147,7 +167,7 @@ static int axis_int(json_t *axis, const char *k, int64_t *out, trn_error *e) {
 /* {"opcode": "Loop", "LoopAxis": {name, lb, ub, stride}, "blocks": [...]}:
  * trips = (ub - lb) / stride rounded up (for i = lb; i < ub; i += stride),
  * the axis value in a register of its own. */
-static int walk_loop(bir_ctx *c, json_t *loop, json_t *out, trn_error *e) {
+static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
     json_t *axis = json_object_get(loop, "LoopAxis");
     const char *an = json_string_value(json_object_get(axis, "name"));
     char label[160];
@@ -177,62 +197,66 @@ static int walk_loop(bir_ctx *c, json_t *loop, json_t *out, trn_error *e) {
         return rc;
     }
     int64_t trips = (ub - lb) / stride + ((ub - lb) % stride != 0);
-    json_t *body = json_array(), *l = json_object(), *entry = json_object();
-    json_object_set_new(l, "name", json_string(an));
-    json_object_set_new(l, "trips", json_integer(trips));
-    json_object_set_new(l, "register", json_integer(reg));
-    json_object_set_new(l, "start", json_integer(lb));
-    json_object_set_new(l, "step", json_integer(stride));
-    json_object_set_new(l, "body", body);
-    json_object_set_new(entry, "loop", l);
-    json_array_append_new(out, entry);
-    if (keep_where(c, loop, e)) return -1;
+    trn_inst *h = push(c, e);
+    if (!h) return -1;
+    size_t head = c->p->n_insts++;
+    h->kind = TRN_INST_LOOP;
+    h->loop = (trn_loop){trips, lb, stride, reg, c->p->n_loops++};
+    if (number_entry(c, h, loop, e)) return -1;
     c->axes[c->depth++] = (bir_axis){an, reg};
-    rc = walk_list(c, blocks, "blocks", body, e);
+    rc = walk_list(c, blocks, "blocks", e);
     c->depth--;
     c->block[saved] = 0;
-    return rc;
+    if (rc) return rc;
+    trn_inst *end = push(c, e);
+    if (!end) return -1;
+    size_t tail = c->p->n_insts++;
+    end->kind = TRN_INST_END;
+    end->loop = c->p->insts[head].loop;
+    end->number = c->p->insts[head].number;
+    end->jump = head;
+    c->p->insts[head].jump = tail;
+    return 0;
 }
 
-static int walk_block(bir_ctx *c, json_t *b, json_t *out, trn_error *e) {
+static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
     if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
     size_t saved;
     block_push(c, name ? name : "(unnamed)", &saved);
     int rc = trn_check_keys(b, block_keys, "block", e) ? bir_errorf(c, e, "%s", e->msg) : 0;
-    if (!rc) rc = walk_list(c, json_object_get(b, "instructions"), "instructions", out, e);
+    if (!rc) rc = walk_list(c, json_object_get(b, "instructions"), "instructions", e);
     c->block[saved] = 0;
     return rc;
 }
 
-static int walk_item(bir_ctx *c, json_t *x, json_t *out, trn_error *e) {
+static int walk_item(bir_ctx *c, json_t *x, trn_error *e) {
     if (!json_is_object(x)) return bir_errorf(c, e, "a block entry must be an object (a block, a Loop or an instruction)");
     const char *op = json_string_value(json_object_get(x, "opcode"));
-    if (op && !strcmp(op, "Loop")) return walk_loop(c, x, out, e);
+    if (op && !strcmp(op, "Loop")) return walk_loop(c, x, e);
     if (!json_object_get(x, "opcode")) {
-        if (json_object_get(x, "instructions")) return walk_block(c, x, out, e);
+        if (json_object_get(x, "instructions")) return walk_block(c, x, e);
         return bir_errorf(c, e, "entry '%s' is neither a block ('instructions'), a Loop nor an instruction ('opcode')",
                           inst_name(x));
     }
-    json_t *n;
-    if (bir_translate_inst(c, x, &n, e)) return inst_error(c, x, e);
-    if (!n) return 0; /* skipped at load */
-    char note[BIR_WHERE_MAX];
-    snprintf(note, sizeof note, "BIR %s", inst_name(x));
-    json_object_set_new(n, "comment", json_string(note));
-    json_array_append_new(out, n);
-    return keep_where(c, x, e);
+    trn_inst *in = push(c, e);
+    if (!in) return -1;
+    bool skipped;
+    if (bir_translate_inst(c, x, in, &skipped, e)) return inst_error(c, x, e);
+    if (skipped) return 0;
+    c->p->n_insts++;
+    return number_entry(c, in, x, e);
 }
 
-static int walk_list(bir_ctx *c, json_t *list, const char *key, json_t *out, trn_error *e) {
+static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e) {
     if (!json_is_array(list)) return bir_errorf(c, e, "'%s' must be a list", key);
     for (size_t i = 0; i < json_array_size(list); ++i)
-        if (walk_item(c, json_array_get(list, i), out, e)) return -1;
+        if (walk_item(c, json_array_get(list, i), e)) return -1;
     return 0;
 }
 
-int bir_translate_function(bir_ctx *c, json_t *fn, json_t *out, trn_error *e) {
+int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e) {
     c->fn = fn;
     note_triggers(c, json_object_get(fn, "blocks"));
-    return walk_list(c, json_object_get(fn, "blocks"), "blocks", out, e);
+    return walk_list(c, json_object_get(fn, "blocks"), "blocks", e);
 }

@@ -1,121 +1,174 @@
-/* An instruction's fields: the family table says, per BIR field, the
- * native attribute and how its value maps; fields the simulator does not
- * model are accepted; any other field is an error naming the closest. */
+/* An instruction's fields -> its attributes. A field is renamed through
+ * the opcode's schema: the attribute whose bir_name (else name) it is; an
+ * enum spelling becomes the entry's canonical name (by name or alias).
+ * The BIR-only table (bir_maps.c) adds what a schema cannot say. Fields
+ * the simulator does not model are accepted; any other field is an error
+ * naming the closest known one. An opcode without a schema (an ABI 1
+ * module) keeps its fields as written, for its module to read. */
 #include <inttypes.h>
 #include <string.h>
 
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
 
-#define MAX_KNOWN 64
+#define MAX_KNOWN 96
 
 static const char *const base_keys[] = {"opcode", "name", "ins", "outs", NULL};
 
-static int enum_error(const bir_field *f, const char *given, trn_error *e) {
+int bir_set_attr(bir_inst *b, const char *key, json_t *v, trn_error *e) {
+    if (!v) return trn_errorf(e, "out of memory");
+    if (!b->attrs && !(b->attrs = json_object())) {
+        json_decref(v);
+        return trn_errorf(e, "out of memory");
+    }
+    if (json_object_set_new(b->attrs, key, v)) return trn_errorf(e, "out of memory");
+    return 0;
+}
+
+static bool alias_is(const char *aliases, const char *s) {
+    size_t n = strlen(s);
+    for (const char *p = aliases; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, s, n)) return true;
+        p = bar ? bar + 1 : NULL;
+    }
+    return false;
+}
+
+/* "field 'F': unknown value 'V' (expected one of ...; did you mean 'X'?)",
+ * listing the BIR spellings. */
+static int enum_error(const char *field, const trn_attr_desc *a, const char *given, trn_error *e) {
+    char list[600] = "", one[200];
     const char *names[MAX_KNOWN + 1];
-    char list[600] = "";
     size_t n = 0, k = 0;
-    for (const bir_enum *v = f->values; v->bir && k < MAX_KNOWN; ++v, ++k) {
-        names[k] = v->bir;
-        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s", k ? ", " : "", v->bir);
+    bool alu = false;
+    for (uint32_t i = 0; i < a->n_enums; ++i) {
+        bir_enum_spellings(&a->enums[i], one, sizeof one);
+        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s", i ? ", " : "", one);
+        alu |= !strcmp(a->enums[i].name, "bypass");
+        if (k < MAX_KNOWN) names[k++] = a->enums[i].aliases && *a->enums[i].aliases ? a->enums[i].aliases : a->enums[i].name;
     }
     names[k] = NULL;
+    if (given && alu && trn_key_known(given, bir_alu_op_names))
+        return trn_errorf(e, "field '%s': the AluOp '%s' has no number trnsim knows here (accepted: %s)", field, given,
+                          list);
     const char *near = given ? trn_closest_key(given, names) : NULL;
-    if (given && trn_key_known("bypass", names) && trn_key_known(given, bir_alu_op_names))
-        return trn_errorf(e, "field '%s': the AluOp '%s' has no number trnsim knows here (accepted: %s)", f->bir_name,
-                          given, list);
-    return trn_errorf(e, "field '%s': unknown value '%s' (expected one of %s%s%s%s)", f->bir_name,
+    return trn_errorf(e, "field '%s': unknown value '%s' (expected one of %s%s%s%s)", field,
                       given ? given : "(not a string)", list, near ? "; did you mean '" : "", near ? near : "",
                       near ? "'?" : "");
 }
 
-static int enum_value(const bir_field *f, json_t *v, json_t *native, trn_error *e) {
+/* A schema attribute's value: enum spellings -> the canonical name. */
+static int schema_value(bir_inst *b, const char *field, const trn_attr_desc *a, json_t *v, trn_error *e) {
+    if (!(a->types & TRN_ATTR_ENUM) || !json_is_string(v)) return bir_set_attr(b, a->name, json_incref(v), e);
+    const char *s = json_string_value(v);
+    for (uint32_t i = 0; i < a->n_enums; ++i)
+        if (!strcmp(a->enums[i].name, s) || alias_is(a->enums[i].aliases, s))
+            return bir_set_attr(b, a->name, json_string(a->enums[i].name), e);
+    if (a->types & TRN_ATTR_STRING) return bir_set_attr(b, a->name, json_incref(v), e);
+    return enum_error(field, a, s, e);
+}
+
+static int perm_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
     const char *s = json_string_value(v);
     for (const bir_enum *x = f->values; s && x->bir; ++x) {
         if (strcmp(x->bir, s)) continue;
-        if (f->use == BIR_PERM) {
-            json_t *l = json_array();
-            for (const char *d = x->native_str; *d; ++d) json_array_append_new(l, json_integer(*d - '0'));
-            json_object_set_new(native, f->native_name, l);
-        } else {
-            json_object_set_new(native, f->native_name, x->native_str ? json_string(x->native_str) : json_integer(x->native));
-        }
-        return 0;
+        json_t *l = json_array();
+        for (const char *d = x->digits; l && *d; ++d) json_array_append_new(l, json_integer(*d - '0'));
+        return bir_set_attr(b, f->native_name, l, e);
     }
-    return enum_error(f, s, e);
+    char list[600] = "";
+    const char *names[MAX_KNOWN + 1];
+    size_t n = 0, k = 0;
+    for (const bir_enum *x = f->values; x->bir && k < MAX_KNOWN; ++x, ++k) {
+        names[k] = x->bir;
+        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s", k ? ", " : "", x->bir);
+    }
+    names[k] = NULL;
+    const char *near = s ? trn_closest_key(s, names) : NULL;
+    return trn_errorf(e, "field '%s': unknown value '%s' (expected one of %s%s%s%s)", f->bir_name,
+                      s ? s : "(not a string)", list, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
-static int dma_blocks(bir_ctx *c, const bir_field *f, json_t *v, json_t *native, trn_error *e) {
+static int dma_blocks(bir_ctx *c, bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
     if (!json_is_array(v) || json_array_size(v) == 0)
         return trn_errorf(e, "field '%s' must be a list of block names", f->bir_name);
     json_t *blocks = json_array();
-    json_object_set_new(native, f->native_name, blocks);
+    if (bir_set_attr(b, f->native_name, blocks, e)) return -1;
     for (size_t i = 0; i < json_array_size(v); ++i) {
         const char *name = json_string_value(json_array_get(v, i));
         if (!name) return trn_errorf(e, "field '%s'[%zu] must be a block name", f->bir_name, i);
-        json_t *b;
-        if (bir_descriptor_block(c, name, &b, e)) return trn_error_prefix(e, "field '%s'[%zu]", f->bir_name, i);
-        json_array_append_new(blocks, b);
+        json_t *block;
+        if (bir_descriptor_block(c, name, &block, e)) return trn_error_prefix(e, "field '%s'[%zu]", f->bir_name, i);
+        if (json_array_append_new(blocks, block)) return trn_errorf(e, "out of memory");
     }
     return 0;
 }
 
-static int unknown_field(const bir_opcode_map *m, const char *key, const char *opcode, trn_error *e) {
-    const char *known[MAX_KNOWN + 1];
-    size_t k = 0;
-    for (const char *const *b = base_keys; *b; ++b) known[k++] = *b;
-    for (const char *const *b = bir_ignored_fields; *b && k < MAX_KNOWN; ++b) known[k++] = *b;
-    for (const bir_field *f = m->fields; f->bir_name && k < MAX_KNOWN; ++f) known[k++] = f->bir_name;
-    known[k] = NULL;
-    const char *near = trn_closest_key(key, known);
-    if (near) return trn_errorf(e, "unknown field '%s' for %s (did you mean '%s'?)", key, opcode, near);
-    return trn_errorf(e, "unknown field '%s' for %s (docs/bir.md lists the fields of each opcode)", key, opcode);
-}
+static bool listed(const char *const *names, const char *key) { return names && trn_key_known(key, names); }
 
-static const bir_field *find_field(const bir_opcode_map *m, const char *key) {
-    for (const bir_field *f = m->fields; f->bir_name; ++f)
+static const bir_special *find_special(const bir_opcode_extra *x, const char *key) {
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)
         if (!strcmp(f->bir_name, key)) return f;
     return NULL;
 }
 
-static int one_field(bir_ctx *c, const bir_opcode_map *m, const char *key, json_t *v, json_t *native,
-                     const char *opcode, trn_error *e) {
-    if (!m) { /* no table: the module that registered the opcode reads its own fields */
-        if (!strcmp(key, "inputs") || !strcmp(key, "outputs"))
-            return trn_errorf(e, "field '%s' would collide with the native operand list", key);
-        json_object_set(native, key, v);
-        return 0;
-    }
-    const bir_field *f = find_field(m, key);
-    if (!f) return unknown_field(m, key, opcode, e);
-    switch (f->use) {
-    case BIR_COPY: json_object_set(native, f->native_name, v); return 0;
-    case BIR_ENUM:
-    case BIR_PERM: return enum_value(f, v, native, e);
-    case BIR_BLOCKS: return dma_blocks(c, f, v, native, e);
-    case BIR_IGNORE: return 0;
-    }
-    return 0;
+static int unknown_field(const bir_inst *b, const bir_opcode_extra *x, const char *key, trn_error *e) {
+    const char *known[MAX_KNOWN + 1];
+    size_t k = 0;
+    for (const char *const *n = base_keys; *n; ++n) known[k++] = *n;
+    for (const char *const *n = bir_ignored_fields; *n && k < MAX_KNOWN; ++n) known[k++] = *n;
+    known[k++] = bir_uninit_field;
+    for (const char *const *n = x ? x->ignored : NULL; n && *n && k < MAX_KNOWN; ++n) known[k++] = *n;
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name && k < MAX_KNOWN; ++f) known[k++] = f->bir_name;
+    for (uint32_t i = 0; i < b->schema->n_attrs && k < MAX_KNOWN; ++i)
+        if (bir_attr_readable(&b->schema->attrs[i]))
+            known[k++] = b->schema->attrs[i].bir_name ? b->schema->attrs[i].bir_name : b->schema->attrs[i].name;
+    known[k] = NULL;
+    const char *near = trn_closest_key(key, known);
+    if (near) return trn_errorf(e, "unknown field '%s' for %s (did you mean '%s'?)", key, b->opcode, near);
+    return trn_errorf(e, "unknown field '%s' for %s (docs/bir.md lists the fields of each opcode)", key, b->opcode);
 }
 
-int bir_translate_fields(bir_ctx *c, json_t *inst, const char *opcode, json_t *native, trn_error *e) {
-    const bir_opcode_map *m = bir_opcode_lookup(opcode);
+static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const char *key, json_t *v, trn_error *e) {
+    if (!strcmp(key, bir_uninit_field)) {
+        if (!json_is_boolean(v)) return trn_errorf(e, "field '%s' must be true or false", key);
+        b->in->allow_uninit = json_is_true(v);
+        return 0;
+    }
+    if (!b->schema) { /* no schema: the module that registered the opcode reads its own fields */
+        if (!strcmp(key, "inputs") || !strcmp(key, "outputs") || !strcmp(key, "allow_uninit_read"))
+            return trn_errorf(e, "field '%s' would collide with a native instruction key", key);
+        return bir_set_attr(b, key, json_incref(v), e);
+    }
+    if (listed(x ? x->ignored : NULL, key)) return 0;
+    const bir_special *f = find_special(x, key);
+    if (f) return f->use == BIR_PERM ? perm_value(b, f, v, e) : dma_blocks(c, b, f, v, e);
+    const trn_attr_desc *a = bir_schema_field(b->schema, key);
+    if (!a) return unknown_field(b, x, key, e);
+    return schema_value(b, key, a, v, e);
+}
+
+int bir_translate_fields(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e) {
+    const bir_opcode_extra *x = bir_opcode_extra_lookup(b->opcode);
     const char *key;
     json_t *v;
     json_object_foreach(inst, key, v) {
         if (trn_key_known(key, base_keys) || trn_key_known(key, bir_ignored_fields)) continue;
-        if (one_field(c, m, key, v, native, opcode, e)) return -1;
+        if (one_field(c, b, x, key, v, e)) return -1;
     }
     /* A DMATrigger is one trigger however often a loop fires it, so its
      * round robin goes on across trips: its id is its instruction number
      * (natively it defaults to the execution index). */
-    if (!strcmp(opcode, "DMATrigger")) json_object_set_new(native, "trigger", json_integer((json_int_t)c->number));
-    for (const bir_field *f = m ? m->fields : NULL; f && f->bir_name; ++f) /* BIR defaults the native side lacks */
-        if (f->def_str && !json_object_get(inst, f->bir_name)) {
-            json_t *d = json_string(f->def_str);
-            int rc = enum_value(f, d, native, e);
-            json_decref(d);
-            if (rc) return -1;
-        }
+    if (!strcmp(b->opcode, "DMATrigger") && bir_set_attr(b, "trigger", json_integer((json_int_t)c->number), e))
+        return -1;
+    if (x && x->default_field && b->schema && !json_object_get(inst, x->default_field)) {
+        const trn_attr_desc *a = bir_schema_field(b->schema, x->default_field);
+        json_t *d = json_string(x->default_value);
+        int rc = a ? schema_value(b, x->default_field, a, d, e) : 0;
+        json_decref(d);
+        if (rc) return -1;
+    }
     return 0;
 }

@@ -1,4 +1,4 @@
-/* One BIR instruction -> one native instruction object: the opcode checked
+/* One BIR instruction -> one loaded instruction: the opcode checked
  * against the loaded modules (unhandled ones are counted for one message
  * over the whole file), then its fields and arguments. */
 #include <stdlib.h>
@@ -19,9 +19,19 @@ static int count_unhandled(bir_ctx *c, const char *op, trn_error *e) {
     return 0;
 }
 
-/* *native = NULL: the instruction is left out (counted as unhandled). */
-int bir_translate_inst(bir_ctx *c, json_t *inst, json_t **native, trn_error *e) {
-    *native = NULL;
+/* The opcode's name, one copy per distinct name. */
+static const char *interned(bir_ctx *c, const char *op) {
+    json_t *v = json_object_get(c->opcodes, op);
+    if (!v && (!(v = json_string(op)) || json_object_set_new(c->opcodes, op, v))) return NULL;
+    return json_string_value(v);
+}
+
+static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 || (d->flags & TRN_OPF_NO_ATTRS)); }
+
+int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, trn_error *e) {
+    memset(in, 0, sizeof *in);
+    in->it = TRN_ERROR_NO_IT;
+    *skipped = false;
     if (!json_is_object(inst)) return trn_errorf(e, "an instruction must be an object");
     const char *op = json_string_value(json_object_get(inst, "opcode"));
     if (!op) return trn_errorf(e, "'opcode' must be an opcode name");
@@ -34,17 +44,21 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, json_t **native, trn_error *e) 
     /* Unhandled: counted for the one message (or, with unknown_opcode =
      * "skip", the load-time note) and left out, except a known IT under
      * "skip": it is kept and the host skips it with its run-time note. */
-    if (!handled && (!resolved || !c->o->unknown_skip)) return count_unhandled(c, op, e);
-    json_t *n = json_object(), *name_json = json_object_get(c->opcodes, op);
-    if (!name_json) {
-        name_json = json_string(op);
-        json_object_set_new(c->opcodes, op, name_json);
+    if (!handled && (!resolved || !c->o->unknown_skip)) {
+        *skipped = true;
+        return count_unhandled(c, op, e);
     }
-    json_object_set(n, "opcode", name_json);
-    if (bir_translate_fields(c, inst, op, n, e) || bir_translate_args(c, inst, op, n, e)) {
-        json_decref(n);
-        return -1;
+    in->kind = TRN_INST_OP;
+    in->it = it;
+    if (!(in->opname = interned(c, op))) return trn_errorf(e, "out of memory");
+    const trn_opcode_desc *d = handled && c->o->schema ? c->o->schema(c->o->arg, it) : NULL;
+    bir_inst b = {in, NULL, has_schema(d) ? d : NULL, in->opname};
+    int rc = bir_translate_fields(c, inst, &b, e) || bir_translate_args(c, inst, &b, e) ? -1 : 0;
+    if (b.attrs && bir_own(c, b.attrs, e)) rc = -1;
+    in->obj = b.attrs ? b.attrs : c->empty;
+    if (rc) {
+        trn_inst_free(in);
+        in->obj = NULL;
     }
-    *native = n;
-    return 0;
+    return rc;
 }

@@ -1,5 +1,6 @@
-/* What the parts of the BIR front end share: the translation state, the
- * allocation table and the per-family mapping tables. */
+/* What the parts of the BIR front end share: the reading state, the
+ * allocation table, and the BIR-only knowledge the modules' schemas cannot
+ * express (bir_maps.c). */
 #ifndef TRNSIM_HOST_BIR_INTERNAL_H
 #define TRNSIM_HOST_BIR_INTERNAL_H
 
@@ -21,7 +22,8 @@ typedef struct bir_alloc {
     uint32_t partitions;  /* SBUF/PSUM: partitions; HBM: 1 */
     int64_t row_bytes;    /* bytes per partition (HBM: all of it) */
     int reg;              /* BIR_REGISTER: its register */
-    json_t *name_json;    /* the name as a JSON string, shared by every operand on it */
+    int tensor;           /* BIR_TENSOR: its index in the program's tensors */
+    bool host_placed;     /* Input / Output: placed after every DRAM location */
 } bir_alloc;
 
 /* A loop axis in scope: its name and register. */
@@ -48,16 +50,14 @@ typedef struct bir_ctx {
     int n_regs;                 /* registers taken by REG allocations */
     bir_axis axes[BIR_MAX_DEPTH];
     int depth;
-    uint64_t number;            /* the next native instruction number */
-    char **where;               /* [number]: each instruction's context, in the arena */
-    size_t n_where, cap_where;
-    char **arena;               /* blocks holding the context strings */
-    size_t n_arena;
-    size_t arena_used;          /* bytes used in the last block */
+    uint64_t number;            /* the next instruction number */
+    size_t cap_insts;
+    size_t arena_used;          /* bytes used in the program's last string block */
     bir_count *unhandled;       /* opcodes no loaded module handles */
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
-    json_t *opcodes;            /* opcode name -> its JSON string, shared by every instruction */
+    json_t *opcodes;            /* opcode name -> its name as a JSON string (interned) */
+    json_t *empty;              /* the attributes of every instruction that has none */
 } bir_ctx;
 
 /* "FILE: function F, block B: what", for what is not one instruction. */
@@ -65,62 +65,85 @@ int bir_errorf(const bir_ctx *c, trn_error *e, const char *fmt, ...) TRN_PRINTF(
 /* The context string of an instruction (without the file): function,
  * block path and BIR name. */
 void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len);
+/* A copy of s in the program's string blocks (they live as long as it). */
+char *bir_keep_string(bir_ctx *c, const char *s);
+/* Attaches a value the front end made to the program (it owns it). */
+int bir_own(bir_ctx *c, json_t *v, trn_error *e);
 
-/* bir_alloc.c: allocations -> native tensors; registers; lookups. */
-int bir_read_allocations(bir_ctx *c, json_t *fn, json_t *tensors, trn_error *e);
+/* bir_alloc.c: allocations -> tensors at the file's placement; registers; lookups. */
+int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e);
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name);
 int bir_dtype(const char *name, trn_dtype *out);
 const char *bir_dtype_names(void);
 
-/* bir_args.c: ins / outs -> native operands and attributes. */
-int bir_translate_args(bir_ctx *c, json_t *inst, const char *opcode, json_t *native, trn_error *e);
+/* One instruction being read: its loaded form and its attribute object
+ * (made on the first attribute). */
+typedef struct bir_inst {
+    trn_inst *in;
+    json_t *attrs;
+    const trn_opcode_desc *schema; /* NULL: no schema, the fields stay as written */
+    const char *opcode;
+} bir_inst;
+
+int bir_set_attr(bir_inst *b, const char *key, json_t *v, trn_error *e); /* steals v */
+
+/* bir_args.c: ins / outs -> operands and attributes. */
+int bir_translate_args(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e);
 /* The register a regref names: an enclosing loop axis, else a REG allocation. */
 int bir_register(const bir_ctx *c, const char *regref, int *reg);
 
-/* bir_fields.c: an instruction's fields -> native attributes. */
-int bir_translate_fields(bir_ctx *c, json_t *inst, const char *opcode, json_t *native, trn_error *e);
+/* bir_fields.c: an instruction's fields -> attributes, through the
+ * opcode's schema (bir_name, enum aliases) and the BIR-only table. */
+int bir_translate_fields(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e);
 
 /* bir_blocks.c: blocks, loops and instructions of a function. */
-int bir_translate_function(bir_ctx *c, json_t *fn, json_t *out_list, trn_error *e);
-int bir_translate_inst(bir_ctx *c, json_t *inst, json_t **native, trn_error *e);
-/* A block fired by DMATrigger -> a native DMABlock with its descriptors. */
+int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e);
+/* A block fired by DMATrigger -> a native DMABlock object with its descriptors. */
 int bir_descriptor_block(bir_ctx *c, const char *name, json_t **block, trn_error *e);
 
-/* bir_maps.c: the per-family tables. */
+/* bir_inst.c: one BIR instruction -> *in. *skipped: left out (unhandled). */
+int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, trn_error *e);
+
+/* bir_maps.c: what the schemas cannot say. */
+typedef enum bir_special_use {
+    BIR_BLOCKS, /* names of blocks -> native DMABlock objects (DMATrigger) */
+    BIR_PERM    /* a BIR enum spelling -> a native list of axis numbers */
+} bir_special_use;
+
 typedef struct bir_enum {
     const char *bir;     /* the BIR spelling */
-    int64_t native;      /* the native number, when native_str is NULL */
-    const char *native_str;
+    const char *digits;  /* BIR_PERM: the axis numbers */
 } bir_enum;
 
-typedef enum bir_field_use {
-    BIR_COPY,   /* the value as it is, under the native name */
-    BIR_ENUM,   /* a BIR enum spelling -> the native value */
-    BIR_IGNORE, /* accepted, not modelled */
-    BIR_BLOCKS, /* names of blocks -> native DMABlock objects (DMATrigger) */
-    BIR_PERM    /* a BIR enum spelling -> a native list of axis numbers (native_str: its digits) */
-} bir_field_use;
-
-typedef struct bir_field {
+typedef struct bir_special {
     const char *bir_name;
     const char *native_name;
-    bir_field_use use;
-    const bir_enum *values; /* BIR_ENUM: NULL-terminated by bir == NULL */
-    const char *def_str;    /* BIR_ENUM: the BIR default applied when absent, or NULL */
-} bir_field;
+    bir_special_use use;
+    const bir_enum *values; /* BIR_PERM: NULL-terminated by bir == NULL */
+    const char *help;       /* the docs' values column */
+} bir_special;
 
-typedef struct bir_opcode_map {
+typedef struct bir_opcode_extra {
     const char *opcode;
-    const char *family;
-    const bir_field *fields;      /* NULL-terminated by bir_name == NULL */
     const char *const *immediates; /* attribute names the imm_value / imm_array arguments fill, in order */
-} bir_opcode_map;
+    const char *const *ignored;    /* BIR fields of this opcode that are not modelled */
+    const bir_special *special;    /* NULL-terminated by bir_name == NULL */
+    const char *default_field, *default_value; /* a BIR default the module lacks, applied when absent */
+} bir_opcode_extra;
 
-const bir_opcode_map *bir_opcode_lookup(const char *opcode);
+const bir_opcode_extra *bir_opcode_extra_lookup(const char *opcode);
 /* Fields every instruction may carry that the simulator does not model. */
 extern const char *const bir_ignored_fields[];
+/* The host's instruction key a BIR field renames onto (can_read_uninit). */
+extern const char bir_uninit_field[];
 extern const char *const bir_alu_op_names[];
-/* Every table, for the documentation test. */
-extern const bir_opcode_map *const bir_family_tables[];
+extern const bir_opcode_extra bir_opcode_extras[];
+
+/* The schema attribute a BIR field names (bir_name, else name), or NULL. */
+const trn_attr_desc *bir_schema_field(const trn_opcode_desc *op, const char *field);
+/* Whether an attribute has a BIR field at all (instruction lists do not: their BIR form is a special). */
+bool bir_attr_readable(const trn_attr_desc *a);
+/* The BIR spellings of an enum entry: its aliases, else its name; ", "-separated into buf. */
+void bir_enum_spellings(const trn_enum_desc *x, char *buf, size_t len);
 
 #endif

@@ -1,14 +1,12 @@
 /* The BIR file's top level: one function, its allocations and blocks,
- * translated into a native program that replaces the BIR document; then
- * the native front end reads that, and each instruction gets its BIR
- * context back for messages. */
+ * read straight into the loaded program; the BIR document is dropped once
+ * read (trn_program_to_native writes the equivalent native program). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
-#include "frontend/native/native.h"
 
 static const char *const top_keys[] = {"version", "arch", "attributes", "functions", NULL};
 static const char *const function_keys[] = {"name", "attributes", "allocations", "blocks", NULL};
@@ -59,69 +57,45 @@ static int read_top(bir_ctx *c, json_t *root, json_t **fn, trn_error *e) {
     return 0;
 }
 
-/* A native message "instruction N: ..." gets N's BIR context. */
-static int native_error(const bir_ctx *c, trn_error *e) {
-    uint64_t n;
-    int used = 0;
-    char msg[TRN_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s", e->msg);
-    if (sscanf(msg, "instruction %" SCNu64 "%n", &n, &used) == 1 && n < c->n_where && msg[used] == ':')
-        return trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core)%s", c->path, n, c->where[n], msg + used);
-    return trn_errorf(e, "%s: %s", c->path, msg);
-}
-
-static int translate(bir_ctx *c, json_t *root, json_t *native, trn_error *e) {
-    json_t *fn = NULL;
-    json_t *tensors = json_array(), *insts = json_array();
-    json_object_set_new(native, "tensors", tensors);
-    json_object_set_new(native, "instructions", insts);
-    if (read_top(c, root, &fn, e)) return -1;
-    if (bir_read_allocations(c, fn, tensors, e)) return trn_error_prefix(e, "%s", c->path);
-    if (bir_translate_function(c, fn, insts, e) || check_unhandled(c, e)) return -1;
+int bir_own(bir_ctx *c, json_t *v, trn_error *e) {
+    if (!c->p->owned && !(c->p->owned = json_array())) {
+        json_decref(v);
+        return trn_errorf(e, "out of memory");
+    }
+    if (json_array_append_new(c->p->owned, v)) return trn_errorf(e, "out of memory");
     return 0;
 }
 
-/* The context strings move into the program; each instruction points at its own. */
-static int attach_where(bir_ctx *c, trn_program *p, trn_error *e) {
-    (void)e;
-    for (size_t i = 0; i < p->n_insts; ++i) {
-        trn_inst *in = &p->insts[i];
-        if (in->kind != TRN_INST_END && in->number < c->n_where) in->where = c->where[in->number];
-    }
-    p->strings = c->arena;
-    p->n_strings = c->n_arena;
-    c->arena = NULL;
-    c->n_arena = 0;
+static int translate(bir_ctx *c, json_t *root, trn_error *e) {
+    json_t *fn = NULL;
+    if (read_top(c, root, &fn, e)) return -1;
+    if (bir_read_allocations(c, fn, e)) return trn_error_prefix(e, "%s", c->path);
+    if (bir_translate_function(c, fn, e) || check_unhandled(c, e)) return -1;
     return 0;
 }
 
 static void ctx_free(bir_ctx *c) {
-    for (size_t i = 0; i < c->n_arena; ++i) free(c->arena[i]);
-    free(c->arena);
-    free(c->where);
     free(c->allocs);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
-    if (c->opcodes) json_decref(c->opcodes);
 }
 
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
     bir_ctx c = {.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
-                 .opcodes = json_object()};
-    json_t *native = json_object();
-    int rc = native && c.trigger_blocks && c.opcodes ? translate(&c, p->root, native, e) : trn_errorf(e, "out of memory");
-    if (rc == 0) { /* from here on the program is the native translation */
-        json_t *bir = p->root;
-        p->root = native;
-        native = NULL;
-        p->summary.allocations = c.n_allocs;
-        if (trn_native_read(p, o, e)) rc = native_error(&c, e);
-        else rc = attach_where(&c, p, e);
-        /* freed last: the native read's large allocations come first, before
-         * malloc has millions of small free chunks to consolidate */
-        json_decref(bir);
+                 .opcodes = json_object(), .empty = json_object()};
+    int rc = 0;
+    if (!c.trigger_blocks || !c.opcodes || !c.empty) {
+        json_decref(c.opcodes);
+        json_decref(c.empty);
+        rc = trn_errorf(e, "out of memory");
+    } else if (bir_own(&c, c.opcodes, e) || bir_own(&c, c.empty, e)) {
+        rc = -1;
     }
-    if (native) json_decref(native);
+    if (!rc) rc = translate(&c, p->root, e);
+    if (!rc) p->summary.allocations = c.n_allocs;
+    /* the BIR document goes: the program holds what it needs */
+    json_decref(p->root);
+    p->root = NULL;
     ctx_free(&c);
     return rc;
 }

@@ -54,7 +54,7 @@ static int parse_shape(json_t *t, trn_tensor *x, const trn_machine *m, const cha
 }
 
 /* The tensor's own AP: partitions x row-major free shape. */
-static void tensor_ap(trn_tensor *x) {
+void trn_native_tensor_ap(trn_tensor *x) {
     trn_ap *ap = &x->ap;
     memset(ap, 0, sizeof *ap);
     ap->mem = x->mem;
@@ -112,30 +112,41 @@ static int place_view(trn_tensor *x, const trn_tensor *base, json_t *t, const tr
     return 0;
 }
 
-static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3], const char *where,
-                        trn_error *e) {
+int trn_native_check_placement(const trn_tensor *x, const trn_machine *m, const char *where, trn_error *e) {
     uint32_t w = trn_dtype_width(x->dtype);
-    int64_t part;
-    if (trn_get_int(t, "partition", 0, 0, m->partitions - 1, &part, where, e)) return -1;
-    if (x->mem == TRN_MEM_HBM && part != 0) return trn_errorf(e, "%s: hbm has no partitions", where);
-    x->partition = (uint32_t)part;
-    if (x->mem != TRN_MEM_HBM && part + x->shape[0] > m->partitions)
-        return trn_errorf(e, "%s: partitions %" PRId64 "..%" PRId64 " exceed the machine's %u", where, part,
-                          part + x->shape[0] - 1, m->partitions);
-    int64_t bytes = (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * w;
-    if (json_object_get(t, "offset")) {
-        if (trn_get_int(t, "offset", 0, 0, INT64_MAX, &x->offset_bytes, where, e)) return -1;
-        if (x->offset_bytes % w) return trn_errorf(e, "%s: offset %" PRId64 " is not a multiple of the %u-byte dtype",
-                                                   where, x->offset_bytes, w);
-    } else {
-        x->offset_bytes = (cursor[x->mem] + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
-    }
+    if (x->mem != TRN_MEM_HBM && x->shape[0] > m->partitions)
+        return trn_errorf(e, "%s: %" PRId64 " partitions, the machine has %u", where, x->shape[0], m->partitions);
+    if (x->mem != TRN_MEM_HBM && x->partition + x->shape[0] > m->partitions)
+        return trn_errorf(e, "%s: partitions %u..%" PRId64 " exceed the machine's %u", where, x->partition,
+                          x->partition + x->shape[0] - 1, m->partitions);
+    if (x->offset_bytes % w)
+        return trn_errorf(e, "%s: offset %" PRId64 " is not a multiple of the %u-byte dtype", where, x->offset_bytes, w);
     /* offset_bytes <= INT64_MAX and bytes <= 2^43: their sum fits uint64. */
-    uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)bytes;
+    uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)trn_native_tensor_row_bytes(x);
     if (end > mem_limit(m, x->mem))
         return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
                           x->offset_bytes, end - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
                           x->mem == TRN_MEM_HBM ? "" : " per partition");
+    return 0;
+}
+
+int64_t trn_native_tensor_row_bytes(const trn_tensor *x) {
+    return (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * trn_dtype_width(x->dtype);
+}
+
+static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3], const char *where,
+                        trn_error *e) {
+    int64_t part;
+    if (trn_get_int(t, "partition", 0, 0, m->partitions - 1, &part, where, e)) return -1;
+    if (x->mem == TRN_MEM_HBM && part != 0) return trn_errorf(e, "%s: hbm has no partitions", where);
+    x->partition = (uint32_t)part;
+    if (json_object_get(t, "offset")) {
+        if (trn_get_int(t, "offset", 0, 0, INT64_MAX, &x->offset_bytes, where, e)) return -1;
+    } else {
+        x->offset_bytes = (cursor[x->mem] + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
+    }
+    if (trn_native_check_placement(x, m, where, e)) return -1;
+    int64_t bytes = trn_native_tensor_row_bytes(x);
     if (x->offset_bytes + bytes > cursor[x->mem]) cursor[x->mem] = x->offset_bytes + bytes;
     return 0;
 }
@@ -201,7 +212,7 @@ static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, 
         (base ? place_view(x, base, t, m, where, e) : place_tensor(x, t, m, cursor, where, e)) ||
         parse_init(x, t, p->cores, where, e))
         return -1;
-    tensor_ap(x);
+    trn_native_tensor_ap(x);
     return 0;
 }
 
