@@ -80,9 +80,10 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
     const run_args *a = &d->a;
     if (!a->program) return trn_errorf(e, "missing PROGRAM.json (usage: trnsim diff PROGRAM --config A.cfg --against B.cfg)");
     if (a->n_out) return trn_errorf(e, "--output belongs to run (diff compares every output itself)");
-    if (a->trace || a->stats || a->raw_bits)
-        return trn_errorf(e, "%s belongs to run", a->trace ? "--trace" : a->stats ? "--stats" : "--raw-bits");
+    if (a->trace || a->raw_bits) return trn_errorf(e, "%s belongs to run", a->trace ? "--trace" : "--raw-bits");
+    if (a->stats_json) return trn_errorf(e, "--stats-json belongs to run (diff --json --stats puts them in the report)");
     d->b = d->a;
+    d->b.stats = false; /* --stats: A's, with the comparisons as #wrong */
     d->b.cfg.config = d->against ? d->against : a->cfg.config;
     d->b.cfg.n_sets = nb;
     memcpy(d->b.cfg.sets, bsets, (size_t)nb * sizeof bsets[0]);
@@ -256,27 +257,15 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
                       n > 2 ? "" : "s");
 }
 
-/* The two runs completed different instructions (or one ended first). */
-static void report_diverged(diff_run *r, int ra, const trn_step *sa, int rb, const trn_step *sb) {
-    const trn_sim *a = r->sides[0].s;
-    char what[2][256];
-    const trn_step *st[2] = {sa, sb};
-    int rr[2] = {ra, rb};
-    for (int i = 0; i < 2; ++i) {
-        if (rr[i] == 0) snprintf(what[i], sizeof what[i], "had finished");
-        else
-            snprintf(what[i], sizeof what[i], "completed instruction %" PRIu64 " (execution %" PRIu64 " on core %u, %s)",
-                     st[i]->inst->number, st[i]->index, st[i]->core, trn_diff_opname(a, st[i]->inst));
-    }
+/* The two runs did not complete the same instructions. */
+static void report_diverged(diff_run *r, const char *what) {
     if (r->args->json) {
-        printf("%s\n  {\"diverged\": true, \"a\": ", r->printed++ ? "," : "");
-        json_str(what[0]);
-        printf(", \"b\": ");
-        json_str(what[1]);
+        printf("%s\n  {\"diverged\": ", r->printed++ ? "," : "");
+        json_str(what);
         printf("}");
         return;
     }
-    printf("the runs diverged after %" PRIu64 " instructions: A %s, B %s\n", r->compared, what[0], what[1]);
+    printf("the runs diverged after %" PRIu64 " instructions compared: %s\n", r->compared, what);
 }
 
 static void print_header(const diff_run *r) {
@@ -290,10 +279,16 @@ static void print_header(const diff_run *r) {
 
 static void print_footer(const diff_run *r, int status) {
     uint32_t cores = trn_sim_cores(r->sides[0].s);
+    bool stats = r->args->a.stats;
     if (r->args->json) {
         printf("%s], \"compared\": %" PRIu64 ", \"differing_instructions\": %" PRIu64 ", \"differing_elements\": %" PRId64
-               ", \"identical\": %s}\n", r->printed ? "\n" : "", r->compared, r->differing, r->elements,
+               ", \"identical\": %s", r->printed ? "\n" : "", r->compared, r->differing, r->elements,
                status == 0 ? "true" : "false");
+        if (stats) {
+            printf(", \"stats\": ");
+            trn_sim_print_stats(r->sides[0].s, stdout, 1);
+        }
+        printf("}\n");
         return;
     }
     if (status == 0)
@@ -302,47 +297,128 @@ static void print_footer(const diff_run *r, int status) {
     else if (r->args->keep_going)
         printf("%" PRIu64 " of %" PRIu64 " instructions differ, %" PRId64 " elements in all\n", r->differing,
                r->compared, r->elements);
+    if (stats) {
+        printf("\nstatistics of A:\n");
+        trn_sim_print_stats(r->sides[0].s, stdout, 0);
+    }
 }
 
 /* ---- the lockstep loop ---- */
 
-static int step_both(diff_run *r, trn_step *sa, trn_step *sb, int *ra, int *rb, trn_error *e) {
-    trn_error eb;
-    *ra = trn_sim_step(r->sides[0].s, sa, e);
-    if (*ra < 0) return trn_error_prefix(e, "A (%s)", r->sides[0].label);
-    *rb = trn_sim_step(r->sides[1].s, sb, &eb);
-    if (*rb < 0) {
-        *e = eb;
-        return trn_error_prefix(e, "B (%s)", r->sides[1].label);
+/* Instructions one side completed that the other has not completed yet.
+ * The cores of both take their turns in the same order, so this is empty
+ * unless a module waits where the other does not (a collective that
+ * completes on the last core to arrive against one that completes at
+ * once); then it holds about one instruction per core. */
+#define MAX_PENDING 4096
+#define MAX_PENDING_BYTES (1ull << 30)
+
+typedef struct pending {
+    trn_diff_snap *snaps[MAX_PENDING];
+    int n;
+    size_t bytes;
+} pending;
+
+static trn_diff_snap *take_match(pending *p, const trn_diff_snap *x) {
+    for (int k = 0; k < p->n; ++k) {
+        trn_diff_snap *y = p->snaps[k];
+        if (!trn_diff_snap_same(x, y)) continue;
+        p->bytes -= trn_diff_snap_size(y);
+        memmove(&p->snaps[k], &p->snaps[k + 1], (size_t)(p->n - k - 1) * sizeof p->snaps[0]);
+        --p->n;
+        return y;
     }
-    return 0;
+    return NULL;
+}
+
+static void clear_pending(pending *p) {
+    for (int k = 0; k < p->n; ++k) trn_diff_snap_free(p->snaps[k]);
+    p->n = 0;
+    p->bytes = 0;
+}
+
+static void describe_step(const diff_run *r, const trn_diff_snap *d, char *buf, size_t len) {
+    const trn_step *st = trn_diff_snap_step(d);
+    snprintf(buf, len, "instruction %" PRIu64 " (execution %" PRIu64 " on core %u, %s)", st->inst->number, st->index,
+             st->core, trn_diff_opname(r->sides[0].s, st->inst));
+}
+
+/* Side `which` left instructions the other never completed. */
+static void diverged_pending(diff_run *r, const pending *p, int which, const char *why) {
+    char first[256], msg[512];
+    describe_step(r, p->snaps[0], first, sizeof first);
+    snprintf(msg, sizeof msg, "%c completed %s%s, which %c %s", "AB"[which], first,
+             p->n > 1 ? " and more" : "", "BA"[which], why);
+    report_diverged(r, msg);
+}
+
+/* One execution both sides completed: a the snapshot of A, b of B. */
+static int compare_pair(diff_run *r, trn_diff_snap *a, trn_diff_snap *b, int *status) {
+    static trn_diff_found found[MAX_FOUND];
+    const trn_step *st = trn_diff_snap_step(a);
+    ++r->compared;
+    int n = trn_diff_snap_compare(r->sides[0].s, a, b, found, MAX_FOUND);
+    int64_t wrong = 0;
+    for (int k = 0; k < n && k < MAX_FOUND; ++k) wrong += found[k].differing;
+    trn_sim_stats_checked(r->sides[0].s, st, (uint64_t)wrong);
+    if (n == 0) return 0;
+    ++r->differing;
+    *status = 1;
+    report(r, st, found, n);
+    return !r->args->keep_going; /* 1: stop here */
+}
+
+/* Step side i once: its completed instruction is matched with the other
+ * side's, or kept until the other completes it. 1: stop, 0: go on, -1: error. */
+static int step_side(diff_run *r, int i, pending *pend, bool *done, int *status, trn_error *e) {
+    trn_step st;
+    int rc = trn_sim_step(r->sides[i].s, &st, e);
+    if (rc < 0) return trn_error_prefix(e, "%c (%s)", "AB"[i], r->sides[i].label);
+    if (rc == 0) {
+        done[i] = true;
+        return 0;
+    }
+    trn_diff_snap *x = trn_diff_snap_take(r->sides[i].s, &st, e);
+    if (!x)
+        return trn_error_prefix(e, "%c (%s): instruction %" PRIu64 " (core %u, %s)", "AB"[i], r->sides[i].label,
+                                st.inst->number, st.core, trn_diff_opname(r->sides[i].s, st.inst));
+    trn_diff_snap *y = take_match(&pend[1 - i], x);
+    if (!y) {
+        pending *p = &pend[i];
+        if (p->n == MAX_PENDING || p->bytes + trn_diff_snap_size(x) > MAX_PENDING_BYTES) {
+            trn_diff_snap_free(x);
+            diverged_pending(r, p, i, "has not completed after as many more instructions");
+            *status = 1;
+            return 1;
+        }
+        p->snaps[p->n++] = x;
+        p->bytes += trn_diff_snap_size(x);
+        return 0;
+    }
+    int stop = i == 0 ? compare_pair(r, x, y, status) : compare_pair(r, y, x, status);
+    trn_diff_snap_free(x);
+    trn_diff_snap_free(y);
+    return stop;
 }
 
 /* 0: identical, 1: a difference, -1: error. */
 static int lockstep(diff_run *r, trn_error *e) {
+    static pending pend[2];
     static trn_diff_found found[MAX_FOUND];
-    int status = 0;
-    for (;;) {
-        trn_step sa, sb;
-        int ra = 0, rb = 0;
-        if (step_both(r, &sa, &sb, &ra, &rb, e)) return -1;
-        if (ra != rb || (ra && (sa.core != sb.core || sa.index != sb.index || sa.inst->number != sb.inst->number))) {
-            report_diverged(r, ra, &sa, rb, &sb);
-            return 1;
+    bool done[2] = {false, false};
+    int status = 0, rc = 0;
+    while (rc == 0 && !(done[0] && done[1]))
+        for (int i = 0; i < 2 && rc == 0; ++i)
+            if (!done[i]) rc = step_side(r, i, pend, done, &status, e);
+    for (int i = 0; i < 2 && rc == 0; ++i)
+        if (pend[i].n) {
+            diverged_pending(r, &pend[i], i, "never did");
+            status = rc = 1;
         }
-        if (ra == 0) break;
-        ++r->compared;
-        int n = trn_diff_outputs(r->sides[0].s, r->sides[1].s, &sa, found, MAX_FOUND, e);
-        if (n < 0)
-            return trn_error_prefix(e, "instruction %" PRIu64 " (core %u, %s)", sa.inst->number, sa.core,
-                                    trn_diff_opname(r->sides[0].s, sa.inst));
-        if (n == 0) continue;
-        ++r->differing;
-        status = 1;
-        report(r, &sa, found, n);
-        if (!r->args->keep_going) return 1;
-    }
-    if (status) return status;
+    clear_pending(&pend[0]);
+    clear_pending(&pend[1]);
+    if (rc < 0) return -1;
+    if (rc || status) return status;
     /* Every output was equal: a module that wrote outside its outputs is
      * still caught here. */
     int n = trn_diff_tensors(r->sides[0].s, r->sides[1].s, found, MAX_FOUND, e);

@@ -48,6 +48,7 @@ static const cli_option diff_options[] = {
     {"--timeout", "SECONDS", "stop with an error once either run took longer than SECONDS"},
     {"--keep-going", NULL, "report every differing instruction (a table, one line per operand) instead of stopping at the first"},
     {"--json", NULL, "print the report as one JSON object"},
+    {"--stats", NULL, "after the report, A's statistics as run --stats prints them, each collective's #wrong from the comparison"},
     END_OPTIONS,
 };
 static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, END_OPTIONS};

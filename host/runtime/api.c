@@ -106,33 +106,44 @@ static trn_status not_in_check(trn_ctx *ctx, const char *what) {
     return api_error(ctx, "%s is not available in a static check (a module bug: a check decides without data)", what);
 }
 
-#define TRANSFER(call)                                                                                                \
+/* --stats: the bytes a transfer moved, by memory (elements times width). */
+static void count_bytes(trn_ctx *ctx, const trn_ap *ap, int64_t n, bool written) {
+    trn_stats *st = &ctx->sim->stats;
+    if (ap->mem > TRN_MEM_HBM) return;
+    uint64_t b = (uint64_t)n * trn_dtype_width((trn_dtype)ap->dtype);
+    (written ? st->bytes_written : st->bytes_read)[ap->mem] += b;
+}
+
+/* A transfer: refused in a static check; on success counted for --stats
+ * (ap, n elements, written or read). */
+#define TRANSFER(call, ap, n, written)                                                                                \
     do {                                                                                                              \
         if (ctx->checking) return not_in_check(ctx, __func__ + 4);                                                    \
         trn_ap_env env = trn_ctx_env(ctx);                                                                            \
         trn_error e;                                                                                                  \
         if (call) return host_error(ctx, &e);                                                                         \
+        if (ctx->sim->opts.stats) count_bytes(ctx, ap, n, written);                                                   \
         return TRN_OK;                                                                                                \
     } while (0)
 
 static trn_status api_read_f32(trn_ctx *ctx, const trn_ap *ap, float *dst) {
-    TRANSFER(trn_ap_read_f32(&env, ap, dst, &e));
+    TRANSFER(trn_ap_read_f32(&env, ap, dst, &e), ap, trn_ap_elems(ap), false);
 }
 static trn_status api_read_raw(trn_ctx *ctx, const trn_ap *ap, void *dst) {
-    TRANSFER(trn_ap_read_raw(&env, ap, dst, &e));
+    TRANSFER(trn_ap_read_raw(&env, ap, dst, &e), ap, trn_ap_elems(ap), false);
 }
 static trn_status api_write_f32(trn_ctx *ctx, const trn_ap *ap, const float *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_f32(&env, ap, src, op, &e));
+    TRANSFER(trn_ap_write_f32(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_write_raw(trn_ctx *ctx, const trn_ap *ap, const void *src) {
-    TRANSFER(trn_ap_write_raw(&env, ap, src, &e));
+    TRANSFER(trn_ap_write_raw(&env, ap, src, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_read_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, float *dst) {
-    TRANSFER(trn_ap_read_indirect_f32(&env, ap, idx, n, dst, &e));
+    TRANSFER(trn_ap_read_indirect_f32(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
 static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, const float *src,
                                      trn_acc_op op) {
-    TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e));
+    TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
 static bool has_dynamic_operand(const trn_inst *in) {
@@ -154,18 +165,26 @@ static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     return TRN_OK;
 }
 static trn_status api_write_raw_op(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e));
+    TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_read_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, void *dst) {
-    TRANSFER(trn_ap_read_indirect_raw(&env, ap, idx, n, dst, &e));
+    TRANSFER(trn_ap_read_indirect_raw(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
 static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
                                          const void *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e));
+    TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
 static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op) {
-    TRANSFER(trn_ap_copy_raw(&env, dst, src, op, &e));
+    if (ctx->checking) return not_in_check(ctx, "copy_raw");
+    trn_ap_env env = trn_ctx_env(ctx);
+    trn_error e;
+    if (trn_ap_copy_raw(&env, dst, src, op, &e)) return host_error(ctx, &e);
+    if (ctx->sim->opts.stats) {
+        count_bytes(ctx, src, trn_ap_elems(src), false);
+        count_bytes(ctx, dst, trn_ap_elems(dst), true);
+    }
+    return TRN_OK;
 }
 
 static int api_uninit_allowed(const trn_ctx *ctx) { return trn_ctx_env(ctx).allow_uninit; }

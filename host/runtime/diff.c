@@ -141,25 +141,82 @@ static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found *
     return rc;
 }
 
-int trn_diff_outputs(trn_sim *a, trn_sim *b, const trn_step *st, trn_diff_found *out, int cap, trn_error *e) {
+/* What one side's instruction left in its outputs and its core's registers. */
+struct trn_diff_snap {
+    trn_step step;
+    int n;
+    trn_ap *aps;
+    uint8_t **bytes;
+    int64_t *regs;
+    uint32_t nregs;
+    size_t size; /* bytes held */
+};
+
+void trn_diff_snap_free(trn_diff_snap *d) {
+    if (!d) return;
+    for (int k = 0; k < d->n; ++k) free(d->bytes[k]);
+    free(d->bytes);
+    free(d->aps);
+    free(d->regs);
+    free(d);
+}
+
+static int snap_fill(trn_diff_snap *d, trn_sim *s, const trn_step *st, trn_error *e) {
     const trn_inst *in = st->inst;
-    trn_ctx ctx = {.sim = a, .core = st->core, .index = st->index, .inst = in, .slot = &a->table[in->it]};
-    int found = 0;
-    for (int k = 0; k < in->n_out; ++k) {
-        trn_ap ap;
-        if (trn_host_api_table.operand(&ctx, TRN_OUT, k, &ap) != TRN_OK)
+    trn_ctx ctx = {.sim = s, .core = st->core, .index = st->index, .inst = in, .slot = &s->table[in->it]};
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    d->aps = calloc((size_t)in->n_out + 1, sizeof *d->aps);
+    d->bytes = calloc((size_t)in->n_out + 1, sizeof *d->bytes);
+    const trn_core_state *cs = &s->cores[st->core];
+    d->regs = malloc(cs->nregs * sizeof *d->regs + 1);
+    if (!d->aps || !d->bytes || !d->regs) return trn_errorf(e, "out of memory");
+    d->nregs = cs->nregs;
+    memcpy(d->regs, cs->regs, cs->nregs * sizeof *d->regs);
+    for (int k = 0; k < in->n_out; ++k, ++d->n) {
+        if (trn_host_api_table.operand(&ctx, TRN_OUT, k, &d->aps[k]) != TRN_OK)
             return trn_errorf(e, "outputs[%d]: %s", k, ctx.err.msg);
+        size_t bytes = (size_t)trn_ap_elems(&d->aps[k]) * width_of((int)d->aps[k].dtype);
+        if (!(d->bytes[k] = malloc(bytes + 1))) return trn_errorf(e, "outputs[%d]: out of memory for %zu bytes", k, bytes);
+        d->size += bytes;
+        if (trn_ap_read_raw(&env, &d->aps[k], d->bytes[k], e)) return trn_error_prefix(e, "outputs[%d]", k);
+    }
+    return 0;
+}
+
+trn_diff_snap *trn_diff_snap_take(trn_sim *s, const trn_step *st, trn_error *e) {
+    trn_diff_snap *d = calloc(1, sizeof *d);
+    if (!d) {
+        trn_errorf(e, "out of memory");
+        return NULL;
+    }
+    d->step = *st;
+    if (snap_fill(d, s, st, e) == 0) return d;
+    trn_diff_snap_free(d);
+    return NULL;
+}
+
+const trn_step *trn_diff_snap_step(const trn_diff_snap *d) { return &d->step; }
+size_t trn_diff_snap_size(const trn_diff_snap *d) { return d->size; }
+
+bool trn_diff_snap_same(const trn_diff_snap *a, const trn_diff_snap *b) {
+    return a->step.core == b->step.core && a->step.index == b->step.index &&
+           a->step.inst->number == b->step.inst->number;
+}
+
+int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b, trn_diff_found *out,
+                          int cap) {
+    int found = 0;
+    for (int k = 0; k < a->n && k < b->n; ++k) {
         trn_diff_found f = {0};
-        int r = compare_ap(a, b, &ap, &f, e);
-        if (r < 0) return trn_error_prefix(e, "outputs[%d]", k);
-        if (!r) continue;
+        if (!compare_elements(a->bytes[k], b->bytes[k], trn_ap_elems(&a->aps[k]), (int)a->aps[k].dtype, &f)) continue;
+        tensor_place(&s->prog, &a->aps[k], &f);
         snprintf(f.operand, sizeof f.operand, "outputs[%d]", k);
         if (found < cap) out[found] = f;
         ++found;
     }
-    const trn_core_state *ra = &a->cores[st->core], *rb = &b->cores[st->core];
     trn_diff_found f = {0};
-    if (ra->nregs == rb->nregs && compare_elements((const uint8_t *)ra->regs, (const uint8_t *)rb->regs, ra->nregs, -1, &f)) {
+    if (a->nregs == b->nregs &&
+        compare_elements((const uint8_t *)a->regs, (const uint8_t *)b->regs, a->nregs, -1, &f)) {
         snprintf(f.operand, sizeof f.operand, "register %" PRId64, f.first);
         f.ndim = 1;
         f.index[0] = f.first;

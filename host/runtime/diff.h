@@ -32,10 +32,22 @@ typedef struct trn_diff_found {
     uint64_t ulp;         /* float: ULP distance; integer: |A - B| */
 } trn_diff_found;
 
-/* The outputs of the instruction st describes, which a and b both just
- * completed (trn_sim_step). Fills up to cap entries of out and returns how
- * many operands differ (0: identical), or -1 with a message. */
-int trn_diff_outputs(trn_sim *a, trn_sim *b, const trn_step *st, trn_diff_found *out, int cap, trn_error *e);
+/* A copy of what the instruction st describes (just completed by s,
+ * trn_sim_step) left in its output operands and its core's registers, so
+ * two runs whose cores finish instructions in another order can still be
+ * compared instruction by instruction. NULL with a message on failure. */
+typedef struct trn_diff_snap trn_diff_snap;
+trn_diff_snap *trn_diff_snap_take(trn_sim *s, const trn_step *st, trn_error *e);
+void trn_diff_snap_free(trn_diff_snap *d);
+const trn_step *trn_diff_snap_step(const trn_diff_snap *d);
+size_t trn_diff_snap_size(const trn_diff_snap *d); /* bytes of operand data held */
+/* Whether both are the same execution (core, stream index, instruction). */
+bool trn_diff_snap_same(const trn_diff_snap *a, const trn_diff_snap *b);
+/* The differing operands of two snapshots of one execution (s, either
+ * side, names the tensors): fills up to cap entries of out, returns how
+ * many differ. */
+int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b, trn_diff_found *out,
+                          int cap);
 
 /* Every tensor of every core after both runs ended; as above. */
 int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_error *e);

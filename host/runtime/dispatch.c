@@ -233,6 +233,7 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     if (st == TRN_OK) {
         s->stats.count[it]++;
         s->stats.seconds[it] += dt;
+        if (s->opts.stats) trn_stats_after(s, c, dt);
     }
     if (s->opts.trace)
         fprintf(s->opts.trace_out, "core %u #%" PRIu64 "%s %s (IT %u, %s) %s %.3f us\n", c->core, c->index,

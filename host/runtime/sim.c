@@ -69,6 +69,7 @@ void trn_sim_close(trn_sim *s) {
     free_program(s);
     trn_loader_unload_all(s);
     trn_config_free(&s->cfg);
+    trn_stats_free(&s->stats);
     free(s);
 }
 

@@ -65,6 +65,11 @@ int trn_sim_run_start(trn_sim *s, trn_error *e);
 int trn_sim_step(trn_sim *s, trn_step *out, trn_error *e);
 void trn_sim_run_end(trn_sim *s);
 
+/* --stats: a check (trnsim diff) compared the outputs of the instruction
+ * st completed and found `wrong` elements differing; a collective's line
+ * then shows them as #wrong. */
+void trn_sim_stats_checked(trn_sim *s, const trn_step *st, uint64_t wrong);
+
 /* Distributed runs (a transport module, e.g. MPI: docs/mpi.md). Each
  * process runs its own cores; every call below is made by every process in
  * the same order. Without a transport they do nothing.

@@ -93,6 +93,9 @@ int trn_dist_idle(trn_sim *s, trn_error *e);
 /* sim.c: set the copy of a tensor on any core, local or not. */
 int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes, trn_error *e);
 
+/* stats_collect.c: --stats of one completed instruction (dt: its handler time) */
+void trn_stats_after(trn_sim *s, trn_ctx *c, double dt);
+
 /* dispatch.c */
 int trn_dispatch_resolve_name(void *sim, const char *name, uint32_t *it, trn_error *e);
 bool trn_dispatch_handled(void *sim, uint32_t it);

@@ -69,7 +69,12 @@ def stats_json_and_trace():
     r = run("run", f"{progs}/copy.json", "--config", cfg, "--stats-json", "--trace")
     stats = json.loads(r.stdout)
     assert stats["opcodes"] == [{"it": 200, "name": "TestCopy", "count": 1, "skipped": 0,
-                                 "seconds": stats["opcodes"][0]["seconds"]}], stats
+                                 "seconds": stats["opcodes"][0]["seconds"], "elements": 8, "nan": 0, "inf": 0}], stats
+    # 8 fp32 read from x, 8 bf16 written to y, both in SBUF; no collective ran
+    assert stats["memories"] == [{"name": "sbuf", "bytes_read": 32, "bytes_written": 16},
+                                 {"name": "psum", "bytes_read": 0, "bytes_written": 0},
+                                 {"name": "hbm", "bytes_read": 0, "bytes_written": 0}], stats
+    assert stats["collectives"] == [], stats
     assert "core 0 #0 TestCopy (IT 200, test) ok" in r.stderr, r.stderr
 
 
