@@ -61,6 +61,11 @@ int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);
 
+/* release.c: a replaced output's old file loses its name now and its pages
+ * later, in a detached helper process (detached) or here */
+void cli_drop_old_file(const char *path);
+void cli_release_old_files(bool detached);
+
 /* commands.c */
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);

@@ -36,6 +36,7 @@ static int do_run(run_args *a, trn_error *e) {
     bool root = trn_sim_is_root(hs);
     for (int i = 0; i < a->n_out && !rc && root; ++i) rc = cli_save_output(s, a, i, e);
     if (!rc && root) rc = cli_commit_outputs(a, e);
+    cli_release_old_files(!trn_sim_is_distributed(hs)); /* no fork() under MPI */
     if (rc) cli_remove_temps(a);
     if (s && !rc && root) {
         trn_sim_print_skip_notes(hs, stderr);

@@ -14,7 +14,7 @@
 
 #include "arith/arith.h"
 #include "cli/cli_internal.h"
-#include "frontend/npy.h"
+#include "frontend/npy_stream.h"
 
 /* ---- signals: the temporaries go away with the process ---- */
 
@@ -152,43 +152,32 @@ static void set_mode(int fd, const char *path) {
 
 /* mkostemp opens with O_CREAT|O_EXCL under a random name: a planted file or
  * symlink of that name makes it pick another, never follow. */
-static int write_temp(int idx, binding *b, const char *descr, int ndim, const int64_t *shape, const void *data,
-                      trn_error *e) {
+static int create_temp(int idx, binding *b, int *fd, trn_error *e) {
     if (temp_template(b, e)) return -1;
     sigset_t old;
     block_signals(true, &old);
-    int fd = mkostemp(b->tmp, O_CLOEXEC);
-    if (fd >= 0) temp_live[idx] = 1;
+    *fd = mkostemp(b->tmp, O_CLOEXEC);
+    if (*fd >= 0) temp_live[idx] = 1;
     block_signals(false, &old);
-    if (fd < 0) {
+    if (*fd < 0) {
         int err = errno;
         return trn_errorf(e, "--output %s: cannot create a temporary file next to %s: %s", b->name, b->path,
                           strerror(err));
     }
-    set_mode(fd, b->path);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        return trn_errorf(e, "--output %s: %s", b->name, strerror(errno));
-    }
-    int rc = trn_npy_write_stream(f, b->path, descr, ndim, shape, data, e);
-    if (fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "%s: close failed: %s", b->path, strerror(errno));
-    return rc;
+    set_mode(*fd, b->path);
+    return 0;
 }
 
-int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e) {
-    binding *b = &a->out[idx];
+static int drain_run(void *ctx, uint8_t *bytes, size_t len, trn_error *e) {
+    return trn_npy_out_write(ctx, bytes, len, e);
+}
+
+/* The header, then each core's tensor straight from simulator memory. */
+static int write_npy(trnsim_sim *s, const run_args *a, const binding *b, int fd, trn_error *e) {
     trnsim_tensor t;
     if (trnsim_tensor_find(s, b->name, &t)) return cli_api_error(e);
     uint32_t cores = (uint32_t)trnsim_cores(s);
     bool stacked = b->core < 0 && cores > 1;
-    uint32_t ncopies = stacked ? cores : 1;
-    size_t bytes = t.bytes;
-    uint8_t *buf = malloc(bytes * ncopies + 1);
-    if (!buf) return trn_errorf(e, "--output %s: out of memory for %zu bytes", b->name, bytes * ncopies);
-    int rc = 0;
-    for (uint32_t c = 0; c < ncopies && rc == 0; ++c)
-        rc = trnsim_get_tensor(s, b->name, stacked ? (int)c : b->core, buf + c * bytes, bytes) ? cli_api_error(e) : 0;
     int64_t shape[TRN_NPY_MAX_DIMS];
     int ndim = t.ndim;
     memcpy(shape + (stacked ? 1 : 0), t.shape, sizeof(int64_t) * (size_t)t.ndim);
@@ -196,12 +185,28 @@ int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e) {
         shape[0] = cores;
         ++ndim;
     }
-    void *data = NULL;
-    const char *descr;
-    if (rc == 0) rc = trn_npy_from_tensor((trn_dtype)t.dtype_id, buf, (size_t)t.count * ncopies, a->raw_bits, &data, &descr, e);
-    free(buf);
-    if (rc == 0) rc = write_temp(idx, b, descr, ndim, shape, data, e);
-    free(data);
+    trn_npy_out o;
+    if (trn_npy_out_begin(&o, fd, b->path, (trn_dtype)t.dtype_id, a->raw_bits, ndim, shape, e)) {
+        trn_npy_out_abandon(&o);
+        return -1;
+    }
+    trn_sim *hs = trn_embed_host_sim(s);
+    int rc = 0;
+    for (uint32_t c = 0; c < (stacked ? cores : 1) && rc == 0; ++c)
+        rc = trn_sim_drain_tensor(hs, b->name, stacked ? (int)c : b->core < 0 ? 0 : b->core, drain_run, &o, e);
+    if (rc) {
+        trn_npy_out_abandon(&o);
+        return -1;
+    }
+    return trn_npy_out_end(&o, e);
+}
+
+int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e) {
+    binding *b = &a->out[idx];
+    int fd;
+    if (create_temp(idx, b, &fd, e)) return -1;
+    int rc = write_npy(s, a, b, fd, e);
+    if (close(fd) != 0 && rc == 0) rc = trn_errorf(e, "%s: close failed: %s", b->path, strerror(errno));
     return rc ? -1 : 0;
 }
 
@@ -269,8 +274,9 @@ int cli_commit_outputs(run_args *a, trn_error *e) {
     if (rc) done--;
     for (int i = done - 1; rc && i >= 0; --i) undo_one(&a->out[i], steps[i]);
     for (int i = 0; i < a->n_out; ++i) {
-        if (rc || steps[i] == STEP_EXCHANGED) unlink(a->out[i].tmp); /* a temporary, or the old file after a swap */
-        if (!rc && steps[i] == STEP_BACKED_UP) unlink(a->out[i].bak);
+        if (rc) unlink(a->out[i].tmp);
+        else if (steps[i] == STEP_EXCHANGED) cli_drop_old_file(a->out[i].tmp); /* the old file, after the swap */
+        else if (steps[i] == STEP_BACKED_UP) cli_drop_old_file(a->out[i].bak);
         temp_live[i] = 0;
     }
     block_signals(false, &old);

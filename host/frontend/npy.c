@@ -6,7 +6,7 @@
  * padded with spaces and '\n', then the raw C-order data. */
 #include "frontend/npy.h"
 
-#include "frontend/npy_convert.h"
+#include "frontend/npy_stream.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arith/arith.h"
 
 /* The data is moved with memcpy: the host must be little-endian like the
  * files we accept and write. */
@@ -284,10 +283,18 @@ static int hp_dict(hdr_parser *hp, hdr_fields *f) {
 
 /* ---- read ----------------------------------------------------------------- */
 
-/* Read exactly n bytes; *got says how many arrived before EOF or an error. */
-static int read_exact(FILE *f, void *buf, size_t n, size_t *got) {
-    *got = fread(buf, 1, n, f);
-    return *got == n ? 0 : -1;
+/* Read exactly n bytes from fd (EINTR and short reads retried): 0 when all
+ * arrived, 1 at EOF first, -1 on an error (errno set). *got: how many came. */
+static int read_exact(int fd, void *buf, size_t n, size_t *got) {
+    *got = 0;
+    while (*got < n) {
+        ssize_t k = read(fd, (char *)buf + *got, n - *got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -1;
+        if (k == 0) return 1;
+        *got += (size_t)k;
+    }
+    return 0;
 }
 
 static int bad_magic(const char *path, const unsigned char *pre, size_t got, trn_error *e) {
@@ -300,12 +307,13 @@ static int bad_magic(const char *path, const unsigned char *pre, size_t got, trn
 }
 
 /* Magic, version and header length; *hstart is where the header begins. */
-static int read_preamble(const char *path, FILE *f, uint32_t *hlen, size_t *hstart, trn_error *e) {
+static int read_preamble(const char *path, int fd, uint32_t *hlen, size_t *hstart, trn_error *e) {
     unsigned char pre[12];
     size_t got;
-    if (read_exact(f, pre, 8, &got)) {
+    int rc = read_exact(fd, pre, 8, &got);
+    if (rc < 0) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
+    if (rc) {
         size_t m = got < NPY_MAGIC_LEN ? got : NPY_MAGIC_LEN;
-        if (ferror(f)) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
         if (got == 0 || memcmp(pre, NPY_MAGIC, m) != 0) return bad_magic(path, pre, got, e);
         return trn_errorf(e, "%s: truncated preamble: the file has %zu bytes, a .npy preamble needs at least 10",
                           path, got);
@@ -316,11 +324,11 @@ static int read_preamble(const char *path, FILE *f, uint32_t *hlen, size_t *hsta
         return trn_errorf(e, "%s: unsupported .npy format version %u.%u (expected 1.0, 2.0 or 3.0)", path, major,
                           minor);
     size_t lenbytes = major == 1 ? 2 : 4;
-    if (read_exact(f, pre + 8, lenbytes, &got)) {
-        if (ferror(f)) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
+    rc = read_exact(fd, pre + 8, lenbytes, &got);
+    if (rc < 0) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
+    if (rc)
         return trn_errorf(e, "%s: truncated preamble: the file has %zu bytes, a version %u.0 preamble needs %zu",
                           path, 8 + got, major, 8 + lenbytes);
-    }
     *hlen = major == 1 ? (uint32_t)pre[8] | (uint32_t)pre[9] << 8
                        : (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
                              (uint32_t)pre[11] << 24;
@@ -347,46 +355,31 @@ static int parse_header(const char *path, const char *text, size_t len, size_t h
     return shape_count(path, f.ndim, f.shape, out->item_size, &out->count, e);
 }
 
-/* Read the data: exactly count * item_size bytes, then EOF. At most one
- * byte past the data is read: a stream with endless trailing bytes ends. */
-static int read_data(const char *path, FILE *f, trn_npy *out, size_t offset, trn_error *e) {
-    size_t bytes = out->count * out->item_size, got;
+/* A regular file holds exactly the data the header announces after offset. */
+static int check_data_size(const char *path, const struct stat *st, const trn_npy *h, size_t offset,
+                           trn_error *e) {
+    size_t bytes = h->count * h->item_size;
     char sh[256];
-    trn_npy_format_shape(sh, sizeof sh, out->ndim, out->shape);
-    struct stat st;
-    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-    if (regular && (uint64_t)st.st_size < (uint64_t)offset + bytes)
-        return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %llu", path, bytes,
-                          out->descr, sh, (unsigned long long)((uint64_t)st.st_size - offset));
-    if (regular && (uint64_t)st.st_size > (uint64_t)offset + bytes) {
-        unsigned long long more = (unsigned long long)((uint64_t)st.st_size - offset - bytes);
+    trn_npy_format_shape(sh, sizeof sh, h->ndim, h->shape);
+    if ((uint64_t)st->st_size < (uint64_t)offset + bytes)
+        return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %llu", path, bytes, h->descr,
+                          sh, (unsigned long long)((uint64_t)st->st_size - offset));
+    if ((uint64_t)st->st_size > (uint64_t)offset + bytes) {
+        unsigned long long more = (unsigned long long)((uint64_t)st->st_size - offset - bytes);
         return trn_errorf(e, "%s: %llu extra bytes after the data: expected %zu bytes for %s %s, found %llu", path,
-                          more, bytes, out->descr, sh, more + bytes);
+                          more, bytes, h->descr, sh, more + bytes);
     }
-    out->data = malloc(bytes ? bytes : 1);
-    if (!out->data) return trn_errorf(e, "%s: out of memory for %zu bytes of data", path, bytes);
-    if (read_exact(f, out->data, bytes, &got)) {
-        if (ferror(f)) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
-        return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %zu", path, bytes,
-                          out->descr, sh, got);
-    }
-    unsigned char extra;
-    size_t k = fread(&extra, 1, 1, f);
-    if (ferror(f)) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
-    if (k)
-        return trn_errorf(e, "%s: extra bytes after the data: expected %zu bytes for %s %s, found more", path, bytes,
-                          out->descr, sh);
     return 0;
 }
 
-static int read_file(const char *path, FILE *f, trn_npy *out, trn_npy_header_check check, void *ctx,
-                     trn_error *e) {
+int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, void *ctx, trn_npy *out,
+                        trn_error *e) {
     uint32_t hlen = 0;
     size_t hstart = 0;
-    if (read_preamble(path, f, &hlen, &hstart, e)) return -1;
+    if (read_preamble(path, fd, &hlen, &hstart, e)) return -1;
     struct stat st;
     uint64_t left = 0;
-    bool sized = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    bool sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (sized) left = (uint64_t)st.st_size > hstart ? (uint64_t)st.st_size - hstart : 0;
     if (sized && hlen > left)
         return trn_errorf(e, "%s: truncated header: the preamble announces %u header bytes, %llu follow", path,
@@ -396,25 +389,28 @@ static int read_file(const char *path, FILE *f, trn_npy *out, trn_npy_header_che
     char *text = malloc(hlen ? hlen : 1);
     if (!text) return trn_errorf(e, "%s: out of memory for a %u-byte header", path, hlen);
     size_t got;
-    int rc = 0;
-    if (read_exact(f, text, hlen, &got))
-        rc = ferror(f) ? trn_errorf(e, "%s: read error: %s", path, strerror(errno))
-                       : trn_errorf(e, "%s: truncated header: the preamble announces %u header bytes, %zu follow",
-                                    path, hlen, got);
+    int rc = read_exact(fd, text, hlen, &got);
+    if (rc < 0) rc = trn_errorf(e, "%s: read error: %s", path, strerror(errno));
+    else if (rc)
+        rc = trn_errorf(e, "%s: truncated header: the preamble announces %u header bytes, %zu follow", path, hlen,
+                        got);
     if (rc == 0) rc = parse_header(path, text, hlen, hstart, out, e);
     free(text);
     if (rc == 0 && check) rc = check(out, ctx, e); /* before a single data byte is read */
-    if (rc == 0) rc = read_data(path, f, out, hstart + hlen, e);
+    if (rc == 0 && sized) rc = check_data_size(path, &st, out, hstart + hlen, e);
     return rc;
 }
 
 int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out, trn_error *e) {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return trn_errorf(e, "%s: cannot open: %s", path, strerror(errno));
-    int rc = read_file(path, f, out, check, ctx, e);
-    fclose(f);
+    trn_npy_in in;
+    if (trn_npy_in_open(&in, path, check, ctx, e)) return -1;
+    *out = in.head;
+    out->data = malloc(in.total ? in.total : 1);
+    int rc = out->data ? 0 : trn_errorf(e, "%s: out of memory for %zu bytes of data", path, in.total);
+    if (rc == 0) rc = trn_npy_in_read_raw(&in, out->data, in.total, e) || trn_npy_in_finish(&in, e);
+    trn_npy_in_close(&in);
     if (rc) {
         trn_npy_free(out);
         return -1;
@@ -465,22 +461,32 @@ typedef struct npy_image {
     size_t head_len, data_bytes;
 } npy_image;
 
-static int build_image(npy_image *im, const char *path, const char *descr, int ndim, const int64_t *shape,
-                       const void *data, trn_error *e) {
+int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *path, const char *descr, int ndim,
+                         const int64_t *shape, size_t *data_bytes, trn_error *e) {
     char norm[8];
     size_t item, count;
+    path = name_of(path);
     if (!descr) return trn_errorf(e, "%s: no dtype given for writing", path);
     if (descr_normalise(path, descr, norm, &item, e)) return -1;
     if (ndim < 0 || ndim > TRN_NPY_MAX_DIMS)
         return trn_errorf(e, "%s: cannot write %d dimensions (expected 0 to %d)", path, ndim, TRN_NPY_MAX_DIMS);
     if (shape_count(path, ndim, shape, item, &count, e)) return -1;
-    if (count && !data) return trn_errorf(e, "%s: no data given for %zu elements", path, count);
-    memcpy(im->head, NPY_MAGIC "\x01\x00", 8);
-    size_t hlen = build_header(im->head + 10, sizeof im->head - 10, norm, ndim, shape);
-    im->head[8] = (char)(hlen & 0xff);
-    im->head[9] = (char)(hlen >> 8);
-    im->head_len = 10 + hlen;
-    im->data_bytes = count * item;
+    if (size < 1024) return trn_errorf(e, "%s: header buffer too small", path);
+    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    size_t hlen = build_header(buf + 10, size - 10, norm, ndim, shape);
+    buf[8] = (char)(hlen & 0xff);
+    buf[9] = (char)(hlen >> 8);
+    *len = 10 + hlen;
+    *data_bytes = count * item;
+    return 0;
+}
+
+static int build_image(npy_image *im, const char *path, const char *descr, int ndim, const int64_t *shape,
+                       const void *data, trn_error *e) {
+    if (trn_npy_build_header(im->head, sizeof im->head, &im->head_len, path, descr, ndim, shape, &im->data_bytes, e))
+        return -1;
+    if (im->data_bytes && !data)
+        return trn_errorf(e, "%s: no data given for %zu elements", path, im->data_bytes / (size_t)(descr[2] - '0'));
     return 0;
 }
 
@@ -513,146 +519,3 @@ int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *
     return rc;
 }
 
-/* ---- tensor rules ----------------------------------------------------------- */
-
-typedef enum npy_conv { CONV_COPY, CONV_NARROW, CONV_WIDEN } npy_conv;
-
-typedef struct npy_rule {
-    const char *descr;
-    npy_conv how;
-} npy_rule;
-
-static bool is_fp8(trn_dtype dt) { return dt >= TRN_DT_FP8_E3M4 && dt <= TRN_DT_FP8_E5M2; }
-
-static bool is_packed(trn_dtype dt) {
-    return dt == TRN_DT_FP8_E4M3_X4 || dt == TRN_DT_FP8_E5M2_X4 || dt == TRN_DT_FP4_E2M1_X4;
-}
-
-static const char *unsigned_descr(uint32_t width) {
-    switch (width) {
-    case 1: return "|u1";
-    case 2: return "<u2";
-    case 4: return "<u4";
-    case 8: return "<u8";
-    default: return NULL;
-    }
-}
-
-/* The integer dtypes' own descr, NULL for the rest. */
-static const char *integer_descr(trn_dtype dt) {
-    switch (dt) {
-    case TRN_DT_INT8: return "|i1";
-    case TRN_DT_UINT8: return "|u1";
-    case TRN_DT_INT16: return "<i2";
-    case TRN_DT_UINT16: return "<u2";
-    case TRN_DT_UINT32: return "<u4";
-    case TRN_DT_INT32: return "<i4";
-    case TRN_DT_UINT64: return "<u8";
-    case TRN_DT_INT64: return "<i8";
-    default: return NULL;
-    }
-}
-
-/* The descrs a tensor of dt loads from, and how; returns how many. */
-static int load_rules(trn_dtype dt, npy_rule r[3]) {
-    if (dt == TRN_DT_FP32) return r[0] = (npy_rule){"<f4", CONV_COPY}, 1;
-    if (dt == TRN_DT_FP32R) return r[0] = (npy_rule){"<f4", CONV_NARROW}, 1;
-    if (dt == TRN_DT_FP16) {
-        r[0] = (npy_rule){"<f2", CONV_COPY};
-        r[1] = (npy_rule){"<f4", CONV_NARROW};
-        r[2] = (npy_rule){"<u2", CONV_COPY};
-        return 3;
-    }
-    if (dt == TRN_DT_BF16) {
-        r[0] = (npy_rule){"<f4", CONV_NARROW};
-        r[1] = (npy_rule){"<u2", CONV_COPY};
-        return 2;
-    }
-    if (is_fp8(dt)) {
-        r[0] = (npy_rule){"<f4", CONV_NARROW};
-        r[1] = (npy_rule){"|u1", CONV_COPY};
-        return 2;
-    }
-    if (integer_descr(dt)) return r[0] = (npy_rule){integer_descr(dt), CONV_COPY}, 1;
-    if (is_packed(dt) && unsigned_descr(trn_dtype_width(dt)))
-        return r[0] = (npy_rule){unsigned_descr(trn_dtype_width(dt)), CONV_COPY}, 1;
-    return 0;
-}
-
-static bool shapes_equal(int na, const int64_t *a, int nb, const int64_t *b) {
-    if (na != nb) return false;
-    for (int i = 0; i < na; i++)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
-int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, void *dst, trn_error *e) {
-    const char *name = name_of(n->name);
-    npy_rule rules[3];
-    int nrules = (unsigned)dt < TRN_DT_COUNT ? load_rules(dt, rules) : 0;
-    if (nrules == 0) return trn_errorf(e, "%s: cannot load into a tensor of unknown dtype id %d", name, (int)dt);
-    if (ndim < 0 || !shapes_equal(n->ndim, n->shape, ndim, shape)) {
-        char a[256], b[256];
-        return trn_errorf(e, "%s: shape %s does not match the tensor's shape %s", name,
-                          trn_npy_format_shape(a, sizeof a, n->ndim, n->shape),
-                          trn_npy_format_shape(b, sizeof b, ndim < 0 ? 0 : ndim, shape));
-    }
-    const npy_rule *rule = NULL;
-    for (int i = 0; i < nrules; i++)
-        if (strcmp(rules[i].descr, n->descr) == 0) rule = &rules[i];
-    if (!rule && n->count && !n->data) return trn_errorf(e, "%s: no data", name);
-    int converted = rule ? 1 : trn_npy_convert(n, dt, dst, e); /* float64, other integer widths */
-    if (converted <= 0) return converted;
-    if (!rule) {
-        char list[64] = "";
-        size_t at = 0;
-        for (int i = 0; i < nrules; i++)
-            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i == 0 ? "" : i + 1 == nrules ? " or " : ", ",
-                                   rules[i].descr);
-        return trn_errorf(e, "%s: dtype %s cannot be loaded into a %s tensor (expected %s)", name, n->descr,
-                          trn_dtype_name(dt), list);
-    }
-    if (n->count && !n->data) return trn_errorf(e, "%s: no data", name);
-    if (rule->how == CONV_NARROW)
-        trn_narrow_span(dt, (const float *)n->data, dst, n->count);
-    else if (n->count)
-        memcpy(dst, n->data, n->count * n->item_size);
-    return 0;
-}
-
-const char *trn_npy_descr_for(trn_dtype dt, bool raw_bits) {
-    if ((unsigned)dt >= TRN_DT_COUNT) return NULL;
-    if (dt == TRN_DT_FP32 || dt == TRN_DT_FP32R) return "<f4";
-    if (dt == TRN_DT_FP16) return "<f2";
-    if (dt == TRN_DT_BF16) return raw_bits ? "<u2" : "<f4";
-    if (is_fp8(dt)) return raw_bits ? "|u1" : "<f4";
-    if (integer_descr(dt)) return integer_descr(dt);
-    return unsigned_descr(trn_dtype_width(dt));
-}
-
-/* How a tensor of dt is written: widened to fp32, or its bytes as they are. */
-static npy_conv write_conv(trn_dtype dt, bool raw_bits) {
-    if (dt == TRN_DT_FP32R) return CONV_WIDEN;
-    if (dt == TRN_DT_BF16 || is_fp8(dt)) return raw_bits ? CONV_COPY : CONV_WIDEN;
-    return CONV_COPY;
-}
-
-int trn_npy_from_tensor(trn_dtype dt, const void *src, size_t count, bool raw_bits, void **out_data,
-                        const char **out_descr, trn_error *e) {
-    const char *descr = trn_npy_descr_for(dt, raw_bits);
-    *out_data = NULL;
-    *out_descr = NULL;
-    if (!descr) return trn_errorf(e, "cannot write a tensor of unknown dtype id %d", (int)dt);
-    size_t item = (size_t)(descr[2] - '0');
-    if (count > SIZE_MAX / item) return trn_errorf(e, "%s tensor of %zu elements is too large", trn_dtype_name(dt), count);
-    if (count && !src) return trn_errorf(e, "%s tensor: no data for %zu elements", trn_dtype_name(dt), count);
-    void *buf = malloc(count ? count * item : 1);
-    if (!buf) return trn_errorf(e, "out of memory for %zu bytes (%s tensor)", count * item, trn_dtype_name(dt));
-    if (write_conv(dt, raw_bits) == CONV_WIDEN)
-        trn_widen_span(dt, src, (float *)buf, count);
-    else if (count)
-        memcpy(buf, src, count * item);
-    *out_data = buf;
-    *out_descr = descr;
-    return 0;
-}

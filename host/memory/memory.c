@@ -64,6 +64,24 @@ void trn_core_state_free(trn_core_state *c) {
     memset(c, 0, sizeof *c);
 }
 
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* MADV_HUGEPAGE over the huge pages wholly inside [p, p+len). */
+static void advise_huge(void *p, uint64_t len) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure changes nothing but speed */
+#else
+    (void)p, (void)len;
+#endif
+}
+
+void trn_mem_advise_dense(trn_memory *m, uint64_t addr, uint64_t len) {
+    advise_huge(m->bytes + addr, len);
+    advise_huge((uint8_t *)m->written + addr / 8, len / 8);
+}
+
 /* Bits [lo, hi) of one 64-bit word, 0 <= lo < hi <= 64. */
 static inline uint64_t bit_mask(unsigned lo, unsigned hi) {
     uint64_t upper = hi == 64 ? ~0ull : (1ull << hi) - 1;

@@ -40,6 +40,13 @@ static inline uint64_t trn_mem_addr(const trn_memory *m, uint32_t partition, uin
     return (uint64_t)partition * m->partition_bytes + byte;
 }
 
+/* The range [addr, addr+len) will be filled densely (a large tensor): ask
+ * the kernel for 2 MiB pages (MADV_HUGEPAGE) over the whole huge pages
+ * inside it, and over the part of the written map that mirrors them. The
+ * pages are still reserved lazily; a kernel without transparent huge pages
+ * ignores the advice. */
+void trn_mem_advise_dense(trn_memory *m, uint64_t addr, uint64_t len);
+
 void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len);
 /* True when every byte of [addr, addr+len) was written; else *first_unwritten. */
 bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "arith/arith.h"
+#include "memory/spans.h"
 #include "runtime/budget.h"
 #include "runtime/sim_internal.h"
 
@@ -149,6 +150,21 @@ static const trn_opcode_desc *opcode_schema(void *arg, uint32_t it) {
     return it <= TRN_IT_MAX ? s->table[it].op : NULL;
 }
 
+/* Large tensors fault in 2 MiB pages (memory/spans.h): a 64 MiB input then
+ * costs 32 page faults instead of 16384. */
+static void advise_tensors(trn_sim *s) {
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    for (int i = 0; i < s->prog.n_tensors; ++i) {
+        const trn_tensor *t = &s->prog.tensors[i];
+        if (t->view_of) continue; /* its bytes are its base's */
+        for (uint32_t c = s->local_lo; c < s->local_hi; ++c) {
+            trn_ap ap = t->ap;
+            ap.core = c;
+            trn_ap_advise_dense(&env, &ap);
+        }
+    }
+}
+
 static int load_parts(trn_sim *s, const char *path, const char *text, trn_error *e) {
     free_program(s);
     char families[256];
@@ -183,6 +199,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
     for (uint32_t c = 0; c < s->ncores; ++c)
         if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e))
             return trn_error_prefix(e, "%s: core %u of %u", s->prog.path, c, s->ncores);
+    advise_tensors(s);
     for (int i = 0; i < s->prog.n_tensors; ++i)
         if (init_tensor(s, &s->prog.tensors[i], e)) return -1;
     return trn_dispatch_static_checks(s, e);
@@ -275,6 +292,56 @@ int trn_sim_step(trn_sim *s, trn_step *out, trn_error *e) {
 }
 
 void trn_sim_run_end(trn_sim *s) { trn_dispatch_run_free(s); }
+
+/* A tensor's spans on a core another process holds: NULL runs, to skip. */
+typedef struct skip_arg {
+    trn_sim_span_fn fn;
+    void *ctx;
+} skip_arg;
+
+static int skip_span(void *arg, uint8_t *bytes, size_t len, trn_error *e) {
+    (void)bytes;
+    const skip_arg *k = arg;
+    return k->fn(k->ctx, NULL, len, e);
+}
+
+int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx, trn_error *e) {
+    if (e) e->kind = TRN_EK_INPUT;
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    int i = trn_program_find_tensor(&s->prog, name);
+    if (i >= s->prog.n_tensors) return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+    const trn_tensor *t = &s->prog.tensors[i];
+    if (core >= (int)s->ncores || core < -1)
+        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    trn_ap ap = t->ap;
+    if (core >= 0 && !trn_dist_is_local(s, (uint32_t)core)) {
+        skip_arg k = {fill, ctx};
+        ap.core = (uint32_t)core;
+        return trn_ap_spans(&env, &ap, false, skip_span, &k, e);
+    }
+    ap.core = core >= 0 ? (uint32_t)core : s->local_lo;
+    if (trn_ap_spans(&env, &ap, true, fill, ctx, e)) return -1;
+    for (uint32_t c = s->local_lo; core < 0 && c < s->local_hi; ++c) { /* the same bytes on every local core */
+        if (c == s->local_lo) continue;
+        ap.core = c;
+        if (trn_ap_spans_copy(&env, &ap, s->local_lo, e)) return -1;
+    }
+    return 0;
+}
+
+int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx, trn_error *e) {
+    if (e) e->kind = TRN_EK_INPUT;
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    int i = trn_program_find_tensor(&s->prog, name);
+    if (i >= s->prog.n_tensors) return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+    if (core >= (int)s->ncores || core < -1)
+        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    trn_ap ap = s->prog.tensors[i].ap;
+    ap.core = core < 0 ? 0 : (uint32_t)core;
+    return trn_ap_spans(&env, &ap, false, drain, ctx, e);
+}
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
     int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")

@@ -47,6 +47,17 @@ int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, tr
 int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
 
+/* The same without a caller's buffer: fn(ctx, bytes, len, e) is handed
+ * the tensor's own bytes in simulator memory, run by run in C order (one
+ * run per partition, or one for partitions laid end to end), and fills
+ * them (fill) or reads them (drain). fill on core -1 fills the first core
+ * of this process and copies it to the others; a core held by another
+ * process (a distributed run) is passed as NULL runs of the same lengths,
+ * so a reader can skip its bytes. Filled bytes are marked written. */
+typedef int (*trn_sim_span_fn)(void *ctx, uint8_t *bytes, size_t len, trn_error *e);
+int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx, trn_error *e);
+int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx, trn_error *e);
+
 /* Run the loaded program from its first instruction on every core.
  * Memories keep their contents between runs (the benchmark reruns). */
 int trn_sim_run(trn_sim *s, trn_error *e);

@@ -205,12 +205,12 @@ class Simulator:
         t = self.tensor(name)
         cores = self.cores
         raw_bits = self.raw_bits if raw_bits is None else raw_bits
-        if core is None and cores > 1:
-            return np.stack([self.get(name, c, raw_bits) for c in range(cores)])
-        raw = np.empty(t.shape, dtypes.storage(t.dtype))
-        if lib.trnsim_get_tensor(self._handle(), t._cname, 0 if core is None else int(core), raw.ctypes.data,
-                                 raw.nbytes):
-            raise last_error(errors.InputError)
+        stacked = core is None and cores > 1
+        raw = np.empty(((cores,) if stacked else ()) + t.shape, dtypes.storage(t.dtype))
+        for c, part in enumerate(raw if stacked else [raw]):  # each core's bytes straight into its slice
+            if lib.trnsim_get_tensor(self._handle(), t._cname, c if stacked else 0 if core is None else int(core),
+                                     part.ctypes.data, part.nbytes):
+                raise last_error(errors.InputError)
         return dtypes.from_tensor_bytes(raw, t.dtype, raw_bits)
 
     # ---- running ----
