@@ -12,12 +12,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from clicase import case, finish  # noqa: E402
+
 trnsim, cfg = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = 0
 rng = np.random.default_rng(16)
 
 # trnsim dtype -> the numpy storage of its raw bits (docs/programs.md)
@@ -29,6 +30,7 @@ STORAGE = {"int8": "i1", "uint8": "u1", "int16": "<i2", "uint16": "<u2", "int32"
 
 
 def run(*args, rc=0, stdin=None):
+    """clicase's Cli.run, with binary data on stdin."""
     r = subprocess.run([trnsim, *args, "--config", cfg], capture_output=True, input=stdin, timeout=120)
     if r.returncode != rc:
         raise AssertionError(f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}")
@@ -66,17 +68,6 @@ def random_bits(storage, shape):
     dt = np.dtype(storage)
     n = int(np.prod(shape))
     return rng.integers(0, 256, size=n * dt.itemsize, dtype=np.uint8).view(dt).reshape(shape)
-
-
-def case(name, fn):
-    global failures
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            fn(d)
-        print(f"ok: {name}")
-    except AssertionError as e:
-        failures += 1
-        print(f"FAIL: {name}: {e}")
 
 
 def same_dtype_round_trips(d):
@@ -202,5 +193,4 @@ CASES = [("every dtype round-trips bit for bit", same_dtype_round_trips),
          ("a replaced output leaves nothing behind", replaced_output)]
 for name, fn in CASES:
     case(name, fn)
-print(f"{len(CASES) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(finish())
