@@ -36,7 +36,6 @@ static int do_run(run_args *a, trn_error *e) {
     bool root = trn_sim_is_root(hs);
     for (int i = 0; i < a->n_out && !rc && root; ++i) rc = cli_save_output(s, a, i, e);
     if (!rc && root) rc = cli_commit_outputs(a, e);
-    cli_release_old_files(!trn_sim_is_distributed(hs)); /* no fork() under MPI */
     if (rc) cli_remove_temps(a);
     if (s && !rc && root) {
         trn_sim_print_skip_notes(hs, stderr);
@@ -47,7 +46,9 @@ static int do_run(run_args *a, trn_error *e) {
         e->msg[0] = 0;
         quiet_when_killed(hs);
     }
+    bool distributed = trn_sim_is_distributed(hs);
     trnsim_close(s);
+    cli_release_old_files(!distributed); /* after the memories are gone, so the fork is cheap; no fork under MPI */
     return rc ? -1 : 0;
 }
 

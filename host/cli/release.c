@@ -34,10 +34,26 @@ static void close_held(void) {
     n_held = 0;
 }
 
-static bool is_held(int fd) {
-    for (int i = 0; i < n_held; ++i)
-        if (held[i] == fd) return true;
-    return false;
+/* Every descriptor but the held ones, closed: close_range over the gaps
+ * between them (held is sorted first), or one close a descriptor where the
+ * kernel has no close_range. */
+static void close_all_but_held(void) {
+    for (int i = 1; i < n_held; ++i)
+        for (int j = i; j > 0 && held[j - 1] > held[j]; --j) {
+            int t = held[j];
+            held[j] = held[j - 1];
+            held[j - 1] = t;
+        }
+    unsigned lo = 0;
+    for (int i = 0; i <= n_held; ++i) {
+        unsigned hi = i < n_held ? (unsigned)held[i] : ~0u;
+        if (hi > lo && close_range(lo, i < n_held ? hi - 1 : hi, 0) != 0) {
+            struct rlimit rl;
+            unsigned max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (unsigned)rl.rlim_cur : 65536;
+            for (unsigned fd = lo; fd < (i < n_held ? hi : max); ++fd) close((int)fd);
+        }
+        lo = hi + 1;
+    }
 }
 
 /* In the grandchild: nothing but the held descriptors stays open (a pipe
@@ -45,10 +61,7 @@ static bool is_held(int fd) {
 _Noreturn static void free_in_background(void) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    struct rlimit rl;
-    int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
-    for (int fd = 0; fd < max; ++fd)
-        if (!is_held(fd)) close(fd);
+    close_all_but_held();
     close_held();
     _exit(0);
 }
