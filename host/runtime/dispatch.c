@@ -193,6 +193,16 @@ static trn_status static_check(trn_sim *s, trn_ctx *c, trn_error *e) {
     return TRN_ERR;
 }
 
+/* With --stats or --trace, after the handler: the statistics that read
+ * the outputs back, and the trace line (one test per instruction without). */
+static void after_timed(trn_sim *s, trn_ctx *c, trn_status st, double dt) {
+    if (st == TRN_OK && s->opts.stats) trn_stats_after(s, c, dt);
+    if (s->opts.trace)
+        fprintf(s->opts.trace_out, "core %u #%" PRIu64 "%s %s (IT %u, %s) %s %.3f us\n", c->core, c->index,
+                c->depth ? " (sub)" : "", c->slot->op->name, c->inst->it, c->slot->owner->desc->family,
+                st == TRN_WAIT ? "wait" : "ok", dt * 1e6);
+}
+
 /* Run one instruction on one core. */
 static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     uint32_t it = c->inst->it;
@@ -233,12 +243,8 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     if (st == TRN_OK) {
         s->stats.count[it]++;
         s->stats.seconds[it] += dt;
-        if (s->opts.stats) trn_stats_after(s, c, dt);
     }
-    if (s->opts.trace)
-        fprintf(s->opts.trace_out, "core %u #%" PRIu64 "%s %s (IT %u, %s) %s %.3f us\n", c->core, c->index,
-                c->depth ? " (sub)" : "", c->slot->op->name, it, c->slot->owner->desc->family,
-                st == TRN_WAIT ? "wait" : "ok", dt * 1e6);
+    if (timed) after_timed(s, c, st, dt);
     return st;
 }
 
@@ -365,9 +371,12 @@ static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in
     return in->kind == TRN_INST_LOOP ? cp->pc + 1 : in->jump + 1;
 }
 
-/* --max-instructions and --timeout: checked before each instruction, so a
- * run ends with a message between two instructions, never by a kill. */
+/* --max-instructions, --timeout and the progress display: looked at before
+ * each instruction when any is on (s->watched), so a run ends with a message
+ * between two instructions, never by a kill, and a run with none of them
+ * pays one test. */
 static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const trn_inst *in, trn_error *e) {
+    if (s->progress && s->executed && (s->executed & TRN_PROGRESS_EVERY) == 0) trn_progress_tick(s->progress, s->executed);
     if (s->opts.max_instructions && s->executed >= s->opts.max_instructions)
         return trn_errorf(e, "%s: stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64 "), before "
                           "instruction %" PRIu64 " on core %u (%s/%u)", s->prog.path, s->executed,
@@ -385,30 +394,31 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
  * arrived at a new one). */
 static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget, trn_error *e) {
     int progress = 0;
+    uint64_t left = *budget; /* a local: the loop keeps it in a register */
     const trn_inst *insts = s->prog.insts;
-    while (cp->pc < s->prog.n_insts && *budget) {
+    while (cp->pc < s->prog.n_insts && left) {
         const trn_inst *in = &insts[cp->pc];
         if (in->kind != TRN_INST_OP) {
             cp->pc = loop_step(s, c, cp, in);
             continue;
         }
         trn_ctx ctx = {.sim = s, .core = c, .index = cp->executed, .inst = in};
-        if (execution_budget(s, c, cp, in, e)) return -1;
+        if (s->watched && execution_budget(s, c, cp, in, e)) return -1;
         trn_status st = exec(s, &ctx, e);
         if (st == TRN_ERR) return -1;
         if (st == TRN_WAIT) {
             if (!waiting[c]) progress = 1;
             waiting[c] = true;
-            return progress;
+            break;
         }
         waiting[c] = false;
         ++cp->pc;
         ++cp->executed;
         ++s->executed;
-        --*budget;
+        --left;
         progress = 1;
-        if (s->progress && (s->executed & TRN_PROGRESS_EVERY) == 0) trn_progress_tick(s->progress, s->executed);
     }
+    *budget = left;
     return progress;
 }
 
@@ -471,6 +481,7 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
         return trn_errorf(e, "out of memory");
     }
     for (uint32_t c = 0; c < n; ++c) r->cp[c].trip = r->trips + (size_t)c * s->prog.n_loops;
+    s->watched = s->opts.max_instructions || s->opts.timeout_seconds > 0;
     r->left = s->local_hi - s->local_lo;
     r->cursor = s->local_lo;
     return 0;
@@ -528,6 +539,7 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
     int rc = trn_dispatch_run_start(s, e);
     if (rc == 0) {
         s->progress = trn_progress_start(s, s->opts.progress, stderr);
+        s->watched |= s->progress != NULL;
         rc = run_some(s, UINT64_MAX, e);
         trn_progress_finish(s->progress, rc != 0);
         s->progress = NULL;

@@ -74,6 +74,7 @@ struct trn_sim {
     bool dist_checked; /* every process agreed it runs this program */
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
+    bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
 };
 
 extern const trn_host_api trn_host_api_table;
