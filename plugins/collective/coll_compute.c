@@ -174,10 +174,41 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     return rc;
 }
 
+/* The group's rules that compare its members (equal counts, send_counts
+ * rows and columns against each member's input and output, partitions,
+ * outputs), decided without data: every core runs the same instructions,
+ * so each member's record is this instruction's operands on that member's
+ * core. The check of the first member to be checked reports, so check and
+ * run refuse with the same line before anything runs. A party that spans
+ * several processes is left to the run (its members' memories are remote). */
+static trn_status check_members(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
+                                const party *p) {
+    if (st->remote_ops && st->remote_ops->spans(st, p->members, p->n)) return TRN_OK;
+    coll_record *copies = calloc(p->n ? p->n : 1, sizeof *copies);
+    coll_record **recs = malloc((p->n ? p->n : 1) * sizeof *recs);
+    if (!copies || !recs) {
+        free(copies);
+        free(recs);
+        return api->error(ctx, "out of memory");
+    }
+    for (uint32_t i = 0; i < p->n; ++i) {
+        copies[i] = *rec;
+        copies[i].core = copies[i].out.core = p->members[i];
+        for (int k = 0; k < rec->n_in; ++k) copies[i].in[k].core = p->members[i];
+        recs[i] = &copies[i];
+    }
+    coll_exec x = {api, ctx, st, &rec->spec, recs, p->n, p->src_of, .validate_only = true};
+    trn_status rc = coll_exec_run(&x);
+    free(copies);
+    free(recs);
+    return rc;
+}
+
 /* The static check: attributes, operands, the party and the multi-LNC rule
- * against the settings, for this core alone (no registry, no data). */
+ * against the settings, and the rules between the members (no registry, no
+ * data). */
 trn_status coll_check_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
-    const coll_state *st = state;
+    coll_state *st = state;
     coll_record rec = {.core = api->core_id(ctx), .instr = api->instruction_index(ctx)};
     if (coll_spec_read(api, ctx, api->core_count(ctx), &rec.spec) != TRN_OK) return TRN_ERR;
     party p = {0};
@@ -186,6 +217,8 @@ trn_status coll_check_compute(const trn_host_api *api, trn_ctx *ctx, void *state
     bool local = st->set.multiworker && rec.spec.kind == COLL_ALL_REDUCE;
     if (rc == TRN_OK && rec.member && !coll_kind_is_identity(rec.spec.kind) && !local)
         rc = check_lnc(api, ctx, st, &rec, &p);
+    if (rc == TRN_OK && rec.member && !coll_kind_is_identity(rec.spec.kind) && !local)
+        rc = check_members(api, ctx, st, &rec, &p);
     coll_spec_free(&rec.spec);
     free(p.owned_members);
     free(p.src_of);

@@ -38,6 +38,7 @@ static trn_status all_gather(const coll_exec *x) {
     }
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)e * w), bytes;
     char *buf = route_buffers(x, stride, (size_t)e * w * x->n, &bytes);
     const void **srcs = malloc(x->n * sizeof *srcs);
@@ -86,6 +87,7 @@ static trn_status all_to_all(const coll_exec *x, bool v) {
     }
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)emax * w), bytes;
     char *buf = route_buffers(x, stride, (size_t)omax * w, &bytes);
     const void **srcs = malloc(x->n * sizeof *srcs);
@@ -124,6 +126,7 @@ static trn_status permute(const coll_exec *x) {
     }
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)emax * w), bytes;
     char *buf = route_buffers(x, stride, 0, &bytes);
     trn_status rc = !buf ? coll_oom(x, bytes) : coll_read_all(x, 1, raw, buf, stride);

@@ -16,6 +16,9 @@ typedef struct coll_exec {
     coll_record *const *recs; /* the participants by position (coll_compute.c: core order or listed order) */
     uint32_t n;
     const uint32_t *src_of; /* Permute: the source core of each participant */
+    /* The static check: validate the participants' counts, partitions and
+     * outputs, then stop before any data moves. */
+    bool validate_only;
 } coll_exec;
 
 /* Every kind with peers (0..7, 9, 10). */

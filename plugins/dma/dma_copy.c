@@ -234,7 +234,30 @@ trn_status dma_mode_replicate(const trn_host_api *api, trn_ctx *ctx, dma_state *
 
 static const char *const mode_names[4] = {"copy", "transpose", "CCE", "replicate"};
 
+/* Attributes that only one mode reads. Given with another mode they would
+ * be ignored without a word, so they are an error (decided without data:
+ * the static check refuses them). */
+static const struct {
+    const char *attr;
+    int64_t mode;
+} mode_only_attrs[] = {{"perm", 1}, {"shape", 1}, {"indirect", 0}, {"elems_per_index", 0}};
+
+static trn_status mode_attrs_fit(const trn_host_api *api, trn_ctx *ctx, int64_t mode) {
+    for (size_t i = 0; i < sizeof mode_only_attrs / sizeof mode_only_attrs[0]; ++i) {
+        int64_t only = mode_only_attrs[i].mode;
+        if (mode != only && api->attr(ctx, mode_only_attrs[i].attr))
+            return api->error(ctx, "mode %" PRId64 " (%s): '%s' applies only to mode %" PRId64 " (%s), where it would "
+                              "be read; remove it, or set mode %" PRId64, mode, mode_names[mode],
+                              mode_only_attrs[i].attr, only, mode_names[only], only);
+    }
+    if (mode == 0 && api->attr(ctx, "elems_per_index") && !api->attr(ctx, "indirect"))
+        return api->error(ctx, "mode 0 (copy): 'elems_per_index' applies only to an indirect copy; add 'indirect': "
+                          "\"gather\" or \"scatter\", or remove it");
+    return TRN_OK;
+}
+
 static trn_status run_mode(const trn_host_api *api, trn_ctx *ctx, dma_state *st, int64_t mode) {
+    if (mode >= 0 && mode <= 3 && mode_attrs_fit(api, ctx, mode) != TRN_OK) return TRN_ERR;
     switch (mode) {
     case 0: return dma_mode_copy(api, ctx, st);
     case 1: return dma_mode_transpose(api, ctx, st);

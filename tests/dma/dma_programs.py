@@ -604,8 +604,22 @@ def errors_shapes(c):
     expect_error(c, {"opcode": "DMADescriptorCCE", "mode": 1, "inputs": ["x", "x"], "outputs": ["y"]},
                  "this descriptor is mode 2 (CCE), but its 'mode' attribute is 1")
     for mode, what in ((0, "copy"), (1, "transpose"), (3, "replicate")):  # reduce_op is never silently ignored
-        expect_error(c, {"opcode": "DMACopy", "mode": mode, "reduce_op": 4, "perm": [0, 1, 2, 3], "inputs": ["x"],
+        perm = {"perm": [0, 1, 2, 3]} if mode == 1 else {}
+        expect_error(c, {"opcode": "DMACopy", "mode": mode, "reduce_op": 4, **perm, "inputs": ["x"],
                          "outputs": ["y"]}, f"{what}: reduce_op applies to indirect copies and CCE")
+    # attributes of one mode given with another would be ignored: refused (check and run alike)
+    for mode, what, attrs, only in ((0, "copy", {"perm": [0, 1, 2, 3]}, "'perm' applies only to mode 1 (transpose)"),
+                                    (3, "replicate", {"shape": [6]}, "'shape' applies only to mode 1 (transpose)"),
+                                    (1, "transpose", {"perm": [0, 1, 2, 3], "indirect": "gather"},
+                                     "'indirect' applies only to mode 0 (copy)"),
+                                    (2, "CCE", {"reduce_op": 4, "elems_per_index": 2},
+                                     "'elems_per_index' applies only to mode 0 (copy)")):
+        expect_error(c, {"opcode": "DMACopy", "mode": mode, **attrs, "inputs": ["x", "x"] if mode == 2 else ["x"],
+                         "outputs": ["y"]}, f"mode {mode} ({what}): {only}, where it would be read; remove it, or "
+                                           f"set mode {1 if 'mode 1' in only else 0}")
+    expect_error(c, {"opcode": "DMACopy", "elems_per_index": 2, "inputs": ["x"], "outputs": ["y"]},
+                 "mode 0 (copy): 'elems_per_index' applies only to an indirect copy; add 'indirect': \"gather\" or "
+                 "\"scatter\", or remove it")
 
 
 @case

@@ -197,7 +197,7 @@ static const trn_opcode_desc ops[] = {
     {.it = 203, .name = "TestFail", .handler = test_fail, TRN_ARRAY(attrs, fail_attrs)},
     {.it = 204, .name = "TestScatter", .handler = test_scatter, TRN_ARRAY(attrs, scatter_attrs)},
     {.it = 205, .name = "TestSetting", .handler = test_setting, .flags = TRN_OPF_NO_ATTRS},
-    {.it = 206, .name = "TestSub", .handler = test_sub, TRN_ARRAY(attrs, sub_attrs)},
+    {.it = 206, .name = "TestSub", .handler = test_sub, TRN_ARRAY(attrs, sub_attrs), .check = test_sub},
     {.it = 207, .name = "TestRegs", .handler = test_regs, TRN_ARRAY(attrs, regs_attrs)},
     /* a module bug the host must catch */
     {.it = 208, .name = "TestWaitNoFlag", .handler = test_wait_no_flag, .flags = TRN_OPF_NO_ATTRS},
