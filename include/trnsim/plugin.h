@@ -28,8 +28,11 @@
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "trnsim/dtype.h"
 
@@ -579,6 +582,55 @@ typedef struct trn_plugin_desc {
 /* ABI 3: the service lists of a descriptor. */
 #define TRN_EXPORTS(table) TRN_ARRAY(exports, table)
 #define TRN_NEEDS(table) TRN_ARRAY(needs, table)
+
+/* The two lifecycle callbacks most modules write the same way:
+ * TRN_FINI_FREEING(prefix, release) defines prefix_fini, which calls
+ * release(state) on a state init made and then frees it;
+ * TRN_RUN_BEGIN_SIZING(prefix, size, what) defines prefix_run_begin, which
+ * calls int size(state, cores, partitions) (0, or -1 when memory runs out)
+ * and reports "out of memory for WHAT of C cores x P partitions". */
+#define TRN_FINI_FREEING(prefix, release)                                                                             \
+    static void prefix##_fini(void *state) {                                                                          \
+        if (state) release(state);                                                                                    \
+        free(state);                                                                                                  \
+    }
+#define TRN_RUN_BEGIN_SIZING(prefix, size, what)                                                                      \
+    static trn_status prefix##_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {          \
+        if (size(state, info->cores, info->partitions) == 0) return TRN_OK;                                          \
+        return trn_fail(err, errlen, "out of memory for %s of %u cores x %u partitions", what, info->cores,           \
+                        info->partitions);                                                                            \
+    }
+
+/* An opcode entry whose handler is its own static check (it validates
+ * first and returns before any data when api->checking(ctx)):
+ *   TRN_OP(97, "Rand2", rng_op_rand2, TRN_ARRAY(attrs, a), TRN_ARRAY(operands, o)) */
+#define TRN_OP(it_, name_, fn, ...) {.it = (it_), .name = (name_), .handler = (fn), .check = (fn), __VA_ARGS__}
+
+/* A module's whole descriptor in one statement, so it reads as its tables:
+ *   TRN_MODULE(rng, "trnsim-rng", "0.1.0", TRN_OPS(rng_ops), TRN_SETTINGS(rng_settings),
+ *              TRN_LIFECYCLE(rng));
+ * defines the descriptor of family `rng` (as TRN_PLUGIN_DEFINE(rng)) with
+ * TRN_PLUGIN_HEADER, the name and the version, then the fields given.
+ * TRN_MODULE_AS names the symbol and the family apart, for a second module
+ * of one family (e.g. the collective family's MPI build). */
+#define TRN_MODULE_AS(symbol, family_, name_, version_, ...)                                                         \
+    TRN_PLUGIN_DEFINE(symbol) = {TRN_PLUGIN_HEADER, .name = (name_), .family = (family_), .version = (version_),      \
+                                 __VA_ARGS__}
+#define TRN_MODULE(family_, name_, version_, ...) TRN_MODULE_AS(family_, #family_, name_, version_, __VA_ARGS__)
+/* The callbacks named PREFIX_init, PREFIX_fini (and PREFIX_run_begin). */
+#define TRN_INIT_FINI(prefix) .init = prefix##_init, .fini = prefix##_fini
+#define TRN_LIFECYCLE(prefix) TRN_INIT_FINI(prefix), .run_begin = prefix##_run_begin
+
+/* For init and run_begin: write the message into their error buffer and
+ * return TRN_ERR, so a failure is one line: return trn_fail(err, errlen, ...). */
+static inline trn_status trn_fail(char *err, size_t errlen, const char *fmt, ...) TRN_PRINTF(3, 4);
+static inline trn_status trn_fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return TRN_ERR;
+}
 
 #ifdef __cplusplus
 }

@@ -41,16 +41,14 @@ static const trn_operand_desc backprop2_operands[] = {
 /* Each handler validates everything first and returns before its first
  * data access when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc bn_ops[] = {
-    {.it = 34, .name = "BNStats", .handler = bn_op_stats, TRN_ARRAY(attrs, stats_attrs),
-     TRN_ARRAY(operands, stats_operands), .check = bn_op_stats},
-    {.it = 35, .name = "BNStatsAggregate", .handler = bn_op_aggregate, .flags = TRN_OPF_NO_ATTRS,
-     TRN_ARRAY(operands, aggregate_operands), .check = bn_op_aggregate},
-    {.it = 36, .name = "BNGradients", .handler = bn_op_gradients, .flags = TRN_OPF_NO_ATTRS,
-     TRN_ARRAY(operands, gradients_operands), .check = bn_op_gradients},
-    {.it = 37, .name = "BNBackprop", .handler = bn_op_backprop, TRN_ARRAY(attrs, backprop_attrs),
-     TRN_ARRAY(operands, backprop_operands), .check = bn_op_backprop},
-    {.it = 38, .name = "BNBackprop2", .handler = bn_op_backprop2, TRN_ARRAY(attrs, backprop_attrs),
-     TRN_ARRAY(operands, backprop2_operands), .check = bn_op_backprop2},
+    TRN_OP(34, "BNStats", bn_op_stats, TRN_ARRAY(attrs, stats_attrs), TRN_ARRAY(operands, stats_operands)),
+    TRN_OP(35, "BNStatsAggregate", bn_op_aggregate,
+           .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, aggregate_operands)),
+    TRN_OP(36, "BNGradients", bn_op_gradients, .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, gradients_operands)),
+    TRN_OP(37, "BNBackprop", bn_op_backprop,
+           TRN_ARRAY(attrs, backprop_attrs), TRN_ARRAY(operands, backprop_operands)),
+    TRN_OP(38, "BNBackprop2", bn_op_backprop2,
+           TRN_ARRAY(attrs, backprop_attrs), TRN_ARRAY(operands, backprop2_operands)),
 };
 
 static const trn_quirk_desc bn_quirks[] = {
@@ -104,10 +102,7 @@ void bn_state_free(bn_state *st) {
 static trn_status bn_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                           size_t errlen) {
     bn_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!st) return trn_fail(err, errlen, "out of memory");
     *state = st;
     return TRN_OK;
 }
@@ -116,13 +111,4 @@ static void bn_fini(void *state) {
     bn_state_free(state);
 }
 
-TRN_PLUGIN_DEFINE(bn) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-bn",
-    .family = "bn",
-    .version = "1.0.0",
-    TRN_OPS(bn_ops),
-    TRN_QUIRKS(bn_quirks),
-    .init = bn_init,
-    .fini = bn_fini,
-};
+TRN_MODULE(bn, "trnsim-bn", "1.0.0", TRN_OPS(bn_ops), TRN_QUIRKS(bn_quirks), TRN_INIT_FINI(bn));

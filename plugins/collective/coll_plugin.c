@@ -71,16 +71,16 @@ static const trn_operand_desc send_operands[] = {{TRN_IN, "src", 0, "what this c
 static const trn_operand_desc recv_operands[] = {{TRN_OUT, "dst", 0, "what this core receives"}};
 
 static const trn_opcode_desc coll_opcodes[] = {
-    {.it = 11, .name = "GetGlobalRankId", .handler = coll_h_global_rank, TRN_ARRAY(attrs, rank_attrs),
-     TRN_ARRAY(operands, rank_operands), .check = coll_h_global_rank},
+    TRN_OP(11, "GetGlobalRankId", coll_h_global_rank,
+           TRN_ARRAY(attrs, rank_attrs), TRN_ARRAY(operands, rank_operands)),
     {.it = 48, .name = "CollectiveCompute", .handler = coll_h_compute, .flags = TRN_OPF_MAY_WAIT,
      TRN_ARRAY(attrs, compute_attrs), TRN_ARRAY(operands, compute_operands), .check = coll_check_compute},
     {.it = 49, .name = "CollectiveSend", .handler = coll_h_send, .flags = TRN_OPF_MAY_WAIT, TRN_ARRAY(attrs, p2p_attrs),
      TRN_ARRAY(operands, send_operands), .check = coll_check_send},
     {.it = 50, .name = "CollectiveRecv", .handler = coll_h_recv, .flags = TRN_OPF_MAY_WAIT, TRN_ARRAY(attrs, p2p_attrs),
      TRN_ARRAY(operands, recv_operands), .check = coll_check_recv},
-    {.it = 66, .name = "GetCurProcessingRankID", .handler = coll_h_cur_rank, TRN_ARRAY(attrs, cur_rank_attrs),
-     TRN_ARRAY(operands, rank_operands), .check = coll_h_cur_rank},
+    TRN_OP(66, "GetCurProcessingRankID", coll_h_cur_rank,
+           TRN_ARRAY(attrs, cur_rank_attrs), TRN_ARRAY(operands, rank_operands)),
 };
 
 static const trn_setting_desc coll_settings_schema[] = {
@@ -135,17 +135,16 @@ static void free_run(coll_state *st) {
     st->cores = 0;
 }
 
-static void coll_fini(void *state) {
-    coll_state *st = state;
-    if (!st) return;
+/* Everything init and the runs made (fini: TRN_FINI_FREEING). */
+static void coll_release(coll_state *st) {
     free_run(st);
 #ifdef COLL_WITH_MPI
     cmpi_fini(st);
 #endif
     free(st->set.rank_table);
     free(st->scratch);
-    free(st);
 }
+TRN_FINI_FREEING(coll, coll_release)
 
 static trn_status read_settings(const trn_host_api *api, const trn_settings *s, coll_settings *set, char *err,
                                 size_t errlen) {
@@ -173,13 +172,11 @@ static trn_status read_settings(const trn_host_api *api, const trn_settings *s, 
     size_t n = 0;
     if (!table || api->setting_int_array(s, "rank_table", table, RANK_TABLE_MAX, &n) == TRN_BADTYPE) {
         free(table);
-        snprintf(err, errlen, "rank_table: out of memory or more than %d entries", RANK_TABLE_MAX);
-        return TRN_ERR;
+        return trn_fail(err, errlen, "rank_table: out of memory or more than %d entries", RANK_TABLE_MAX);
     }
     if (n && !coll_is_permutation(table, n)) {
         free(table);
-        snprintf(err, errlen, "rank_table must be a permutation of 0..%zu (each position once)", n - 1);
-        return TRN_ERR;
+        return trn_fail(err, errlen, "rank_table must be a permutation of 0..%zu (each position once)", n - 1);
     }
     set->rank_table = n ? table : NULL;
     set->rank_table_len = n;
@@ -190,10 +187,7 @@ static trn_status read_settings(const trn_host_api *api, const trn_settings *s, 
 static trn_status coll_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                             size_t errlen) {
     coll_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!st) return trn_fail(err, errlen, "out of memory");
     if (read_settings(api, settings, &st->set, err, errlen) != TRN_OK) {
         coll_fini(st);
         return TRN_ERR;
@@ -217,8 +211,7 @@ static trn_status coll_run_begin(void *state, const trn_run_info *info, char *er
     st->core = calloc(info->cores ? info->cores : 1, sizeof *st->core);
     if (!st->reg || !st->core) {
         free_run(st);
-        snprintf(err, errlen, "out of memory for the collective registry of %u cores", info->cores);
-        return TRN_ERR;
+        return trn_fail(err, errlen, "out of memory for the collective registry of %u cores", info->cores);
     }
 #ifdef COLL_WITH_MPI
     cmpi_run_begin(st, info->cores);
@@ -227,20 +220,10 @@ static trn_status coll_run_begin(void *state, const trn_run_info *info, char *er
 }
 
 #ifdef COLL_WITH_MPI
-TRN_PLUGIN_DEFINE(collective_mpi) = {
-    .name = "trnsim-collective-mpi",
-    .transport = &cmpi_transport,
+TRN_MODULE_AS(collective_mpi, "collective", "trnsim-collective-mpi", "1.0.0", .transport = &cmpi_transport,
+              TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks),
+              TRN_LIFECYCLE(coll));
 #else
-TRN_PLUGIN_DEFINE(collective) = {
-    .name = "trnsim-collective",
+TRN_MODULE(collective, "trnsim-collective", "1.0.0",
+           TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks), TRN_LIFECYCLE(coll));
 #endif
-    TRN_PLUGIN_HEADER,
-    .family = "collective",
-    .version = "1.0.0",
-    TRN_OPS(coll_opcodes),
-    TRN_SETTINGS(coll_settings_schema),
-    TRN_QUIRKS(coll_quirks),
-    .init = coll_init,
-    .fini = coll_fini,
-    .run_begin = coll_run_begin,
-};

@@ -75,7 +75,7 @@ static const trn_operand_desc save_operands[] = {{TRN_OUT, "dst", 0, "exactly on
  * when api->checking(ctx) (as in a DMABlock's validation pass), so each is
  * its own static check. */
 #define DMA_OP(it_, name_, fn, attrs_, operands_)                                                                     \
-    {.it = it_, .name = name_, .handler = fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_), .check = fn}
+    TRN_OP(it_, name_, fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_))
 
 static const trn_opcode_desc dma_ops[] = {
     DMA_OP(3, "AbstractCopy", dma_h_copy, copy_attrs, copy_operands),
@@ -83,13 +83,13 @@ static const trn_opcode_desc dma_ops[] = {
     DMA_OP(22, "Save", dma_h_copy, copy_attrs, copy_operands),
     DMA_OP(23, "TensorCopy", dma_h_copy, copy_attrs, copy_operands),
     DMA_OP(32, "DMACopy", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
-    {.it = 67, .name = "DMATrigger", .handler = dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs), .check = dma_h_trigger},
+    TRN_OP(67, "DMATrigger", dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs)),
     DMA_OP(68, "DMADescriptor", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
     DMA_OP(69, "DMADescriptorCopy", dma_h_desc_copy, desc_copy_attrs, dmacopy_operands),
     DMA_OP(70, "DMADescriptorCCE", dma_h_desc_cce, desc_cce_attrs, cce_operands),
     DMA_OP(71, "DMADescriptorTranspose", dma_h_desc_transpose, desc_transpose_attrs, copy_operands),
     DMA_OP(72, "DMADescriptorReplicate", dma_h_desc_replicate, desc_replicate_attrs, copy_operands),
-    {.it = 107, .name = "DMABlock", .handler = dma_h_block, TRN_ARRAY(attrs, block_attrs), .check = dma_h_block},
+    TRN_OP(107, "DMABlock", dma_h_block, TRN_ARRAY(attrs, block_attrs)),
     /* experimental range (docs/dma.md): the reference numbering is unknown */
     DMA_OP(128, "TensorLoad", dma_h_tensor_load, register_attrs, load_operands),
     DMA_OP(129, "TensorSave", dma_h_tensor_save, register_attrs, save_operands),
@@ -118,10 +118,7 @@ static const trn_quirk_desc dma_quirks[] = {
 static trn_status dma_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                            size_t errlen) {
     dma_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!st) return trn_fail(err, errlen, "out of memory");
     int64_t minmax = 0;
     const char *init = "zero";
     api->setting_int(settings, "allow_minmax_reduce", &minmax);
@@ -139,37 +136,23 @@ static void free_cores(dma_state *st) {
     st->ncores = 0;
 }
 
-static void dma_fini(void *state) {
-    dma_state *st = state;
-    if (!st) return;
+/* The trigger counters and the staging buffers (fini: TRN_FINI_FREEING). */
+static void dma_release(dma_state *st) {
     free_cores(st);
     for (int i = 0; i < DMA_SCRATCH_SLOTS; ++i) free(st->scratch[i]);
-    free(st);
 }
+TRN_FINI_FREEING(dma, dma_release)
 
 /* Fresh trigger counters for every run. */
 static trn_status dma_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {
     dma_state *st = state;
     free_cores(st);
     st->cores = calloc(info->cores ? info->cores : 1, sizeof *st->cores);
-    if (!st->cores) {
-        snprintf(err, errlen, "out of memory for %u cores", info->cores);
-        return TRN_ERR;
-    }
+    if (!st->cores) return trn_fail(err, errlen, "out of memory for %u cores", info->cores);
     st->ncores = info->cores;
     st->dry_run = 0;
     return TRN_OK;
 }
 
-TRN_PLUGIN_DEFINE(dma) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-dma",
-    .family = "dma",
-    .version = "0.1.0",
-    TRN_OPS(dma_ops),
-    TRN_SETTINGS(dma_settings),
-    TRN_QUIRKS(dma_quirks),
-    .init = dma_init,
-    .fini = dma_fini,
-    .run_begin = dma_run_begin,
-};
+TRN_MODULE(dma, "trnsim-dma", "0.1.0",
+           TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings), TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma));

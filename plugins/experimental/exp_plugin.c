@@ -28,10 +28,9 @@ static const trn_operand_desc nonzero_operands[] = {
 /* Each handler validates first and returns before its first data access
  * when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc exp_ops[] = {
-    {.it = EXP_IT_RNG, .name = "Rng", .handler = exp_op_rng, .flags = TRN_OPF_NO_ATTRS,
-     TRN_ARRAY(operands, rng_operands), .check = exp_op_rng},
-    {.it = EXP_IT_NONZERO, .name = "NonzeroWithCount", .handler = exp_op_nonzero, TRN_ARRAY(attrs, nonzero_attrs),
-     TRN_ARRAY(operands, nonzero_operands), .check = exp_op_nonzero},
+    TRN_OP(EXP_IT_RNG, "Rng", exp_op_rng, .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, rng_operands)),
+    TRN_OP(EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero,
+           TRN_ARRAY(attrs, nonzero_attrs), TRN_ARRAY(operands, nonzero_operands)),
 };
 
 static const trn_setting_desc exp_settings[] = {
@@ -65,19 +64,19 @@ static const trn_service_need exp_needs[] = {
     {TRN_RNG_XORWOW_SERVICE, 1, "rng", "trnsim-rng"},
 };
 
+/* fini releases the state; run_begin sizes its per-core part. */
+TRN_FINI_FREEING(exp, exp_state_free)
+TRN_RUN_BEGIN_SIZING(exp, exp_state_begin, "Rng lanes")
+
 static trn_status exp_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                            size_t errlen) {
     const char *seed = "", *parts = "all";
     exp_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!st) return trn_fail(err, errlen, "out of memory");
     if (settings && (api->setting_string(settings, "rng_seed", &seed) == TRN_BADTYPE ||
                      api->setting_string(settings, "nonzero_partitions", &parts) == TRN_BADTYPE)) {
         free(st);
-        snprintf(err, errlen, "settings rng_seed and nonzero_partitions must be strings");
-        return TRN_ERR;
+        return trn_fail(err, errlen, "settings rng_seed and nonzero_partitions must be strings");
     }
     if (exp_parse_seed(seed, &st->seeded, &st->seed) != 0) {
         snprintf(err, errlen, "setting rng_seed = \"%s\": expected \"\" or a uint64 in decimal or 0x hex", seed);
@@ -95,31 +94,6 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
     return TRN_OK;
 }
 
-static void exp_fini(void *state) {
-    exp_state *st = state;
-    if (!st) return;
-    exp_state_free(st);
-    free(st);
-}
-
-static trn_status exp_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {
-    if (exp_state_begin(state, info->cores, info->partitions) != 0) {
-        snprintf(err, errlen, "out of memory for Rng lanes of %u cores x %u partitions", info->cores, info->partitions);
-        return TRN_ERR;
-    }
-    return TRN_OK;
-}
-
-TRN_PLUGIN_DEFINE(experimental) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-experimental",
-    .family = "experimental",
-    .version = "0.1.0",
-    TRN_OPS(exp_ops),
-    TRN_SETTINGS(exp_settings),
-    TRN_QUIRKS(exp_quirks),
-    TRN_NEEDS(exp_needs),
-    .init = exp_init,
-    .fini = exp_fini,
-    .run_begin = exp_run_begin,
-};
+TRN_MODULE(experimental, "trnsim-experimental", "0.1.0",
+           TRN_OPS(exp_ops), TRN_SETTINGS(exp_settings), TRN_QUIRKS(exp_quirks), TRN_NEEDS(exp_needs),
+           TRN_LIFECYCLE(exp));

@@ -65,18 +65,12 @@ static const trn_operand_desc rand2_operands[] = {{TRN_OUT, "values", 0, "float3
 /* Each handler validates first and returns before touching the engine when
  * api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc rng_ops[] = {
-    {.it = 58, .name = "GetRandState", .handler = rng_op_get_state, TRN_ARRAY(attrs, get1_attrs),
-     TRN_ARRAY(operands, get_operands), .check = rng_op_get_state},
-    {.it = 59, .name = "SetRandState", .handler = rng_op_set_state, TRN_ARRAY(attrs, set1_attrs),
-     TRN_ARRAY(operands, set_operands), .check = rng_op_set_state},
-    {.it = 60, .name = "Rand", .handler = rng_op_rand, TRN_ARRAY(attrs, rand_attrs), TRN_ARRAY(operands, rand_operands),
-     .check = rng_op_rand},
-    {.it = 97, .name = "Rand2", .handler = rng_op_rand2, TRN_ARRAY(attrs, rand2_attrs),
-     TRN_ARRAY(operands, rand2_operands), .check = rng_op_rand2},
-    {.it = 98, .name = "GetRandState2", .handler = rng_op_get_state, TRN_ARRAY(attrs, get2_attrs),
-     TRN_ARRAY(operands, get_operands), .check = rng_op_get_state},
-    {.it = 99, .name = "SetRandState2", .handler = rng_op_set_state, TRN_ARRAY(attrs, set2_attrs),
-     TRN_ARRAY(operands, set_operands), .check = rng_op_set_state},
+    TRN_OP(58, "GetRandState", rng_op_get_state, TRN_ARRAY(attrs, get1_attrs), TRN_ARRAY(operands, get_operands)),
+    TRN_OP(59, "SetRandState", rng_op_set_state, TRN_ARRAY(attrs, set1_attrs), TRN_ARRAY(operands, set_operands)),
+    TRN_OP(60, "Rand", rng_op_rand, TRN_ARRAY(attrs, rand_attrs), TRN_ARRAY(operands, rand_operands)),
+    TRN_OP(97, "Rand2", rng_op_rand2, TRN_ARRAY(attrs, rand2_attrs), TRN_ARRAY(operands, rand2_operands)),
+    TRN_OP(98, "GetRandState2", rng_op_get_state, TRN_ARRAY(attrs, get2_attrs), TRN_ARRAY(operands, get_operands)),
+    TRN_OP(99, "SetRandState2", rng_op_set_state, TRN_ARRAY(attrs, set2_attrs), TRN_ARRAY(operands, set_operands)),
 };
 
 static const trn_setting_desc rng_settings[] = {
@@ -106,51 +100,24 @@ static const trn_service_desc rng_exports[] = {
     {TRN_RNG_XORWOW_SERVICE, TRN_RNG_XORWOW_VERSION, &rng_xorwow_service},
 };
 
+/* fini releases the state; run_begin sizes its per-core part. */
+TRN_FINI_FREEING(rng, rng_engine_free)
+TRN_RUN_BEGIN_SIZING(rng, rng_engine_begin, "rng states")
+
 static trn_status rng_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
                            size_t errlen) {
     const char *mode = "compute";
     rng_engine *e = calloc(1, sizeof *e);
-    if (!e) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!e) return trn_fail(err, errlen, "out of memory");
     if (settings && api->setting_string(settings, "rand2_min_gt_max", &mode) == TRN_BADTYPE) {
         free(e);
-        snprintf(err, errlen, "setting rand2_min_gt_max: expected \"compute\" or \"error\"");
-        return TRN_ERR;
+        return trn_fail(err, errlen, "setting rand2_min_gt_max: expected \"compute\" or \"error\"");
     }
     e->min_gt_max_error = strcmp(mode, "error") == 0;
     *state = e;
     return TRN_OK;
 }
 
-static void rng_fini(void *state) {
-    rng_engine *e = state;
-    if (!e) return;
-    rng_engine_free(e);
-    free(e);
-}
-
-static trn_status rng_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {
-    rng_engine *e = state;
-    if (rng_engine_begin(e, info->cores, info->partitions) != 0) {
-        snprintf(err, errlen, "out of memory for rng states of %u cores x %u partitions", info->cores,
-                 info->partitions);
-        return TRN_ERR;
-    }
-    return TRN_OK;
-}
-
-TRN_PLUGIN_DEFINE(rng) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-rng",
-    .family = "rng",
-    .version = "0.1.0",
-    TRN_OPS(rng_ops),
-    TRN_SETTINGS(rng_settings),
-    TRN_QUIRKS(rng_quirks),
-    TRN_EXPORTS(rng_exports),
-    .init = rng_init,
-    .fini = rng_fini,
-    .run_begin = rng_run_begin,
-};
+TRN_MODULE(rng, "trnsim-rng", "0.1.0",
+           TRN_OPS(rng_ops), TRN_SETTINGS(rng_settings), TRN_QUIRKS(rng_quirks), TRN_EXPORTS(rng_exports),
+           TRN_LIFECYCLE(rng));

@@ -72,14 +72,10 @@ static trn_status search_init(const trn_host_api *api, const trn_settings *setti
                               size_t errlen) {
     const char *order = "ascending";
     if (api->setting_string(settings, "duplicate_match_order", &order) == TRN_BADTYPE) {
-        snprintf(err, errlen, "setting duplicate_match_order: expected a string");
-        return TRN_ERR;
+        return trn_fail(err, errlen, "setting duplicate_match_order: expected a string");
     }
     search_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!st) return trn_fail(err, errlen, "out of memory");
     st->order = strcmp(order, "descending") == 0 ? SEARCH_DESCENDING : SEARCH_ASCENDING;
     *state = st;
     return TRN_OK;
@@ -89,14 +85,5 @@ static void search_fini(void *state) {
     if (state) search_state_free(state);
 }
 
-TRN_PLUGIN_DEFINE(search) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-search",
-    .family = "search",
-    .version = "1.1.0",
-    TRN_OPS(search_ops),
-    TRN_SETTINGS(search_settings),
-    TRN_QUIRKS(search_quirks),
-    .init = search_init,
-    .fini = search_fini,
-};
+TRN_MODULE(search, "trnsim-search", "1.1.0",
+           TRN_OPS(search_ops), TRN_SETTINGS(search_settings), TRN_QUIRKS(search_quirks), TRN_INIT_FINI(search));

@@ -25,10 +25,7 @@ static void mpi_text(int code, char *buf, size_t len) {
 
 trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err, size_t errlen) {
     cmpi *m = calloc(1, sizeof *m);
-    if (!m) {
-        snprintf(err, errlen, "out of memory");
-        return TRN_ERR;
-    }
+    if (!m) return trn_fail(err, errlen, "out of memory");
     const char *reduce = "exact";
     api->setting_string(s, "mpi_reduce", &reduce);
     api->setting_float(s, "mpi_timeout", &m->timeout);
@@ -103,8 +100,7 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
         if (rc != MPI_SUCCESS) {
             char t[256];
             mpi_text(rc, t, sizeof t);
-            snprintf(err, errlen, "MPI_Init failed: %s", t);
-            return TRN_ERR;
+            return trn_fail(err, errlen, "MPI_Init failed: %s", t);
         }
         m->we_initialised = true;
     }
@@ -116,10 +112,9 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
     MPI_Comm_size(m->comm, &m->ranks);
     int *ub = NULL, flag = 0;
     MPI_Comm_get_attr(m->comm, MPI_TAG_UB, &ub, &flag);
-    if (flag && *ub < CMPI_TAG_COLL + (1 << 21)) {
-        snprintf(err, errlen, "this MPI allows tags up to %d, the transport needs %d", *ub, CMPI_TAG_COLL + (1 << 21));
-        return TRN_ERR;
-    }
+    if (flag && *ub < CMPI_TAG_COLL + (1 << 21))
+        return trn_fail(err, errlen, "this MPI allows tags up to %d, the transport needs %d", *ub,
+                        CMPI_TAG_COLL + (1 << 21));
     info->rank = (uint32_t)m->rank;
     info->ranks = (uint32_t)m->ranks;
     info->timeout = m->timeout;
@@ -132,10 +127,7 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
 static trn_status idle(void *state, char *err, size_t errlen) {
     cmpi *m = of(state);
     bool moved = m->n_live ? cmpi_poll(m, 0.005) : false;
-    if (cmpi_someone_failed(m)) {
-        snprintf(err, errlen, "stopped: MPI process %d failed", m->failed_rank);
-        return TRN_ERR;
-    }
+    if (cmpi_someone_failed(m)) return trn_fail(err, errlen, "stopped: MPI process %d failed", m->failed_rank);
     if (!moved) cmpi_pause(m);
     return TRN_OK;
 }
