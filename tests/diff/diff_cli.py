@@ -168,6 +168,26 @@ def errors():
     assert len(r.stderr.splitlines()) == 1 and "B (" in r.stderr and "is not one of ascending|descending" in r.stderr, r.stderr
 
 
+def inputs():
+    """--input as run reads it, into both runs: lookups of distinct values give the same
+    indices under either duplicate order; eight equal lookups do not."""
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "vals.npy")
+        np.save(f, np.array([[3, 8, 7, 6, 5, 4, 2, 1]] * 2, dtype=np.float32))
+        r = run("diff", dups, "--config", cfg, "--against-set", DESC, "--input", f"vals={f}")
+        assert r.stdout.startswith("identical: 3 instructions"), r.stdout
+        np.save(f, np.array([[8] * 8] * 2, dtype=np.float32))
+        r = run("diff", dups, "--config", cfg, "--against-set", DESC, "--input", f"vals={f}", "--json", rc=1)
+        (x,) = json.loads(r.stdout)["differences"]
+        # row 0 of data holds seven 8s (indices 4..10): ascending, slot 0 takes index 4 and slot 7
+        # finds none; descending, slot 7 takes 4 and slot 0 finds none (0xFFFFFFFF)
+        asc = first_occurrences([1, 2, 3, 4, 8, 8, 8, 8, 8, 8, 8], [8] * 8, False)
+        desc = first_occurrences([1, 2, 3, 4, 8, 8, 8, 8, 8, 8, 8], [8] * 8, True)
+        assert (asc[0], desc[0]) == (4, 0xFFFFFFFF), (asc, desc)
+        assert (x["instruction"], x["first"]["index"], x["first"]["bits"], x["differing"]) == \
+            (1, [0, 0], ["0x00000004", "0xffffffff"], sum(a != b for a, b in zip(asc, desc))), x
+
+
 PROGRESS = re.compile(r"progress: (\d+)/(\d+) instructions \((\d+\.\d)%\); per core \(of (\d+)\): ([\d ]+); "
                       r"elapsed (\d+\.\d s|\d+ min \d\d s); ETA (\d+\.\d s|\d+ min \d\d s|\?|0 s \(done\)|- \(stopped\))$")
 
@@ -197,6 +217,6 @@ def progress():
     assert lines[1].startswith("trnsim: ") and "--max-instructions 2" in lines[1], lines
 
 
-for fn in (identical, duplicate_order, keep_going_table, keep_going_json, wrong_module, errors, progress):
+for fn in (identical, duplicate_order, keep_going_table, keep_going_json, wrong_module, inputs, errors, progress):
     case(fn)
 sys.exit(1 if failures else 0)
