@@ -36,7 +36,7 @@ static int check_fields(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     if (env->local_hi && (ap->core < env->local_lo || ap->core >= env->local_hi))
         return trn_errorf(e,
                           "AP names core %u, whose memory is in MPI process %u (this process holds cores %u..%u); "
-                          "only collectives reach other processes, remote access to their memory is not supported "
+                          "this transport has no remote-memory calls, so only collectives reach other processes "
                           "(docs/mpi.md)",
                           ap->core, env->rank_of_div ? ap->core / env->rank_of_div : 0, env->local_lo,
                           env->local_hi - 1);

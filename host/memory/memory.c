@@ -25,6 +25,14 @@ static uint64_t map_bytes(const trn_memory *m) {
     return ((uint64_t)m->partitions * m->partition_bytes / 64 + 1) * sizeof(uint64_t);
 }
 
+uint64_t trn_mem_map_bytes(const trn_memory *m) { return map_bytes(m); }
+
+int trn_mem_enable_remote_map(trn_memory *m, trn_error *e) {
+    if (m->remote_written) return 0;
+    m->remote_written = lazy_zeroed(map_bytes(m));
+    return m->remote_written ? 0 : trn_errorf(e, "out of memory for the remote written-byte map");
+}
+
 static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_bytes, const char *name,
                        trn_error *e) {
     uint64_t total = (uint64_t)partitions * partition_bytes;
@@ -59,6 +67,7 @@ void trn_core_state_free(trn_core_state *c) {
         trn_memory *m = &c->mem[i];
         lazy_free(m->bytes, (uint64_t)m->partitions * m->partition_bytes);
         lazy_free(m->written, map_bytes(m));
+        if (m->remote_written) lazy_free(m->remote_written, map_bytes(m));
     }
     free(c->regs);
     memset(c, 0, sizeof *c);
@@ -105,7 +114,8 @@ void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
 }
 
 static bool first_missing(const trn_memory *m, uint64_t word, uint64_t mask, uint64_t *first) {
-    uint64_t missing = mask & ~m->written[word];
+    uint64_t have = m->written[word] | (m->remote_written ? m->remote_written[word] : 0);
+    uint64_t missing = mask & ~have;
     if (missing && first) *first = (word << 6) + (uint64_t)__builtin_ctzll(missing);
     return missing != 0;
 }

@@ -12,6 +12,11 @@
 typedef struct trn_memory {
     uint8_t *bytes;
     uint64_t *written;        /* bit per byte */
+    /* A distributed run with remote DMA: the bits other processes set by
+     * writing here (only they write it, under the transport's exclusive
+     * epoch; a byte counts as written when either map says so). NULL
+     * otherwise. */
+    uint64_t *remote_written;
     uint32_t partitions;      /* 1 for HBM */
     uint64_t partition_bytes; /* bytes per partition (HBM: its size) */
 } trn_memory;
@@ -46,6 +51,10 @@ static inline uint64_t trn_mem_addr(const trn_memory *m, uint32_t partition, uin
  * pages are still reserved lazily; a kernel without transparent huge pages
  * ignores the advice. */
 void trn_mem_advise_dense(trn_memory *m, uint64_t addr, uint64_t len);
+/* Bytes of the written-byte map (and of remote_written). */
+uint64_t trn_mem_map_bytes(const trn_memory *m);
+/* Allocate remote_written (all zero, untouched pages free); 0 or -1. */
+int trn_mem_enable_remote_map(trn_memory *m, trn_error *e);
 
 void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len);
 /* True when every byte of [addr, addr+len) was written; else *first_unwritten. */

@@ -10,6 +10,7 @@
 
 #include "arith/arith.h"
 #include "frontend/tensor_bounds.h"
+#include "runtime/remote.h"
 #include "runtime/schema.h"
 #include "runtime/services.h"
 #include "runtime/sim_internal.h"
@@ -114,14 +115,20 @@ static void count_bytes(trn_ctx *ctx, const trn_ap *ap, int64_t n, bool written)
     (written ? st->bytes_written : st->bytes_read)[ap->mem] += b;
 }
 
-/* A transfer: refused in a static check; on success counted for --stats
- * (ap, n elements, written or read). */
+/* A transfer: refused in a static check; on another process's core
+ * (remote.c) inside an epoch on its owner: fetched first, a write pushed
+ * back after; on success counted for --stats (ap, n elements, written or
+ * read). */
 #define TRANSFER(call, ap, n, written)                                                                                \
     do {                                                                                                              \
         if (ctx->checking) return not_in_check(ctx, __func__ + 4);                                                    \
         trn_ap_env env = trn_ctx_env(ctx);                                                                            \
-        trn_error e;                                                                                                  \
-        if (call) return host_error(ctx, &e);                                                                         \
+        trn_error e, e_end;                                                                                           \
+        trn_remote_txn txn;                                                                                           \
+        if (trn_remote_begin(ctx, ap, written, &txn, &e)) return host_error(ctx, &e);                                 \
+        bool bad = (call) != 0;                                                                                       \
+        if (trn_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);                          \
+        if (bad) return host_error(ctx, &e);                                                                          \
         if (ctx->sim->opts.stats) count_bytes(ctx, ap, n, written);                                                   \
         return TRN_OK;                                                                                                \
     } while (0)
@@ -161,6 +168,8 @@ static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     trn_error e;
     if (ctx->checking && has_dynamic_operand(ctx->inst)) return TRN_OK;
     if (ctx->checking) env.allow_uninit = true;
+    trn_remote_txn txn; /* reading another process's core: its written bits first */
+    if (dir == TRN_IN && !env.allow_uninit && trn_remote_begin(ctx, ap, false, &txn, &e)) return host_error(ctx, &e);
     if (trn_ap_check_access(&env, ap, dir == TRN_IN, &e)) return host_error(ctx, &e);
     return TRN_OK;
 }
@@ -178,8 +187,13 @@ static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const i
 static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op) {
     if (ctx->checking) return not_in_check(ctx, "copy_raw");
     trn_ap_env env = trn_ctx_env(ctx);
-    trn_error e;
-    if (trn_ap_copy_raw(&env, dst, src, op, &e)) return host_error(ctx, &e);
+    trn_error e, e_end;
+    trn_remote_txn src_txn, txn; /* the source first (a fetch, done with its owner), then dst's epoch */
+    if (trn_remote_begin(ctx, src, false, &src_txn, &e) || trn_remote_begin(ctx, dst, true, &txn, &e))
+        return host_error(ctx, &e);
+    bool bad = trn_ap_copy_raw(&env, dst, src, op, &e) != 0;
+    if (trn_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);
+    if (bad) return host_error(ctx, &e);
     if (ctx->sim->opts.stats) {
         count_bytes(ctx, src, trn_ap_elems(src), false);
         count_bytes(ctx, dst, trn_ap_elems(dst), true);

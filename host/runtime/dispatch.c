@@ -159,10 +159,11 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
                  (ctx->inst && ctx->inst->allow_uninit);
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = allow,
                       .namer = trn_tensor_name_byte, .namer_arg = &s->prog};
-    /* In a distributed run only the transport's own module reaches the
-     * other processes' cores (their memories here are its copies). */
+    /* In a distributed run the other processes' cores are reached through
+     * the transport (remote.c), or, when it cannot, only by the transport's
+     * own module (their memories here are its copies). */
     bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->transport_mod;
-    if (s->transport && s->tinfo.ranks > 1 && !is_transport) {
+    if (s->transport && s->tinfo.ranks > 1 && !is_transport && !s->remote_mem) {
         env.local_lo = s->local_lo;
         env.local_hi = s->local_hi;
         env.rank_of_div = s->local_hi - s->local_lo;

@@ -4,11 +4,13 @@
  * gathering output tensors to rank 0. Without a transport every call is a
  * no-op and the run is the single-process one. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arith/arith.h"
+#include "runtime/remote.h"
 #include "runtime/sim_internal.h"
 
 static bool distributed(const trn_sim *s) { return s->transport && s->tinfo.ranks > 1; }
@@ -26,6 +28,7 @@ int trn_dist_attach(trn_sim *s, trn_error *e) {
                               s->tinfo.ranks);
         s->transport = t;
         s->transport_mod = &s->mods[i];
+        s->remote_mem = trn_remote_supported(t);
     }
     return 0;
 }
@@ -51,9 +54,12 @@ static uint64_t program_hash(const trn_sim *s) {
     return (h ^ s->prog.n_insts) * 1099511628211ull;
 }
 
+/* What every process must share: the program, and (for remote DMA, whose
+ * memories must be laid out alike) the machine. */
 typedef struct prog_id {
     uint64_t hash, insts;
-    uint32_t cores, pad;
+    uint32_t cores, partitions;
+    uint64_t sbuf, psum, hbm;
 } prog_id;
 
 int trn_dist_check_program(trn_sim *s, trn_error *e) {
@@ -62,7 +68,9 @@ int trn_dist_check_program(trn_sim *s, trn_error *e) {
         return trn_errorf(e, "%s: %u cores do not split evenly over %u MPI processes (cores must be a multiple of "
                           "the processes: process k runs cores k*M .. k*M+M-1)",
                           s->prog.path, s->ncores, s->tinfo.ranks);
-    prog_id mine = {program_hash(s), s->prog.n_insts, s->ncores, 0};
+    const trn_machine *mc = &s->cfg.machine;
+    prog_id mine = {program_hash(s),          s->prog.n_insts,          s->ncores,   mc->partitions,
+                    mc->sbuf_partition_bytes, mc->psum_partition_bytes, mc->hbm_bytes};
     prog_id *all = calloc(s->tinfo.ranks, sizeof *all);
     if (!all) return trn_errorf(e, "out of memory");
     char msg[512] = "";
@@ -70,7 +78,14 @@ int trn_dist_check_program(trn_sim *s, trn_error *e) {
     if (s->transport->allgather(s->transport_mod->state, &mine, all, sizeof mine, msg, sizeof msg) != TRN_OK)
         rc = trn_errorf(e, "%s: before the run: %s", s->prog.path, msg);
     for (uint32_t r = 1; r < s->tinfo.ranks && rc == 0; ++r)
-        if (memcmp(&all[r], &all[0], sizeof all[0]))
+        if (memcmp(&all[r], &all[0], offsetof(prog_id, partitions)) == 0 && memcmp(&all[r], &all[0], sizeof all[0]))
+            rc = trn_errorf(e,
+                            "%s: MPI process %u's machine differs from process 0's (partitions %u, sbuf %" PRIu64
+                            ", psum %" PRIu64 " bytes per partition, hbm %" PRIu64 " bytes against %u, %" PRIu64
+                            ", %" PRIu64 ", %" PRIu64 "); every process must use the same config",
+                            s->prog.path, r, all[r].partitions, all[r].sbuf, all[r].psum, all[r].hbm,
+                            all[0].partitions, all[0].sbuf, all[0].psum, all[0].hbm);
+        else if (memcmp(&all[r], &all[0], sizeof all[0]))
             rc = trn_errorf(e,
                             "%s: MPI process %u runs a different program than process 0 (%u cores, %" PRIu64
                             " instructions, hash %016" PRIx64 " against %u cores, %" PRIu64
@@ -78,6 +93,7 @@ int trn_dist_check_program(trn_sim *s, trn_error *e) {
                             s->prog.path, r, all[r].cores, all[r].insts, all[r].hash, all[0].cores, all[0].insts,
                             all[0].hash);
     free(all);
+    if (rc == 0) rc = trn_remote_expose(s, e);
     s->dist_checked = rc == 0;
     return rc;
 }

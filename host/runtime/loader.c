@@ -33,6 +33,8 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 #define DESC_V1_SIZE (offsetof(trn_plugin_desc, run_begin) + sizeof(void *))
 /* Version 2 adds transport and op_size; an ABI 1 opcode entry ends at flags. */
 #define DESC_V2_SIZE (offsetof(trn_plugin_desc, op_size) + sizeof(uint32_t))
+/* A transport table without the ABI 3 remote-memory calls. */
+#define TRANSPORT_V2_SIZE (offsetof(trn_transport_desc, to_root) + sizeof(void *))
 #define OP_V1_SIZE offsetof(trn_opcode_desc, attrs)
 #define OP_V2_SIZE sizeof(trn_opcode_desc)
 
@@ -388,7 +390,7 @@ static int check_transports(const trn_sim *s, trn_error *e) {
         if (first)
             return trn_errorf(e, "modules '%s' and '%s' both bring a transport (at most one may)", first->desc->name,
                               s->mods[i].desc->name);
-        if (t->size < sizeof *t || !t->attach || !t->idle || !t->allgather || !t->agree || !t->to_root)
+        if (t->size < TRANSPORT_V2_SIZE || !t->attach || !t->idle || !t->allgather || !t->agree || !t->to_root)
             return trn_errorf(e, "module '%s': its transport table lacks a call", s->mods[i].desc->name);
         first = &s->mods[i];
     }

@@ -11,6 +11,7 @@
 #include "arith/arith.h"
 #include "memory/spans.h"
 #include "runtime/budget.h"
+#include "runtime/remote.h"
 #include "runtime/sim_internal.h"
 
 /* --against-module FAMILY=PATH: the family's module (its last plugins
@@ -57,6 +58,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
 
 static void free_program(trn_sim *s) {
     trn_dispatch_run_free(s);
+    trn_remote_withdraw(s); /* before the memories it lends go */
     for (uint32_t c = 0; c < s->ncores; ++c) trn_core_state_free(&s->cores[c]);
     free(s->cores);
     s->cores = NULL;

@@ -75,6 +75,8 @@ struct trn_sim {
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
     bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
+    bool remote_mem;     /* the transport reaches other processes' memories (remote DMA) */
+    bool remote_exposed; /* this process's memories are reachable (remote.c) */
 };
 
 extern const trn_host_api trn_host_api_table;

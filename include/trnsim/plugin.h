@@ -24,6 +24,9 @@
  *   3  shared services between modules: trn_plugin_desc.exports / needs
  *      (trn_service_desc, trn_service_need), host function service, and
  *      the TRN_EXPORTS / TRN_NEEDS helpers.
+ *      trn_transport_desc grows the remote-memory calls (expose,
+ *      remote_begin / get / put / end; trn_region, trn_extent): the host
+ *      reads them only when the table's size covers them.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -317,6 +320,15 @@ typedef struct trn_transport_info {
     double timeout;   /* seconds without progress before waiting cores are a deadlock */
 } trn_transport_info;
 
+/* ABI 3: a block of this process's memory, and a byte range inside one. */
+typedef struct trn_region {
+    void *base;
+    uint64_t bytes;
+} trn_region;
+typedef struct trn_extent {
+    uint64_t offset, bytes;
+} trn_extent;
+
 typedef struct trn_transport_desc {
     uint32_t size; /* sizeof(trn_transport_desc) when built */
     /* After init, before any program: where this process stands. */
@@ -334,6 +346,29 @@ typedef struct trn_transport_desc {
     /* `bytes` bytes from rank `from` to rank 0, into buf there (buf is the
      * source on rank `from`; other ranks do nothing). */
     trn_status (*to_root)(void *state, uint32_t from, void *buf, size_t bytes, char *err, size_t errlen);
+
+    /* ABI 3 (present when size covers them; all or none): other processes'
+     * core memories, for remote DMA across processes (docs/mpi.md). The
+     * host numbers its memory regions (trn_region) the same way on every
+     * rank; offsets and extents are bytes from a region's start, and a
+     * region has the same size and layout on every rank. */
+    /* Make this rank's regions reachable by the others and learn theirs
+     * (every rank calls it at the same point, with the same n); n = 0
+     * withdraws them (local, no other rank takes part). */
+    trn_status (*expose)(void *state, const trn_region *mine, uint32_t n, char *err, size_t errlen);
+    /* An access epoch on rank `rank`: exclusive (no other rank's epoch on
+     * it at the same time) or shared (only with other shared ones). */
+    trn_status (*remote_begin)(void *state, uint32_t rank, int exclusive, char *err, size_t errlen);
+    /* Inside an epoch: the extents of `rank`'s region into the same
+     * offsets of `local` (this rank's copy of that region, laid out alike);
+     * complete when it returns. */
+    trn_status (*remote_get)(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
+                             void *local, char *err, size_t errlen);
+    /* Inside an exclusive epoch: the extents of `local` into `rank`'s
+     * region; complete at remote_end. */
+    trn_status (*remote_put)(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
+                             const void *local, char *err, size_t errlen);
+    trn_status (*remote_end)(void *state, uint32_t rank, char *err, size_t errlen);
 } trn_transport_desc;
 
 /* ---- shared services between modules (ABI 3) ------------------------ */

@@ -49,9 +49,14 @@ def config(module, settings):
 MPI_ONLY = ("mpi_reduce", "mpi_timeout", "multiworker_allreduce")
 
 
-def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None):
+IO_REPORT = '"$0" "$@"; s=$?; cat /proc/$$/io > "$TRNSIM_IO_LOG.$OMPI_COMM_WORLD_RANK"; exit $s'
+
+
+def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None, io_log=None):
     """One run in directory d; np_ None = one process. Returns {name: path}
-    and the completed process."""
+    and the completed process. io_log: each rank's /proc/PID/io after its
+    trnsim ended (through sh, which adds its reaped child's counts) goes to
+    io_log.RANK."""
     mpi = np_ is not None
     cfg = os.path.join(d, f"{tag}.cfg")
     st = dict(settings)
@@ -79,11 +84,15 @@ def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, pr
             with open(pf, "w") as f:
                 json.dump(p, f)
             cmd += (["-np", "1", TRNSIM, "run", pf] + args[2:]) + ([":"] if i + 1 < len(progs) else [])
+    elif mpi and io_log:
+        cmd = base + ["-x", "TRNSIM_IO_LOG", "-np", str(np_), "sh", "-c", IO_REPORT, TRNSIM] + args
     elif mpi:
         cmd = base + ["-np", str(np_), TRNSIM] + args
     else:
         cmd = [TRNSIM] + args
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    if io_log:
+        env["TRNSIM_IO_LOG"] = io_log
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
     if expect_error is not None:
         mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
@@ -404,6 +413,35 @@ def native_allreduce():
             print(f"  native ReduceScatter on {np_} processes x {n // np_}: within n*eps*sum|x|, reported")
 
 
+# ---- inputs: each process reads its own slices --------------------------------------
+
+@case
+def input_slices_only():
+    """An --input stacked [cores, 128, 2048] (1 MiB a core): every process
+    reads only its own cores' slices (its read(2)/pread(2) bytes, rchar of
+    /proc/PID/io, are its slices plus the header, the program, the config
+    and MPI's start-up, far below the whole file), and the outputs are the
+    single-process run's bytes."""
+    for np_, cores in ((4, 4), (2, 4)):
+        x = data(cores, (128, 2048), seed=300 + cores + np_, specials=False)
+        prog = P(cores, [T("x", (128, 2048)), T("y", (128, 2048))],
+                 [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]}])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            one, _ = run(d, "one", prog, {"x": x}, ["y"], {})
+            log = os.path.join(d, "io")
+            many, _ = run(d, "mpi", prog, {"x": x}, ["y"], {}, np_=np_, io_log=log)
+            tag = f"{np_} processes x {cores // np_} core(s)"
+            identical(tag, many, one)
+            whole = os.path.getsize(os.path.join(d, "mpi_in_x.npy"))
+            own = whole * (cores // np_) // cores
+            for r in range(np_):
+                with open(f"{log}.{r}") as f:
+                    rchar = int(next(ln for ln in f if ln.startswith("rchar:")).split()[1])
+                if not own <= rchar < own + (whole - own) // 2:
+                    raise Fail(f"{tag}: process {r} read {rchar} bytes; its slices are {own} of the file's {whole}")
+                print(f"  {tag}: process {r} read {rchar} bytes (its slices {own}, the file {whole})")
+
+
 # ---- errors -----------------------------------------------------------------------
 
 @case
@@ -448,15 +486,70 @@ def uneven_split():
         run(d, "uneven", prog, {}, ["y"], {}, np_=2, expect_error=["3 cores do not split evenly over 2 MPI processes"])
 
 
+# ---- remote DMA across processes ---------------------------------------------------
+
+def barrier():
+    return cc("AllReduce", ["b"], ["bo"], reduce_op="add")
+
+
+def remote_dma(n):
+    """Before a barrier every core puts x into the next core's y, accumulates
+    it into the next core's acc, Saves it into the next core's HBM, and
+    writes the odd elements of the next core's s while that core writes the
+    even ones itself (the same 64-byte blocks, different bytes); after it,
+    each core reads the previous core's y, the next core's s and the next
+    core's HBM. 4 x 2 mixes remote cores in the same process and in others."""
+    x = data(n, (2, 8), seed=200 + n, specials=False)
+    prog = P(n, [T("x", (2, 8)), T("y", (2, 8)), T("acc", (2, 8), fill=0.25), T("s", (2, 16)), T("z", (2, 8)),
+                 T("w", (2, 16)), T("hh", (2, 8)), T("b", (1, 4), fill=1), T("bo", (1, 4)),
+                 {"name": "h", "memory": "hbm", "dtype": "float32", "shape": [16]}],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": [{"tensor": "y", "core_offset": 1}]},
+              {"opcode": "DMACopy", "accumulate": True, "inputs": ["x"],
+               "outputs": [{"tensor": "acc", "core_offset": 1}]},
+              {"opcode": "Save", "inputs": ["x"], "outputs": [{"tensor": "h", "core_offset": 1}]},
+              {"opcode": "TensorCopy", "inputs": [{"tensor": "x", "ap": [[1, 8]]}],
+               "outputs": [{"tensor": "s", "core_offset": 1, "offset": 1, "ap": [[2, 8]]}]},
+              {"opcode": "TensorCopy", "inputs": [{"tensor": "x", "ap": [[1, 8]]}],
+               "outputs": [{"tensor": "s", "ap": [[2, 8]]}]},
+              barrier(),
+              {"opcode": "TensorCopy", "inputs": [{"tensor": "y", "core_offset": -1}], "outputs": ["z"]},
+              {"opcode": "TensorCopy", "inputs": [{"tensor": "s", "core_offset": 1}], "outputs": ["w"]},
+              {"opcode": "Load", "inputs": [{"tensor": "h", "core_offset": 1}], "outputs": ["hh"]}])
+
+    def check(tag, outs):
+        prev = np.roll(x, 1, axis=0)
+        sv = np.empty((n, 2, 16), np.float32)
+        sv[:, :, 0::2], sv[:, :, 1::2] = x, prev
+        for name, want in (("y", prev), ("acc", (np.float32(0.25) + prev).astype(np.float32)),
+                           ("z", np.roll(x, 2, axis=0)), ("s", sv), ("w", np.roll(sv, -1, axis=0)), ("hh", x)):
+            same_bits(f"{tag} {name}", outs[name], want)
+    return prog, {"x": x}, ["y", "acc", "s", "z", "w", "hh"], {}, check
+
+
+CASES["remote_dma"] = kind_case(remote_dma)
+
+
 @case
-def remote_dma_is_an_error():
-    """A DMA copy to the next core's memory: across processes that is the
-    one documented limitation, an error, never a silent stale copy."""
-    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))],
-             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": [{"tensor": "y", "core_offset": 1}]}])
+def remote_dma_uninit_read():
+    """Reading another process's never-written bytes is the in-process error
+    (both processes do; whichever is reported first names its core)."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4)), T("z", (1, 4))],
+             [{"opcode": "TensorCopy", "inputs": [{"tensor": "y", "core_offset": 1}], "outputs": ["z"]}])
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
-        run(d, "rdma", prog, {}, ["y"], {}, np_=2,
-            expect_error=["remote access to their memory is not supported", "whose memory is in MPI process"])
+        run(d, "rdma_uninit", prog, {}, ["z"], {}, np_=2,
+            expect_error=["MPI process ", "instruction 0 (core ", "opcode TensorCopy", "never-written sbuf bytes",
+                          "of tensor 'y'"])
+
+
+@case
+def remote_dma_out_of_bounds():
+    """An operand past the end of another process's core's memory is refused
+    before anything moves, as in one process."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))],
+             [{"opcode": "TensorCopy", "inputs": ["x"],
+               "outputs": [{"memory": "hbm", "dtype": "float32", "core": 1, "offset": 262143, "ap": [[1, 4]]}]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "rdma_oob", prog, {}, ["y"], {}, np_=2, expect_error=["past the end of hbm"])
 
 
 @case

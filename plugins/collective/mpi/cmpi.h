@@ -51,6 +51,12 @@ typedef struct cmpi {
     /* exchanges that may still have requests in flight when a run fails */
     struct cmpi_op **live;
     size_t n_live, cap_live;
+    /* remote DMA (cmpi_rma.c): the dynamic window, this process's attached
+     * regions and every process's region addresses [rank][region] */
+    MPI_Win win;
+    void **attached;
+    MPI_Aint *bases;
+    uint32_t n_regions;
     /* large buffers kept between exchanges (no page faults per operation) */
     struct { void *p; size_t cap; } pool[8];
 } cmpi;
@@ -69,6 +75,18 @@ extern const coll_remote_ops cmpi_remote_ops;
 trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err, size_t errlen);
 void cmpi_fini(coll_state *st);
 void cmpi_run_begin(coll_state *st, uint32_t cores);
+
+/* Remote memory (cmpi_rma.c): the window is created at attach (every
+ * process, collectively) and freed at fini; the transport's ABI 3 calls. */
+int cmpi_rma_open(cmpi *m);
+void cmpi_rma_close(cmpi *m);
+trn_status cmpi_expose(void *state, const trn_region *mine, uint32_t n, char *err, size_t errlen);
+trn_status cmpi_remote_begin(void *state, uint32_t rank, int exclusive, char *err, size_t errlen);
+trn_status cmpi_remote_get(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n, void *local,
+                           char *err, size_t errlen);
+trn_status cmpi_remote_put(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
+                           const void *local, char *err, size_t errlen);
+trn_status cmpi_remote_end(void *state, uint32_t rank, char *err, size_t errlen);
 
 /* Requests (cmpi_reqs.c). Posting fails only when out of memory. */
 int cmpi_isend(cmpi *m, cmpi_reqs *r, const void *buf, size_t bytes, int peer, int tag);

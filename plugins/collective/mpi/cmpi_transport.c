@@ -31,6 +31,7 @@ trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings
     api->setting_float(s, "mpi_timeout", &m->timeout);
     m->reduce = strcmp(reduce, "native") == 0 ? CMPI_REDUCE_NATIVE : CMPI_REDUCE_EXACT;
     m->comm = MPI_COMM_NULL;
+    m->win = MPI_WIN_NULL;
     st->remote = m;
     st->remote_ops = &cmpi_remote_ops;
     return TRN_OK;
@@ -55,6 +56,7 @@ void cmpi_fini(coll_state *st) {
     if (m->comm != MPI_COMM_NULL) {
         cmpi_drop_all(m);
         drain(m);
+        cmpi_rma_close(m);
         MPI_Comm_free(&m->comm);
     }
     int done = 0;
@@ -118,6 +120,7 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
     info->rank = (uint32_t)m->rank;
     info->ranks = (uint32_t)m->ranks;
     info->timeout = m->timeout;
+    if (m->ranks > 1) cmpi_rma_open(m); /* collective: every process, here */
     return TRN_OK;
 }
 
@@ -237,6 +240,11 @@ const trn_transport_desc cmpi_transport = {
     .allgather = allgather,
     .agree = agree,
     .to_root = to_root,
+    .expose = cmpi_expose,
+    .remote_begin = cmpi_remote_begin,
+    .remote_get = cmpi_remote_get,
+    .remote_put = cmpi_remote_put,
+    .remote_end = cmpi_remote_end,
 };
 
 static bool spans(const coll_state *st, const uint32_t *members, uint32_t n) {
