@@ -59,6 +59,8 @@ static int summarize(trn_program *p, uint64_t limit, trn_error *e) {
     return 0;
 }
 
+static int finish(trn_program *p, const trn_load_opts *o, trn_error *e);
+
 static int read_json(trn_program *p, const char *path, const char *text, trn_error *e) {
     json_error_t je;
     p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -67,10 +69,46 @@ static int read_json(trn_program *p, const char *path, const char *text, trn_err
     return trn_errorf(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 }
 
+/* The file's bytes (NULL when it cannot be read: the document reader says why). */
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = 0;
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The native text reader (native_fast.c); 1 when it did not read the program. */
+static int load_text(trn_program *p, const char *path, const char *text, const trn_load_opts *o) {
+    size_t len = 0;
+    char *own = text ? NULL : slurp(path, &len);
+    if (!text && !own) return 1;
+    int rc = trn_native_read_text(p, text ? text : own, text ? strlen(text) : len, o);
+    free(own);
+    if (rc == 0) p->format = TRN_FORMAT_NATIVE;
+    return rc;
+}
+
 static int load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
     p->cores = o->default_cores ? o->default_cores : 1;
     p->path = strdup(path);
     if (!p->path) return trn_errorf(e, "out of memory");
+    if (o->format != TRN_FORMAT_BIR && !o->document_only) {
+        if (load_text(p, path, text, o) == 0) return finish(p, o, e);
+        trn_program_free(p); /* read again as a document: its messages are the ones to give */
+        p->cores = o->default_cores ? o->default_cores : 1;
+        if (!(p->path = strdup(path))) return trn_errorf(e, "out of memory");
+    }
     if (read_json(p, path, text, e)) return -1;
     p->format = o->format;
     if (p->format == TRN_FORMAT_AUTO && trn_program_detect(p->root, &p->format, e))
@@ -80,9 +118,13 @@ static int load(trn_program *p, const char *path, const char *text, const trn_lo
     } else if (trn_native_read(p, o, e)) {
         return trn_error_prefix(e, "%s", path);
     }
+    return finish(p, o, e);
+}
+
+static int finish(trn_program *p, const trn_load_opts *o, trn_error *e) {
     if (p->format == TRN_FORMAT_NATIVE) p->summary.allocations = p->n_tensors;
     uint64_t limit = o->max_executions ? o->max_executions : TRN_DEFAULT_MAX_EXECUTIONS;
-    if (summarize(p, limit, e)) return trn_error_prefix(e, "%s", path);
+    if (summarize(p, limit, e)) return trn_error_prefix(e, "%s", p->path);
     return 0;
 }
 
@@ -99,12 +141,51 @@ int trn_program_find_tensor(const trn_program *p, const char *name) {
     return p->n_tensors;
 }
 
+#define ARENA_BLOCK (1u << 20)
+
+static void *new_block(trn_program *p, size_t bytes) {
+    char **n = realloc(p->arena, (p->n_arena + 1) * sizeof *n);
+    if (!n) return NULL;
+    p->arena = n;
+    if (!(p->arena[p->n_arena] = malloc(bytes))) return NULL;
+    return p->arena[p->n_arena++];
+}
+
+void *trn_program_alloc(trn_program *p, size_t bytes) {
+    bytes = (bytes + 15) & ~(size_t)15;
+    if (bytes > ARENA_BLOCK / 4) { /* a block of its own, before the current one, which stays current */
+        char *b = new_block(p, bytes);
+        if (b && p->n_arena > 1) {
+            p->arena[p->n_arena - 1] = p->arena[p->n_arena - 2];
+            p->arena[p->n_arena - 2] = b;
+        } else if (b) {
+            p->arena_used = ARENA_BLOCK; /* no current block yet */
+        }
+        return b;
+    }
+    if (!p->n_arena || p->arena_used + bytes > ARENA_BLOCK) {
+        if (!new_block(p, ARENA_BLOCK)) return NULL;
+        p->arena_used = 0;
+    }
+    void *d = p->arena[p->n_arena - 1] + p->arena_used;
+    p->arena_used += bytes;
+    return d;
+}
+
+char *trn_program_strdup(trn_program *p, const char *s, size_t len) {
+    char *d = trn_program_alloc(p, len + 1);
+    if (!d) return NULL;
+    memcpy(d, s, len);
+    d[len] = 0;
+    return d;
+}
+
 void trn_program_free(trn_program *p) {
     for (size_t i = 0; i < p->n_insts; ++i) trn_inst_free(&p->insts[i]);
     free(p->insts);
     free(p->tensors);
-    for (size_t i = 0; i < p->n_strings; ++i) free(p->strings[i]);
-    free(p->strings);
+    for (size_t i = 0; i < p->n_arena; ++i) free(p->arena[i]);
+    free(p->arena);
     free(p->skip_note);
     if (p->root) json_decref(p->root);
     if (p->owned) json_decref(p->owned);

@@ -63,8 +63,10 @@ typedef struct trn_inst {
     int n_in, n_out;
     trn_operand *in, *out;
     bool allow_uninit;
+    bool shared_operands; /* in / out are the program's (interned, trn_program_alloc), not the entry's own */
     uint64_t number;    /* the instruction's number in messages (file order, depth first) */
     const char *where;  /* extra context for messages (BIR: function, block path, name) or NULL */
+    const char *comment; /* a native entry's `comment` when obj does not hold it (trnsim convert), or NULL */
     size_t jump;        /* LOOP: index of its END; END: index of its LOOP */
     trn_loop loop;      /* LOOP and END */
 } trn_inst;
@@ -94,8 +96,9 @@ typedef struct trn_program {
     size_t n_insts;
     uint32_t n_loops;
     trn_program_summary summary;
-    char **strings;         /* blocks holding the context strings trn_inst.where points at (owned) */
-    size_t n_strings;
+    char **arena;           /* blocks trn_program_alloc carves strings and shared operand lists from (owned) */
+    size_t n_arena;
+    size_t arena_used;      /* bytes used in the last block */
     char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
 } trn_program;
 
@@ -116,6 +119,7 @@ typedef struct trn_load_opts {
     trn_opname_resolver resolve;
     trn_opcode_handled handled;   /* may be NULL: every resolved IT counts as handled */
     trn_opcode_schema schema;     /* may be NULL: no schemas (the BIR reader keeps fields as written) */
+    bool document_only;           /* read native text as one jansson document (no fast path; tests compare the two) */
     void *arg;                    /* for resolve and handled */
 } trn_load_opts;
 
@@ -134,10 +138,15 @@ void trn_inst_free(trn_inst *in);
 
 int trn_program_find_tensor(const trn_program *p, const char *name);
 
+/* Memory that lives as long as the program (16-byte aligned), and a copy
+ * of a string in it; NULL when out of memory. */
+void *trn_program_alloc(trn_program *p, size_t bytes);
+char *trn_program_strdup(trn_program *p, const char *s, size_t len);
+
 /* The loaded program written as a native program (native_write.c): tensors
  * at their placement, instructions with their attributes and operands,
- * loops nested. For a native file it is the file's own document. NULL: out
- * of memory. The caller owns the result. */
+ * loops nested (a native file's layout and loop names are not kept).
+ * NULL: out of memory. The caller owns the result. */
 json_t *trn_program_to_native(const trn_program *p);
 /* One instruction entry (TRN_INST_OP) as a native instruction object. */
 json_t *trn_inst_to_json(const trn_program *p, const trn_inst *in);

@@ -8,7 +8,12 @@
  *      reader wrote numbers, this one writes names), a descriptor list
  *      instruction by instruction.
  *
+ * With --native CONFIG FILE..., each native program is instead read both
+ * ways the native reader can (its text fast path and the whole-document
+ * path, the oracle), and the two loaded programs must be the same.
+ *
  *   bir_load_compare MODULE_DIR tests/bir
+ *   bir_load_compare MODULE_DIR --native CONFIG FILE...
  *
  * Exit 1 naming the first difference of each case. */
 #include <inttypes.h>
@@ -205,7 +210,44 @@ done:
     return ok;
 }
 
+static int load_opts(trn_sim *s, const char *file, bool document, trn_program *p, trn_error *e) {
+    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
+                       .max_executions = s->cfg.max_executions, .unknown_skip = s->cfg.unknown_skip,
+                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .arg = s,
+                       .document_only = document};
+    return trn_program_load(p, file, NULL, &o, e);
+}
+
+/* Fast path against the document path; a file both refuse must get the same message. */
+static int native_case(const char *module_dir, const char *config, const char *file) {
+    trn_sim *s = open_sim(module_dir, config);
+    trn_program fast, doc;
+    trn_error ef, ed;
+    int rf = load_opts(s, file, false, &fast, &ef), rd = load_opts(s, file, true, &doc, &ed);
+    int ok = 0;
+    if (rf || rd) {
+        ok = rf && rd && !strcmp(ef.msg, ed.msg);
+        printf("%s: %s: refused %s\n", ok ? "ok" : "FAIL", file, ok ? "alike" : rf ? ef.msg : ed.msg);
+    } else if (!same_program(s, &fast, &doc, true)) {
+        printf("FAIL: %s: fast vs document reading: %s\n", file, why);
+    } else {
+        size_t shared = 0;
+        for (size_t i = 0; i < fast.n_insts; ++i) shared += fast.insts[i].shared_operands;
+        printf("ok: %s: %zu entries the same (%zu read by the fast path)\n", file, fast.n_insts, shared);
+        ok = 1;
+    }
+    if (!rf) trn_program_free(&fast);
+    if (!rd) trn_program_free(&doc);
+    trn_sim_close(s);
+    return ok;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 3 && !strcmp(argv[2], "--native")) {
+        int fails = 0;
+        for (int i = 4; i < argc; ++i) fails += !native_case(argv[1], argv[3], argv[i]);
+        return fails ? 1 : 0;
+    }
     if (argc < 3) {
         fprintf(stderr, "usage: bir_load_compare MODULE_DIR tests/bir\n");
         return 2;

@@ -101,27 +101,8 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
 
 static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e);
 
-#define ARENA_BLOCK (1u << 20)
-
-/* A copy of s in the program's string blocks (1 MiB each, one allocation
- * per block rather than per string). */
-char *bir_keep_string(bir_ctx *c, const char *s) {
-    trn_program *p = c->p;
-    size_t len = strlen(s);
-    if (len + 1 > ARENA_BLOCK) return NULL;
-    if (!p->n_strings || c->arena_used + len + 1 > ARENA_BLOCK) {
-        char **n = realloc(p->strings, (p->n_strings + 1) * sizeof *n);
-        if (!n) return NULL;
-        p->strings = n;
-        if (!(p->strings[p->n_strings] = malloc(ARENA_BLOCK))) return NULL;
-        p->n_strings++;
-        c->arena_used = 0;
-    }
-    char *d = p->strings[p->n_strings - 1] + c->arena_used;
-    memcpy(d, s, len + 1);
-    c->arena_used += len + 1;
-    return d;
-}
+/* A copy of s that lives as long as the program. */
+char *bir_keep_string(bir_ctx *c, const char *s) { return trn_program_strdup(c->p, s, strlen(s)); }
 
 /* The next entry of the instruction list, zeroed (not yet counted). */
 static trn_inst *push(bir_ctx *c, trn_error *e) {

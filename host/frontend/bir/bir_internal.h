@@ -52,7 +52,6 @@ typedef struct bir_ctx {
     int depth;
     uint64_t number;            /* the next instruction number */
     size_t cap_insts;
-    size_t arena_used;          /* bytes used in the program's last string block */
     bir_count *unhandled;       /* opcodes no loaded module handles */
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */

@@ -141,8 +141,10 @@ int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *in, trn_opname_r
 }
 
 void trn_inst_free(trn_inst *in) {
-    free(in->in);
-    free(in->out);
+    if (!in->shared_operands) {
+        free(in->in);
+        free(in->out);
+    }
     in->in = in->out = NULL;
 }
 

@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "frontend/json_fields.h"
-#include "frontend/native/native.h"
+#include "frontend/native/native_list.h"
 
 #define MAX_LOOP_DEPTH 32
 #define MAX_TRIPS (1ll << 62)
 
-static int parse_top(trn_program *p, const trn_machine *m, trn_error *e) {
+int trn_native_parse_top(trn_program *p, const trn_machine *m, trn_error *e) {
     static const char *const keys[] = {"cores", "allow_uninit_read", "tensors", "instructions", "comment", NULL};
     if (!json_is_object(p->root)) return trn_errorf(e, "the program must be a JSON object");
     if (trn_check_keys(p->root, keys, "program", e)) return -1;
@@ -24,14 +24,7 @@ static int parse_top(trn_program *p, const trn_machine *m, trn_error *e) {
     return trn_native_parse_tensors(p, json_object_get(p->root, "tensors"), m, e);
 }
 
-typedef struct list_state {
-    trn_program *p;
-    const trn_load_opts *o;
-    size_t cap;
-    uint64_t number; /* the next instruction's number */
-} list_state;
-
-static trn_inst *push(list_state *ls, trn_error *e) {
+trn_inst *trn_native_push(list_state *ls, trn_error *e) {
     trn_program *p = ls->p;
     if (p->n_insts == ls->cap) {
         size_t cap = ls->cap ? ls->cap * 2 : 16;
@@ -84,14 +77,14 @@ static int parse_loop(list_state *ls, json_t *lj, int depth, trn_error *e) {
     if (!json_is_array(body)) return trn_errorf(e, "%s: 'body' must be a list of instructions", where);
     l.reg = (int)reg;
     l.id = ls->p->n_loops++;
-    trn_inst *h = push(ls, e);
+    trn_inst *h = trn_native_push(ls, e);
     if (!h) return -1;
     size_t head = ls->p->n_insts++;
     h->kind = TRN_INST_LOOP;
     h->loop = l;
     h->number = ls->number++;
     if (parse_list(ls, body, depth + 1, e)) return -1;
-    trn_inst *end = push(ls, e);
+    trn_inst *end = trn_native_push(ls, e);
     if (!end) return -1;
     size_t tail = ls->p->n_insts++;
     end->kind = TRN_INST_END;
@@ -102,32 +95,37 @@ static int parse_loop(list_state *ls, json_t *lj, int depth, trn_error *e) {
     return 0;
 }
 
-static int parse_list(list_state *ls, json_t *list, int depth, trn_error *e) {
-    for (size_t i = 0; i < json_array_size(list); ++i) {
-        json_t *obj = json_array_get(list, i);
-        json_t *lj = json_object_get(obj, "loop");
-        if (lj) {
-            static const char *const entry_keys[] = {"loop", "comment", NULL};
-            char where[64];
-            snprintf(where, sizeof where, "loop (instruction %" PRIu64 ")", ls->number);
-            if (trn_check_keys(obj, entry_keys, where, e) || parse_loop(ls, lj, depth, e)) return -1;
-            continue;
-        }
-        trn_inst *in = push(ls, e);
-        if (!in) return -1;
-        uint64_t number = ls->number++;
-        if (trn_inst_parse(ls->p, obj, in, ls->o->resolve, ls->o->arg, e)) {
-            trn_error_at(e, number, -1, in->it);
-            return trn_error_prefix(e, "instruction %" PRIu64 "%s", number, opcode_as_written(obj));
-        }
-        in->number = number;
-        ls->p->n_insts++;
+int trn_native_parse_entry(list_state *ls, json_t *obj, int depth, trn_error *e) {
+    json_t *lj = json_object_get(obj, "loop");
+    if (lj) {
+        static const char *const entry_keys[] = {"loop", "comment", NULL};
+        char where[64];
+        snprintf(where, sizeof where, "loop (instruction %" PRIu64 ")", ls->number);
+        size_t head = ls->p->n_insts;
+        if (trn_check_keys(obj, entry_keys, where, e) || parse_loop(ls, lj, depth, e)) return -1;
+        ls->p->insts[head].comment = json_string_value(json_object_get(obj, "comment")); /* lives in obj */
+        return 0;
     }
+    trn_inst *in = trn_native_push(ls, e);
+    if (!in) return -1;
+    uint64_t number = ls->number++;
+    if (trn_inst_parse(ls->p, obj, in, ls->o->resolve, ls->o->arg, e)) {
+        trn_error_at(e, number, -1, in->it);
+        return trn_error_prefix(e, "instruction %" PRIu64 "%s", number, opcode_as_written(obj));
+    }
+    in->number = number;
+    ls->p->n_insts++;
+    return 0;
+}
+
+static int parse_list(list_state *ls, json_t *list, int depth, trn_error *e) {
+    for (size_t i = 0; i < json_array_size(list); ++i)
+        if (trn_native_parse_entry(ls, json_array_get(list, i), depth, e)) return -1;
     return 0;
 }
 
 int trn_native_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
-    if (parse_top(p, o->machine, e)) return -1;
+    if (trn_native_parse_top(p, o->machine, e)) return -1;
     json_t *is = json_object_get(p->root, "instructions");
     if (!json_is_array(is)) return trn_errorf(e, "program: 'instructions' must be a list");
     list_state ls = {p, o, 0, 0};

@@ -53,13 +53,17 @@ json_t *trn_inst_to_json(const trn_program *p, const trn_inst *in) {
         const char *key;
         json_t *v;
         json_object_foreach(in->obj, key, v) {
-            if (strcmp(key, "opcode") && strcmp(key, "inputs") && strcmp(key, "outputs")) rc |= json_object_set(o, key, v);
+            if (strcmp(key, "opcode") && strcmp(key, "inputs") && strcmp(key, "outputs") && strcmp(key, "comment"))
+                rc |= json_object_set(o, key, v);
         }
     }
     if (in->allow_uninit && !json_object_get(o, "allow_uninit_read")) rc |= set(o, "allow_uninit_read", json_true());
     if (in->n_in) rc |= set(o, "inputs", operands_json(p, in->in, in->n_in));
     if (in->n_out) rc |= set(o, "outputs", operands_json(p, in->out, in->n_out));
-    if (in->where && !json_object_get(o, "comment")) rc |= set(o, "comment", json_string(in->where));
+    /* the comment last, whichever reader kept it */
+    json_t *cj = json_object_get(in->obj, "comment");
+    if (cj) rc |= json_object_set(o, "comment", cj);
+    else if (in->comment || in->where) rc |= set(o, "comment", json_string(in->comment ? in->comment : in->where));
     if (rc) {
         json_decref(o);
         return NULL;
@@ -76,7 +80,8 @@ static json_t *loop_json(const trn_inst *h, json_t *body) {
     if (h->loop.step != 1) rc |= set(l, "step", json_integer(h->loop.step));
     rc |= set(l, "body", body);
     rc |= set(entry, "loop", l);
-    if (h->where) rc |= set(entry, "comment", json_string(h->where));
+    const char *comment = h->comment ? h->comment : h->where;
+    if (comment) rc |= set(entry, "comment", json_string(comment));
     if (rc) {
         json_decref(entry);
         return NULL;
@@ -106,7 +111,6 @@ static int entries_json(const trn_program *p, size_t *i, size_t end, json_t *lis
 }
 
 json_t *trn_program_to_native(const trn_program *p) {
-    if (p->root) return json_incref(p->root);
     json_t *o = json_object(), *tensors = json_array(), *insts = json_array();
     int rc = !o || !tensors || !insts;
     if (p->cores_given) rc |= set(o, "cores", json_integer(p->cores));
