@@ -89,6 +89,9 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
         int cfg = cli_parse_config_arg(argc, argv, &i, &a->cfg, e);
         if (cfg < 0) return -1;
         if (cfg) continue;
+        int dump = cli_parse_dump_arg(argc, argv, &i, a, e);
+        if (dump < 0) return -1;
+        if (dump) continue;
         if ((!strcmp(s, "--input") || !strcmp(s, "--output")) && has_value) {
             bool in = s[2] == 'i';
             int *n = in ? &a->n_in : &a->n_out;

@@ -27,6 +27,15 @@ typedef struct config_args {
     int n_sets;
 } config_args;
 
+/* One --dump-at INDEX[@CORE]=DIR. */
+typedef struct dump_at_arg {
+    uint64_t index;
+    uint32_t core;
+    const char *dir;
+} dump_at_arg;
+
+#define MAX_DUMPS 64
+
 typedef struct run_args {
     const char *program;
     config_args cfg;
@@ -39,6 +48,9 @@ typedef struct run_args {
     int progress;              /* trn_sim_opts.progress: 0 off, 1 on a terminal (the default), 2 always */
     const char *module_swaps[MAX_FILES]; /* FAMILY=PATH (diff --against-module) */
     int n_module_swaps;
+    dump_at_arg dump_at[MAX_DUMPS];
+    int n_dump_at;
+    const char *dump_on_error, *restore; /* NULL: none */
 } run_args;
 
 /* args.c */
@@ -49,6 +61,14 @@ int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_erro
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e);
 int cli_api_error(trn_error *e);
 int cli_fail(const char *msg);
+
+/* dumps.c: --dump-at, --dump-on-error, --restore (docs/cli.md) */
+int cli_parse_dump_arg(int argc, char **argv, int *i, run_args *a, trn_error *e);
+/* check, convert and diff refuse them with one line naming the option. */
+int cli_refuse_dump_args(const run_args *a, const char *command, trn_error *e);
+int cli_check_dump_args(const run_args *a, trn_error *e);
+int cli_setup_dumps(trnsim_sim *s, const run_args *a, trn_error *e);
+void cli_report_dumps(trnsim_sim *s, const run_args *a);
 
 /* inputs.c */
 int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e);

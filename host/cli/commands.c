@@ -29,6 +29,7 @@ static int do_run(run_args *a, trn_error *e) {
     int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a, e) ||
              (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
+    if (!rc) rc = cli_setup_dumps(s, a, e);
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
     if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
@@ -39,6 +40,7 @@ static int do_run(run_args *a, trn_error *e) {
     if (rc) cli_remove_temps(a);
     if (s && !rc && root) {
         trn_sim_print_skip_notes(hs, stderr);
+        cli_report_dumps(s, a);
         if (a->stats) trn_sim_print_stats(hs, stdout, a->stats_json);
     }
     if (rc && root) { /* before trnsim_close: in an MPI run the other processes may exit as soon as it returns */
@@ -57,6 +59,7 @@ int cli_cmd_run(int argc, char **argv) {
     trn_error e;
     if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("run: missing PROGRAM.json (see trnsim --help)");
+    if (cli_check_dump_args(&a, &e)) return cli_fail(e.msg);
     if (do_run(&a, &e)) return 1; /* reported in do_run (on rank 0 of an MPI run) */
     return 0;
 }
@@ -66,6 +69,7 @@ int cli_cmd_check(int argc, char **argv) {
     trn_error e;
     if (cli_parse_run_args(argc, argv, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("check: missing PROGRAM.json");
+    if (cli_refuse_dump_args(&a, "check", &e)) return cli_fail(e.msg);
     trnsim_sim *s = NULL;
     a.trace = a.stats = false;
     int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));

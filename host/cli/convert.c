@@ -37,6 +37,7 @@ int cli_cmd_convert(int argc, char **argv) {
     if (cli_parse_run_args(n, rest, &a, &e)) return cli_fail(e.msg);
     if (!a.program) return cli_fail("convert: missing PROGRAM.json (see trnsim --help)");
     if (a.n_in || a.n_out) return cli_fail("convert: --input / --output belong to run");
+    if (cli_refuse_dump_args(&a, "convert", &e)) return cli_fail(e.msg);
     trnsim_sim *s = NULL;
     int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
     if (!rc) {

@@ -33,6 +33,12 @@ static const cli_option run_options[] = {
     {"--no-progress", NULL, "never show the progress display (by default a run longer than a second on a terminal shows it)"},
     {"--stats", NULL, "print per-opcode counts, skips and times on standard output after the run"},
     {"--stats-json", NULL, "print the same statistics as one JSON object"},
+    {"--dump-at", "INDEX[@CORE]=DIR",
+     "before core CORE (default 0) starts its instruction INDEX, write every tensor of every core as .npy, the "
+     "memories, registers, module states and manifest.json to the new directory DIR; repeatable"},
+    {"--dump-on-error", "DIR", "when the run fails, write the same dump of the state just before the failing "
+     "instruction ran to DIR"},
+    {"--restore", "DIR", "continue the run from a dump instead of from the start (same program, config and --set)"},
     END_OPTIONS,
 };
 

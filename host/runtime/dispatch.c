@@ -10,6 +10,7 @@
 #include "runtime/opnames.h"
 #include "runtime/schema.h"
 #include "runtime/sim_internal.h"
+#include "runtime/snapshot.h"
 
 #define MAX_SUB_DEPTH 8
 
@@ -351,14 +352,6 @@ static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_er
     return trn_errorf(e, "%s", buf);
 }
 
-/* Per-core run position: the entry, the executions so far (the index the
- * host API reports: the core's stream, as if loops were written out), and
- * each loop's current trip. */
-typedef struct core_pos {
-    size_t pc;
-    uint64_t executed;
-    int64_t *trip; /* [n_loops] */
-} core_pos;
 
 /* A loop entry: start a trip, or step past the loop. Returns the next pc. */
 static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in) {
@@ -391,8 +384,10 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
 
 /* Run core c until it finishes, waits, or completed *budget instructions
  * (a lockstep diff steps one at a time; a plain run has no budget). Returns
- * -1 on error, else whether it made progress (completed an instruction or
- * arrived at a new one). */
+ * -1 on error, -2 when a snapshot asked the run to stop here
+ * (runtime/snapshot.h), else whether it made progress (completed an
+ * instruction or arrived at a new one). At a snapshot point and on an error
+ * the progress so far is in s->run->progress already, so a dump sees it. */
 static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget, trn_error *e) {
     int progress = 0;
     uint64_t left = *budget; /* a local: the loop keeps it in a register */
@@ -403,10 +398,22 @@ static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_
             cp->pc = loop_step(s, c, cp, in);
             continue;
         }
+        if (s->snap) {
+            s->run->progress |= progress;
+            int at = trn_snapshot_before(s, c, e);
+            if (at) return at < 0 ? -1 : -2;
+            ++s->run->attempts;
+        }
         trn_ctx ctx = {.sim = s, .core = c, .index = cp->executed, .inst = in};
-        if (s->watched && execution_budget(s, c, cp, in, e)) return -1;
+        if (s->watched && execution_budget(s, c, cp, in, e)) {
+            s->run->progress |= progress;
+            return -1;
+        }
         trn_status st = exec(s, &ctx, e);
-        if (st == TRN_ERR) return -1;
+        if (st == TRN_ERR) {
+            if (s->snap) trn_snapshot_failed(s, s->run->attempts - 1);
+            return -1;
+        }
         if (st == TRN_WAIT) {
             if (!waiting[c]) progress = 1;
             waiting[c] = true;
@@ -438,19 +445,6 @@ static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since
     return trn_dist_idle(s, e);
 }
 
-/* A run in progress: every core's position and the round-robin cursor, so
- * a run can stop after any instruction and go on (trn_sim_step). */
-struct trn_run {
-    core_pos *cp;
-    size_t *pc;
-    int64_t *trips;
-    bool *waiting, *done;
-    uint32_t left;    /* local cores not done */
-    uint32_t cursor;  /* the core running now */
-    int progress;     /* this round completed or reached something */
-    double since;     /* when the local cores stopped making progress */
-    uint32_t last_core; /* the core of the last instruction a step completed */
-};
 
 void trn_dispatch_run_free(trn_sim *s) {
     trn_run *r = s->run;
@@ -490,8 +484,8 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
 
 /* Go on with the run until `budget` more instructions completed or every
  * core is done. Cores take turns in order, each running until it waits or
- * ends; a whole round without progress is a stall. 1: stopped on the
- * budget, 0: the run is complete, -1: error. */
+ * ends; a whole round without progress is a stall. 2: a snapshot stopped
+ * it, 1: stopped on the budget, 0: the run is complete, -1: error. */
 static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
     trn_run *r = s->run;
     while (r->left > 0) {
@@ -499,8 +493,8 @@ static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
             uint32_t c = r->cursor;
             if (r->done[c]) continue;
             int got = run_core(s, c, &r->cp[c], r->waiting, &budget, e);
+            if (got == -2) return 2;
             if (got < 0) return -1;
-            r->progress |= got > 0;
             if (r->cp[c].pc == s->prog.n_insts) {
                 r->done[c] = true;
                 --r->left;
@@ -536,7 +530,20 @@ uint64_t trn_dispatch_core_done(const trn_sim *s, uint32_t c) {
     return s->run && c < s->ncores ? s->run->cp[c].executed : 0;
 }
 
+int trn_dispatch_loop(trn_sim *s, trn_error *e) {
+    s->watched |= s->progress != NULL;
+    return run_some(s, UINT64_MAX, e);
+}
+
 int trn_dispatch_run(trn_sim *s, trn_error *e) {
+    if (s->snap) { /* dumps or a restore: runtime/snapshot.c drives the run */
+        s->progress = trn_progress_start(s, s->opts.progress, stderr);
+        int rc = trn_snapshot_run(s, e);
+        trn_progress_finish(s->progress, rc != 0);
+        s->progress = NULL;
+        trn_dispatch_run_free(s);
+        return rc;
+    }
     int rc = trn_dispatch_run_start(s, e);
     if (rc == 0) {
         s->progress = trn_progress_start(s, s->opts.progress, stderr);

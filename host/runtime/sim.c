@@ -13,6 +13,7 @@
 #include "runtime/budget.h"
 #include "runtime/remote.h"
 #include "runtime/sim_internal.h"
+#include "runtime/snapshot.h"
 
 /* --against-module FAMILY=PATH: the family's module (its last plugins
  * entry, the one in effect) is loaded from PATH instead. */
@@ -69,6 +70,7 @@ static void free_program(trn_sim *s) {
 
 void trn_sim_close(trn_sim *s) {
     if (!s) return;
+    trn_snapshot_free(s);
     free_program(s);
     trn_loader_unload_all(s);
     trn_config_free(&s->cfg);

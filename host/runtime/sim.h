@@ -81,6 +81,24 @@ void trn_sim_run_end(trn_sim *s);
  * then shows them as #wrong. */
 void trn_sim_stats_checked(trn_sim *s, const trn_step *st, uint64_t wrong);
 
+/* Dumps and restore (runtime/snapshot.c, docs/cli.md). After a program is
+ * loaded and before trn_sim_run; each checks its directory (a new path or
+ * an empty directory where one can be created) at once.
+ * dump_at: before core `core` first starts its instruction of stream index
+ *   `index` (the index the trace and messages give), write the whole state
+ *   to dir.
+ * dump_on_error: when the run fails, write the state just before the
+ *   failing instruction ran (or at the stop) to dir; the error message then
+ *   says where.
+ * restore: the next run continues from dir instead of the start (refused
+ *   now, with the reason, when dir was made from another program, config
+ *   or module). */
+int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, trn_error *e);
+int trn_sim_dump_on_error(trn_sim *s, const char *dir, trn_error *e);
+int trn_sim_restore(trn_sim *s, const char *dir, trn_error *e);
+/* The i-th dump_at (in the order given), when it was written. */
+bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *index, const char **dir);
+
 /* Distributed runs (a transport module, e.g. MPI: docs/mpi.md). Each
  * process runs its own cores; every call below is made by every process in
  * the same order. Without a transport they do nothing.

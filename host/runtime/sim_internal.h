@@ -36,6 +36,34 @@ typedef struct trn_run trn_run;
 
 typedef enum { CORE_READY, CORE_WAITING, CORE_DONE } trn_core_phase;
 
+/* Per-core run position: the entry, the executions so far (the index the
+ * host API reports: the core's stream, as if loops were written out), and
+ * each loop's current trip. */
+typedef struct core_pos {
+    size_t pc;
+    uint64_t executed;
+    int64_t *trip; /* [n_loops] */
+} core_pos;
+
+/* A run in progress: every core's position and the round-robin cursor, so
+ * a run can stop after any instruction and go on (trn_sim_step), and a dump
+ * can save where it stands and a restore resume it (runtime/snapshot.c) in
+ * exactly the order the uninterrupted run would have taken. */
+struct trn_run {
+    core_pos *cp;
+    size_t *pc;
+    int64_t *trips;
+    bool *waiting, *done;
+    uint32_t left;    /* local cores not done */
+    uint32_t cursor;  /* the core running now */
+    int progress;     /* this round completed or reached something */
+    double since;     /* when the local cores stopped making progress */
+    uint32_t last_core; /* the core of the last instruction a step completed */
+    uint64_t attempts;  /* handler calls of program instructions in the run so far */
+};
+
+typedef struct trn_snapshot_cfg trn_snapshot_cfg; /* runtime/snapshot.h */
+
 /* An instruction executing on one core: the opaque trn_ctx of plugin.h. */
 struct trn_ctx {
     trn_sim *sim;
@@ -77,6 +105,7 @@ struct trn_sim {
     bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
     bool remote_mem;     /* the transport reaches other processes' memories (remote DMA) */
     bool remote_exposed; /* this process's memories are reachable (remote.c) */
+    trn_snapshot_cfg *snap; /* --dump-at / --dump-on-error / --restore, NULL: none */
 };
 
 extern const trn_host_api trn_host_api_table;

@@ -27,6 +27,8 @@
  *      trn_transport_desc grows the remote-memory calls (expose,
  *      remote_begin / get / put / end; trn_region, trn_extent): the host
  *      reads them only when the table's size covers them.
+ *      State snapshots: trn_plugin_desc.state_save / state_restore and the
+ *      trn_state_api they are handed (--dump-at, --restore).
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -397,6 +399,43 @@ typedef struct trn_service_need {
     const char *family;
     const char *module;
 } trn_service_need;
+/* ---- state snapshots (ABI 3) ------------------------------------------ */
+
+/* A dump being written or read (trnsim run --dump-at / --restore,
+ * docs/cli.md). A module whose state lasts from one instruction to the next
+ * (random engines, rendezvous records, trigger counters) saves it as named
+ * arrays of plain numbers and reads them back, so a run restored from a dump
+ * ends with the same bits as one that was never interrupted. The arrays are
+ * .npy files of the dump (modules/FAMILY/NAME.npy), so they should be laid
+ * out as a user would read them. */
+typedef struct trn_state_io trn_state_io;
+
+#define TRN_STATE_MAX_DIMS 4
+#define TRN_STATE_NAME_MAX 63 /* [A-Za-z0-9_], not empty */
+
+typedef struct trn_state_api {
+    uint32_t size; /* sizeof(trn_state_api) of the host */
+    /* Save: one array of dtype (an integer or float dtype of dtype.h, not a
+     * packed or fp8 form), C order, ndim 1..TRN_STATE_MAX_DIMS dims >= 0.
+     * A name is put at most once. */
+    trn_status (*put)(trn_state_io *io, const char *name, uint32_t dtype, uint32_t ndim, const int64_t *shape,
+                      const void *data);
+    /* Restore: the dtype and shape of a saved array; TRN_ABSENT when the dump
+     * has none of that name, TRN_BADTYPE when its file cannot be read (a
+     * message is recorded). */
+    trn_lookup (*find)(trn_state_io *io, const char *name, uint32_t *dtype, uint32_t *ndim,
+                       int64_t shape[TRN_STATE_MAX_DIMS]);
+    /* Restore: its bytes; `bytes` must be its whole size. */
+    trn_status (*get)(trn_state_io *io, const char *name, void *data, size_t bytes);
+} trn_state_api;
+
+/* A module's side (trn_plugin_desc.state_save / state_restore). Called
+ * between instructions, never while one executes: save at a dump point;
+ * restore after run_begin and before the first instruction of a restored run
+ * (run_begin has sized the state for the run, restore overwrites it). On
+ * failure write a message into err (or leave it empty when a put / find /
+ * get failed: the host has its message) and return TRN_ERR. */
+typedef trn_status (*trn_state_fn)(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
 
 /* ---- what a module describes ----------------------------------------- */
 
@@ -576,6 +615,11 @@ typedef struct trn_plugin_desc {
     uint32_t n_exports;
     const trn_service_need *needs;
     uint32_t n_needs;
+    /* ABI 3: state snapshots (above). Both or neither; a module without them
+     * has no state that lasts between instructions (scratch buffers do not
+     * count), and a dump records none for it. */
+    trn_state_fn state_save;
+    trn_state_fn state_restore;
 } trn_plugin_desc;
 
 /* The fields every descriptor starts with, filled from the header it is

@@ -222,8 +222,9 @@ static trn_status coll_run_begin(void *state, const trn_run_info *info, char *er
 #ifdef COLL_WITH_MPI
 TRN_MODULE_AS(collective_mpi, "collective", "trnsim-collective-mpi", "1.0.0", .transport = &cmpi_transport,
               TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks),
-              TRN_LIFECYCLE(coll));
+              TRN_LIFECYCLE(coll), .state_save = coll_state_save, .state_restore = coll_state_restore);
 #else
 TRN_MODULE(collective, "trnsim-collective", "1.0.0",
-           TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks), TRN_LIFECYCLE(coll));
+           TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks), TRN_LIFECYCLE(coll),
+           .state_save = coll_state_save, .state_restore = coll_state_restore);
 #endif

@@ -90,3 +90,29 @@ coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_
     const rec_list *l = &ch->side[side];
     return j < l->n ? l->v[j] : NULL;
 }
+
+int coll_registry_each(const coll_registry *r, coll_registry_visit fn, void *arg) {
+    for (uint32_t c = 0; c < r->cores; ++c)
+        for (size_t i = 0; i < r->seq[c].n; ++i)
+            if (fn(arg, COLL_LIST_SEQ, c, r->seq[c].v[i])) return -1;
+    for (size_t k = 0; k < (size_t)r->cores * r->cores; ++k)
+        for (int side = 0; side < 2 && r->chan[k]; ++side)
+            for (size_t i = 0; i < r->chan[k]->side[side].n; ++i)
+                if (fn(arg, side == COLL_SEND ? COLL_LIST_SEND : COLL_LIST_RECV, k, r->chan[k]->side[side].v[i]))
+                    return -1;
+    return 0;
+}
+
+int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, coll_record *rec) {
+    if (list == COLL_LIST_SEQ) return key < r->cores ? coll_registry_post(r, (uint32_t)key, rec) : -1;
+    if (key >= (uint64_t)r->cores * r->cores || (list != COLL_LIST_SEND && list != COLL_LIST_RECV)) return -1;
+    return coll_registry_p2p_post(r, (uint32_t)(key / r->cores), (uint32_t)(key % r->cores),
+                                  list == COLL_LIST_SEND ? COLL_SEND : COLL_RECV, rec);
+}
+
+coll_record *coll_registry_find(const coll_registry *r, int list, uint64_t key, uint64_t seq) {
+    if (list == COLL_LIST_SEQ) return key < r->cores ? coll_registry_get(r, (uint32_t)key, seq) : NULL;
+    if (key >= (uint64_t)r->cores * r->cores) return NULL;
+    return coll_registry_p2p_get(r, (uint32_t)(key / r->cores), (uint32_t)(key % r->cores),
+                                 list == COLL_LIST_SEND ? COLL_SEND : COLL_RECV, seq);
+}

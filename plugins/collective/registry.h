@@ -33,4 +33,15 @@ coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k
 int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side, coll_record *rec);
 coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst, coll_side side, uint64_t j);
 
+/* Dumps (coll_snapshot.c). The lists: COLL_LIST_SEQ (key: the core),
+ * COLL_LIST_SEND / COLL_LIST_RECV (key: src * cores + dst). each() visits
+ * every record, list by list, in posting order, until fn returns non-zero;
+ * restore_post appends to a list as the original posting did. */
+enum { COLL_LIST_SEQ = 0, COLL_LIST_SEND = 1, COLL_LIST_RECV = 2 };
+typedef int (*coll_registry_visit)(void *arg, int list, uint64_t key, const coll_record *rec);
+int coll_registry_each(const coll_registry *r, coll_registry_visit fn, void *arg);
+int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, coll_record *rec);
+/* The record at position seq of a list, NULL if none. */
+coll_record *coll_registry_find(const coll_registry *r, int list, uint64_t key, uint64_t seq);
+
 #endif

@@ -155,4 +155,5 @@ static trn_status dma_run_begin(void *state, const trn_run_info *info, char *err
 }
 
 TRN_MODULE(dma, "trnsim-dma", "0.1.0",
-           TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings), TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma));
+           TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings), TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma),
+           .state_save = dma_state_save, .state_restore = dma_state_restore);

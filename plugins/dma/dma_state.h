@@ -78,6 +78,10 @@ trn_status dma_h_trigger(const trn_host_api *api, trn_ctx *ctx, void *state);
 trn_status dma_h_tensor_load(const trn_host_api *api, trn_ctx *ctx, void *state);
 trn_status dma_h_tensor_save(const trn_host_api *api, trn_ctx *ctx, void *state);
 
+/* dma_snapshot.c: the trigger counters in a dump (ABI 3 state hooks). */
+trn_status dma_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
+trn_status dma_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
+
 /* ---- the modes, shared by DMACopy and the descriptors ---- */
 
 trn_status dma_mode_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *st);      /* 0, direct or indirect */

@@ -96,4 +96,4 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
 
 TRN_MODULE(experimental, "trnsim-experimental", "0.1.0",
            TRN_OPS(exp_ops), TRN_SETTINGS(exp_settings), TRN_QUIRKS(exp_quirks), TRN_NEEDS(exp_needs),
-           TRN_LIFECYCLE(exp));
+           TRN_LIFECYCLE(exp), .state_save = exp_state_save, .state_restore = exp_state_restore);

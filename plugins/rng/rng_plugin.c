@@ -120,4 +120,5 @@ static trn_status rng_init(const trn_host_api *api, const trn_settings *settings
 
 TRN_MODULE(rng, "trnsim-rng", "0.1.0",
            TRN_OPS(rng_ops), TRN_SETTINGS(rng_settings), TRN_QUIRKS(rng_quirks), TRN_EXPORTS(rng_exports),
-           TRN_LIFECYCLE(rng));
+           TRN_LIFECYCLE(rng), .state_save = rng_state_save,
+           .state_restore = rng_state_restore);

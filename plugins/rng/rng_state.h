@@ -30,6 +30,9 @@ void rng_gen1_from_tensor(const uint32_t t[6], uint32_t w[6]);
  * applies the zero guard to each lane. */
 void rng_gen2_from_tensor(const uint32_t t[24], uint32_t lanes[24]);
 void rng_gen2_to_tensor(const uint32_t lanes[24], uint32_t t[24]);
+/* The exact inverse of rng_gen2_to_tensor, no zero guard: a saved engine
+ * state comes back as it was (a dump's restore). */
+void rng_gen2_from_tensor_exact(const uint32_t t[24], uint32_t lanes[24]);
 
 /* Gen-1 wire seed of partition p from 8 immediates: wire[0] = (p << 24) |
  * (imm[0] & 0xFFFFFF), wire[k] = imm[k] for k = 1..7 (uint32 arithmetic:
