@@ -495,6 +495,7 @@ static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
             int got = run_core(s, c, &r->cp[c], r->waiting, &budget, e);
             if (got == -2) return 2;
             if (got < 0) return -1;
+            r->progress |= got > 0;
             if (r->cp[c].pc == s->prog.n_insts) {
                 r->done[c] = true;
                 --r->left;
