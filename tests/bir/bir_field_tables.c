@@ -170,13 +170,16 @@ int main(int argc, char **argv) {
     char *b = doc ? strstr(doc, BEGIN) : NULL, *en = b ? strstr(b, END) : NULL;
     if (!b || !en) {
         fprintf(stderr, "bir_field_tables: %s has no BEGIN / END marker lines\n", argv[2]);
+        free(doc);
+        free(gen.p);
         return 1;
     }
     en += strlen(END) + 1;
     size_t have = (size_t)(en - b);
+    int rc = 0;
     if (have == gen.n && !memcmp(b, gen.p, gen.n)) {
         printf("%s: the BIR field tables match the schemas and bir_maps.c\n", argv[2]);
-        return 0;
+        goto done;
     }
     if (!write) {
         size_t i = 0;
@@ -185,16 +188,21 @@ int main(int argc, char **argv) {
         for (const char *c = doc; c < b + i; ++c) line += *c == '\n';
         printf("MISMATCH: %s:%zu differs from the generated tables (run bir_field_tables %s %s --write); generated "
                "there: %.120s\n", argv[2], line, argv[1], argv[2], gen.p + i);
-        return 1;
+        rc = 1;
+        goto done;
     }
     FILE *f = fopen(argv[2], "wb");
-    if (!f) return 2;
+    if (!f) {
+        rc = 2;
+        goto done;
+    }
     fwrite(doc, 1, (size_t)(b - doc), f);
     fwrite(gen.p, 1, gen.n, f);
     fputs(en, f);
     fclose(f);
     printf("%s: BIR field tables written\n", argv[2]);
+done:
     free(doc);
     free(gen.p);
-    return 0;
+    return rc;
 }
