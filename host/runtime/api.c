@@ -59,45 +59,44 @@ static int api_operand_count(const trn_ctx *ctx, trn_dir dir) {
     return dir == TRN_OUT ? ctx->inst->n_out : ctx->inst->n_in;
 }
 
-static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out);
-
 /* On failure *out is all zero (trn_ap_elems 0), never the unchecked AP: a
  * module that looks at it anyway does no arithmetic on wild fields. */
 static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
-    trn_status st = operand_into(ctx, dir, idx, out);
-    if (st != TRN_OK) memset(out, 0, sizeof *out);
-    return st;
+    trn_error e;
+    if (trn_operand_resolve(ctx, dir, idx, out, &e) == 0) return TRN_OK;
+    memset(out, 0, sizeof *out);
+    return host_error(ctx, &e);
 }
 
-static trn_status operand_into(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
+int trn_operand_resolve(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e) {
     const char *what = dir == TRN_OUT ? "outputs" : "inputs";
     int n = api_operand_count(ctx, dir);
-    if (idx < 0 || idx >= n) return api_error(ctx, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
+    if (idx < 0 || idx >= n) return trn_errorf(e, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
     const trn_operand *op = dir == TRN_OUT ? &ctx->inst->out[idx] : &ctx->inst->in[idx];
     *out = op->ap;
     int64_t cores = ctx->sim->ncores;
     out->core = op->core >= 0 ? (uint32_t)op->core : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
-    if (op->offset_register >= 0 && ctx->checking) return TRN_OK; /* decided when it runs */
+    if (op->offset_register >= 0 && ctx->checking) return 0; /* decided when it runs */
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
         if ((uint32_t)op->offset_register >= cs->nregs)
-            return api_error(ctx, "%s[%d]: offset_register %d, the core has %u registers", what, idx,
-                             op->offset_register, cs->nregs);
+            return trn_errorf(e, "%s[%d]: offset_register %d, the core has %u registers", what, idx,
+                              op->offset_register, cs->nregs);
         int64_t reg = cs->regs[op->offset_register];
         if (__builtin_add_overflow(out->offset, reg, &out->offset))
-            return api_error(ctx, "%s[%d]: offset %" PRId64 " + register %d (%" PRId64 ") is outside int64", what, idx,
-                             op->ap.offset, op->offset_register, reg);
+            return trn_errorf(e, "%s[%d]: offset %" PRId64 " + register %d (%" PRId64 ") is outside int64", what, idx,
+                              op->ap.offset, op->offset_register, reg);
     }
     trn_ap_env env = trn_ctx_env(ctx);
-    trn_error e;
-    if (trn_ap_check(&env, out, &e)) return api_error(ctx, "%s[%d]: %s", what, idx, e.msg);
+    trn_error why;
+    if (trn_ap_check(&env, out, &why)) return trn_errorf(e, "%s[%d]: %s", what, idx, why.msg);
     /* Operands without a dynamic offset were checked against their tensor
      * when the program loaded; the others (and sub-instructions', parsed
      * now) are checked here. */
     bool checked = op->offset_register < 0 && ctx->depth == 0;
-    if (op->tensor >= 0 && !checked && trn_tensor_check_ap(&ctx->sim->prog, op->tensor, out, &e))
-        return api_error(ctx, "%s[%d]: %s", what, idx, e.msg);
-    return TRN_OK;
+    if (op->tensor >= 0 && !checked && trn_tensor_check_ap(&ctx->sim->prog, op->tensor, out, &why))
+        return trn_errorf(e, "%s[%d]: %s", what, idx, why.msg);
+    return 0;
 }
 
 /* ---- transfers ---- */
@@ -464,4 +463,7 @@ const trn_host_api trn_host_api_table = {
     .attr_enum = api_attr_enum,
     .checking = api_checking,
     .service = api_service,
+    .observed_read_raw = trn_observed_read_raw,
+    .observed_read_f32 = trn_observed_read_f32,
+    .observer_stop = trn_observer_stop,
 };

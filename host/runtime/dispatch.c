@@ -172,7 +172,7 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
     return env;
 }
 
-static void context_prefix(const trn_ctx *c, trn_error *e) {
+void trn_dispatch_context(const trn_ctx *c, trn_error *e) {
     const trn_sim *s = c->sim;
     const char *fam = c->slot && c->slot->owner ? c->slot->owner->desc->family : "-";
     char where[TRN_ERROR_MAX / 2] = "", trip[64] = "";
@@ -191,7 +191,7 @@ static trn_status static_check(trn_sim *s, trn_ctx *c, trn_error *e) {
     if (st == TRN_OK) return TRN_OK;
     if (st == TRN_ERR) *e = c->failed ? c->err : (trn_error){"the static check failed without a message"};
     else trn_errorf(e, "the static check returned %d (expected TRN_OK or TRN_ERR)", (int)st);
-    if (c->depth == 0) context_prefix(c, e);
+    if (c->depth == 0) trn_dispatch_context(c, e);
     return TRN_ERR;
 }
 
@@ -204,6 +204,7 @@ static void after_timed(trn_sim *s, trn_ctx *c, trn_status st, double dt) {
                 c->depth ? " (sub)" : "", c->slot->op->name, c->inst->it, c->slot->owner->desc->family,
                 st == TRN_WAIT ? "wait" : "ok", dt * 1e6);
 }
+static trn_status run_handler(trn_sim *s, trn_ctx *c, trn_error *e);
 
 /* Run one instruction on one core. */
 static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
@@ -212,7 +213,7 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     c->failed = false;
     if (!c->slot->op) {
         if (unhandled(s, it, e)) {
-            context_prefix(c, e);
+            trn_dispatch_context(c, e);
             return TRN_ERR;
         }
         s->stats.skipped[it]++;
@@ -222,6 +223,16 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
         return TRN_OK;
     }
     if (c->checking) return static_check(s, c, e);
+    /* the one branch observers cost a run that has none */
+    if (__builtin_expect(s->n_observers != 0, 0)) return trn_observe_exec(s, c, e);
+    return run_handler(s, c, e);
+}
+
+trn_status trn_dispatch_handler(trn_sim *s, trn_ctx *c, trn_error *e) { return run_handler(s, c, e); }
+
+/* Inlined into exec: the unobserved path stays as it was. */
+static inline __attribute__((always_inline)) trn_status run_handler(trn_sim *s, trn_ctx *c, trn_error *e) {
+    uint32_t it = c->inst->it;
     bool timed = s->opts.trace || s->opts.stats;
     double t0 = timed ? trn_now() : 0;
     trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
@@ -239,7 +250,7 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
         st = TRN_ERR;
     }
     if (st == TRN_ERR) {
-        if (c->depth == 0) context_prefix(c, e);
+        if (c->depth == 0) trn_dispatch_context(c, e);
         return TRN_ERR;
     }
     if (st == TRN_OK) {
@@ -463,6 +474,7 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
     if (run_begin(s, e)) return -1;
     s->executed = 0;
     s->run_started = trn_now();
+    s->run_started_ns = trn_now_ns();
     uint32_t n = s->ncores;
     trn_run *r = s->run = calloc(1, sizeof *r);
     if (!r) return trn_errorf(e, "out of memory");
@@ -554,5 +566,6 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
         s->progress = NULL;
     }
     trn_dispatch_run_free(s);
+    trn_observe_run_end(s, rc);
     return rc;
 }

@@ -35,10 +35,14 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 #define DESC_V2_SIZE (offsetof(trn_plugin_desc, op_size) + sizeof(uint32_t))
 /* A transport table without the ABI 3 remote-memory calls. */
 #define TRANSPORT_V2_SIZE (offsetof(trn_transport_desc, to_root) + sizeof(void *))
+/* ABI 3: a descriptor that carries the observer field. */
+#define DESC_OBSERVER_END (offsetof(trn_plugin_desc, observer) + sizeof(void *))
 #define OP_V1_SIZE offsetof(trn_opcode_desc, attrs)
 #define OP_V2_SIZE sizeof(trn_opcode_desc)
 
-static size_t desc_min_size(uint32_t abi) { return abi >= 2 ? DESC_V2_SIZE : DESC_V1_SIZE; }
+static size_t desc_min_size(uint32_t abi) {
+    return abi >= 2 ? DESC_V2_SIZE : DESC_V1_SIZE; /* ABI 3 fields are read only where size covers them */
+}
 static size_t op_min_size(uint32_t abi) { return abi >= 2 ? OP_V2_SIZE : OP_V1_SIZE; }
 
 /* The stride of a module's opcode table: its version's entry, or op_size
@@ -314,12 +318,29 @@ static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
     return 0;
 }
 
+static const trn_observer_desc *observer_of(const trn_plugin_desc *d) {
+    return d->abi_version >= 3 && d->size >= DESC_OBSERVER_END ? d->observer : NULL;
+}
+
+/* An ABI 3 observer table lies in the module and is at least its size. */
+static int check_observer(const trn_module *m, trn_error *e) {
+    const trn_observer_desc *o = observer_of(m->desc);
+    if (!o) return 0;
+    if (table_inside(m, o, 1, sizeof o->size, "observer", e)) return -1;
+    if (o->size < sizeof *o)
+        return trn_errorf(e, "its observer table says it is %u bytes, an ABI 3 one is %zu (set .size = "
+                          "sizeof(trn_observer_desc))", o->size, sizeof *o);
+    return table_inside(m, o, 1, sizeof *o, "observer", e);
+}
+
+const trn_observer_desc *trn_loader_observer(const trn_module *m) { return m->live ? observer_of(m->desc) : NULL; }
+
 /* The descriptor on its own: header, opcode table, settings schema, quirks,
  * service lists. */
 static int validate(trn_module *m, trn_error *e) {
     if (check_header(m->desc, m->cfg, e)) return -1;
     trn_services_read(m);
-    if (trn_services_check_desc(m, e) || check_tables(m, e) || copy_ops(m, e)) return -1;
+    if (trn_services_check_desc(m, e) || check_tables(m, e) || check_observer(m, e) || copy_ops(m, e)) return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
         if (check_op(m, i, e)) return -1;
     return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;

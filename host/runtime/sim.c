@@ -49,6 +49,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
     else if ((rc = trn_loader_load_all(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     else if ((rc = trn_dist_attach(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
+    else if ((rc = trn_observe_add_modules(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     if (rc) {
         trn_sim_close(s);
         return -1;
@@ -72,6 +73,7 @@ void trn_sim_close(trn_sim *s) {
     if (!s) return;
     trn_snapshot_free(s);
     free_program(s);
+    trn_observe_free(s);
     trn_loader_unload_all(s);
     trn_config_free(&s->cfg);
     trn_stats_free(&s->stats);

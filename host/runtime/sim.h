@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "trnsim/plugin.h"
 
 typedef struct trn_sim trn_sim;
 
@@ -138,6 +139,13 @@ int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e);
  * executions per core, and the opcode histogram. */
 void trn_sim_print_summary(const trn_sim *s, FILE *out);
 int trn_sim_program_is_bir(const trn_sim *s);
+
+/* Register one of the host's own observers (plugin.h, ABI 3: the trace,
+ * the timeline, a lockstep diff): desc and state must outlive the sim or
+ * the next trn_sim_remove_observer. They run after the modules' observers,
+ * in the order added. */
+int trn_sim_add_observer(trn_sim *s, const trn_observer_desc *desc, void *state, trn_error *e);
+void trn_sim_remove_observer(trn_sim *s, const trn_observer_desc *desc, void *state);
 
 /* Reports for the CLI. */
 void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);

@@ -33,6 +33,12 @@ typedef struct trn_slot {
 } trn_slot;
 
 typedef struct trn_run trn_run;
+/* A registered observer (plugin.h, ABI 3): a module's or the host's own. */
+typedef struct trn_observer_reg {
+    const trn_observer_desc *desc;
+    void *state;
+    const char *owner; /* the module's name, or "trnsim" for the host's */
+} trn_observer_reg;
 
 typedef enum { CORE_READY, CORE_WAITING, CORE_DONE } trn_core_phase;
 
@@ -99,6 +105,7 @@ struct trn_sim {
     uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
     uint64_t executed;    /* instructions started in this run */
     double run_started;
+    uint64_t run_started_ns; /* the same moment, for observers' times */
     bool dist_checked; /* every process agreed it runs this program */
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
@@ -106,6 +113,9 @@ struct trn_sim {
     bool remote_mem;     /* the transport reaches other processes' memories (remote DMA) */
     bool remote_exposed; /* this process's memories are reachable (remote.c) */
     trn_snapshot_cfg *snap; /* --dump-at / --dump-on-error / --restore, NULL: none */
+    /* Observers in call order: the modules' (at load), then the host's. */
+    trn_observer_reg *observers;
+    size_t n_observers, n_module_observers;
 };
 
 extern const trn_host_api trn_host_api_table;
@@ -115,6 +125,7 @@ int trn_loader_load_all(trn_sim *s, trn_error *e);
 void trn_loader_unload_all(trn_sim *s);
 const char *trn_loader_families(const trn_sim *s, char *buf, size_t len);
 const trn_transport_desc *trn_loader_transport(const trn_module *m); /* NULL: none */
+const trn_observer_desc *trn_loader_observer(const trn_module *m);   /* NULL: none */
 
 /* distributed.c: the host's side of a transport */
 int trn_dist_attach(trn_sim *s, trn_error *e);
@@ -142,5 +153,21 @@ void trn_dispatch_run_free(trn_sim *s);
 uint64_t trn_dispatch_core_done(const trn_sim *s, uint32_t c);
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction);
 trn_ap_env trn_ctx_env(const trn_ctx *ctx);
+/* The handler of ctx's instruction, with the host's bookkeeping around it. */
+trn_status trn_dispatch_handler(trn_sim *s, trn_ctx *c, trn_error *e);
+/* Prefix e with the instruction's place (file, index, core, opcode, family). */
+void trn_dispatch_context(const trn_ctx *c, trn_error *e);
+
+/* api.c: an operand as operand() resolves it, with the reason in e on failure. */
+int trn_operand_resolve(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e);
+
+/* observe.c: observers (plugin.h, ABI 3). */
+trn_status trn_observe_exec(trn_sim *s, trn_ctx *c, trn_error *e); /* the handler, observed */
+void trn_observe_run_end(trn_sim *s, int rc);
+int trn_observe_add_modules(trn_sim *s, trn_error *e); /* after the modules loaded */
+void trn_observe_free(trn_sim *s);
+trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, void *dst);
+trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, float *dst);
+trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
 
 #endif

@@ -48,6 +48,12 @@ double trn_stats_busbw_factor(const char *kind, uint32_t n) {
     return 1;
 }
 
+uint64_t trn_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A JSON string: opcode names come from modules and may hold any byte. */
 static void json_string(FILE *out, const char *s) {
     fputc('"', out);

@@ -38,7 +38,8 @@ typedef struct trn_stats {
     size_t n_coll, cap_coll;
 } trn_stats;
 
-double trn_now(void);
+double trn_now(void);       /* seconds, monotonic */
+uint64_t trn_now_ns(void);  /* the same clock in ns */
 /* names[it] may be NULL. */
 void trn_stats_print(const trn_stats *st, const char *const *names, FILE *out, int json);
 /* The collective line of instruction `number`, made when new (NULL: out of memory). */

@@ -29,6 +29,10 @@
  *      reads them only when the table's size covers them.
  *      State snapshots: trn_plugin_desc.state_save / state_restore and the
  *      trn_state_api they are handed (--dump-at, --restore).
+ *      Observers (appended after those): trn_plugin_desc.observer
+ *      (trn_observer_desc), read-only callbacks before and after every
+ *      executed instruction, with host functions observed_read_raw,
+ *      observed_read_f32 and observer_stop.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -145,6 +149,7 @@ typedef enum trn_dir { TRN_IN = 0, TRN_OUT = 1 } trn_dir;
 typedef struct trn_ctx trn_ctx;           /* one instruction executing on one core */
 typedef struct trn_value trn_value;       /* a node of an instruction's attributes */
 typedef struct trn_settings trn_settings; /* this module's validated settings */
+typedef struct trn_observation trn_observation; /* ABI 3: one executed instruction, as an observer sees it */
 
 typedef enum trn_value_kind {
     TRN_V_NULL = 0, TRN_V_BOOL, TRN_V_INT, TRN_V_FLOAT, TRN_V_STRING, TRN_V_LIST, TRN_V_OBJECT
@@ -303,6 +308,19 @@ typedef struct trn_host_api {
      * >= min_version always gives the interface. NULL for a name the module
      * did not declare, or a min_version above the exporter's (module bugs). */
     const void *(*service)(const trn_settings *self, const char *name, uint32_t min_version);
+    /* ABI 3. Read-only memory access for observers (trn_observer_desc):
+     * the bytes (or fp32 widenings) of any AP of a core this process runs,
+     * bounds-checked like read_raw / read_f32; never-written bytes read as
+     * they are stored (the uninitialised-read guard is the program's, not an
+     * observer's). TRN_ERR (nothing written to dst) for an AP outside memory,
+     * a dtype read_f32 cannot widen, or an observation no longer current. */
+    trn_status (*observed_read_raw)(const trn_observation *ob, const trn_ap *ap, void *dst);
+    trn_status (*observed_read_f32)(const trn_observation *ob, const trn_ap *ap, float *dst);
+    /* ABI 3. End the run with an error carrying the message (the host adds
+     * file, instruction, core and opcode): from `before`, the instruction
+     * does not run; from `after`, the run ends after it. Returns TRN_ERR,
+     * for `return api->observer_stop(ob, ...)`. */
+    trn_status (*observer_stop)(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
 } trn_host_api;
 
 /* ---- transports (ABI 2) ------------------------------------------------ */
@@ -436,6 +454,62 @@ typedef struct trn_state_api {
  * failure write a message into err (or leave it empty when a put / find /
  * get failed: the host has its message) and return TRN_ERR. */
 typedef trn_status (*trn_state_fn)(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
+
+/* ---- observers (ABI 3) ------------------------------------------------ */
+
+/* An observer sees every executed instruction of a run, before and after
+ * its handler runs, and can read memory but not change it: a trace, a
+ * coverage counter, a checker. It costs nothing when none is registered.
+ * Sub-instructions (dispatch()) are observed too, with depth > 0. Static
+ * checks, skipped opcodes (unknown_opcode = "skip") and instructions of
+ * cores another process runs are not. A waiting instruction (TRN_WAIT) is
+ * observed at each attempt. Observers run in registration order (modules in
+ * config order, then the host's own: --trace, --timeline). */
+
+/* One operand, resolved as the handler sees it from operand(). */
+typedef struct trn_obs_operand {
+    trn_ap ap;          /* on the executing core unless the operand names another; zero when !resolved */
+    const char *tensor; /* the tensor it names, NULL for a raw memory operand */
+    uint32_t resolved;  /* 0: it could not be resolved (a dynamic offset outside memory); the handler fails */
+} trn_obs_operand;
+
+/* What an observer is told. Valid only during the callback. The struct
+ * grows at its end in later versions: read a field added after ABI 3 only
+ * when `size` covers it. */
+struct trn_observation {
+    uint32_t size;       /* sizeof(trn_observation) of the host */
+    uint32_t core;       /* the executing core */
+    uint32_t it;         /* instruction type */
+    uint32_t depth;      /* 0: a program instruction; 1..8: a sub-instruction */
+    uint64_t index;      /* instruction_index(): executions before it on this core */
+    uint64_t number;     /* the instruction's number in messages (file order) */
+    const char *opcode;  /* name */
+    const char *family;  /* of the module that handles it */
+    const char *module;  /* its name, e.g. "trnsim-search" */
+    const char *where;   /* BIR function / block path / name, or NULL */
+    uint32_t n_in, n_out;
+    const trn_obs_operand *in, *out;
+    uint32_t cores;      /* SPMD cores in the run */
+    trn_status status;   /* after: TRN_OK, TRN_WAIT or TRN_ERR; before: TRN_OK */
+    uint64_t start_ns;   /* when the handler was called, ns since the run began */
+    uint64_t duration_ns; /* after: how long the handler took (0 before) */
+    const char *error;   /* after, status TRN_ERR: the handler's message; else NULL */
+};
+
+/* A callback returns TRN_OK. Anything else ends the run with an error
+ * (observer_stop gives it a message): returned from `before`, the
+ * instruction does not run; from `after`, it has run. The other observers
+ * still see the call it was returned from. */
+typedef trn_status (*trn_observe_fn)(const trn_host_api *api, const trn_observation *ob, void *state);
+
+typedef struct trn_observer_desc {
+    uint32_t size;          /* sizeof(trn_observer_desc) when built */
+    trn_observe_fn before;  /* optional: before the handler; memory holds the inputs */
+    trn_observe_fn after;   /* optional: after it; memory holds what it wrote */
+    /* optional: once after the last instruction of a run, rc 0 when it
+     * succeeded, -1 when it failed (also when an observer stopped it). */
+    void (*run_end)(const trn_host_api *api, void *state, int rc);
+} trn_observer_desc;
 
 /* ---- what a module describes ----------------------------------------- */
 
@@ -620,6 +694,9 @@ typedef struct trn_plugin_desc {
      * count), and a dump records none for it. */
     trn_state_fn state_save;
     trn_state_fn state_restore;
+    /* ABI 3: an observer (above) whose state is this module's state, NULL
+     * for none. A module may consist of an observer alone (no ops). */
+    const trn_observer_desc *observer;
 } trn_plugin_desc;
 
 /* The fields every descriptor starts with, filled from the header it is

@@ -46,6 +46,11 @@ static void abi_mismatch_names_both(void **st) {
                       "built for plugin ABI version 99; this trnsim accepts versions 1..3");
 }
 
+static void observer_table_too_small(void **st) {
+    expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad26\"; } );",
+                      "its observer table says it is 4 bytes, an ABI 3 one is");
+}
+
 static void descriptor_too_small(void **st) {
     expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad5\"; } );", "descriptor size 8 is smaller");
 }
@@ -332,6 +337,7 @@ int main(void) {
         cmocka_unit_test(not_found_lists_paths),
         cmocka_unit_test(missing_symbol),
         cmocka_unit_test(abi_mismatch_names_both),
+        cmocka_unit_test(observer_table_too_small),
         cmocka_unit_test(descriptor_too_small),
         cmocka_unit_test(duplicate_it_in_module),
         cmocka_unit_test(reserved_it),

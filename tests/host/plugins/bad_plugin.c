@@ -68,6 +68,11 @@ static trn_status fill_err(const trn_host_api *api, const trn_settings *s, void 
 }
 #endif
 
+#if BAD_KIND == 26
+/* an observer table from a future header that was cut short */
+static const trn_observer_desc short_observer = {.size = 4};
+#endif
+
 #if BAD_KIND == 4
 TRN_EXPORT const trn_opcode_desc *const not_the_descriptor = ops;
 #elif BAD_KIND == 14
@@ -98,6 +103,8 @@ TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
     .n_settings = 100000,
 #elif BAD_KIND == 23
     .init = fill_err,
+#elif BAD_KIND == 26
+    .observer = &short_observer,
 #endif
 };
 #endif
