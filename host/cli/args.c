@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
+#include "runtime/trace.h"
 
 /* The one stderr line of a failure. A message can quote input (a tensor name,
  * a config string, a path) holding a newline or other control byte; those
@@ -47,14 +48,41 @@ static int parse_binding(const char *arg, binding *b, trn_error *e) {
     return 0;
 }
 
-/* --max-instructions N: a positive decimal count. */
-static int parse_count(const char *t, uint64_t *out, trn_error *e) {
+/* --max-instructions N, --trace-limit N: a positive decimal count. */
+static int parse_count(const char *opt, const char *t, uint64_t *out, trn_error *e) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(t, &end, 10);
     if (!isdigit((unsigned char)t[0]) || *end || errno || v == 0)
-        return trn_errorf(e, "--max-instructions '%s': expected a positive whole number", t);
+        return trn_errorf(e, "%s '%s': expected a positive whole number", opt, t);
     *out = v;
+    return 0;
+}
+
+/* --trace takes a file since the text trace became --trace-text: refuse
+ * what looks like the program or another option, so an old command line
+ * cannot overwrite a program with a trace. */
+static int check_trace_path(const char *v, trn_error *e) {
+    size_t n = strlen(v);
+    if ((v[0] == '-' && v[1]) || (n >= 5 && !strcmp(v + n - 5, ".json")))
+        return trn_errorf(e, "--trace %s: --trace takes the file for the JSONL trace, e.g. --trace run.jsonl (or "
+                          "--trace - for standard error); the one-line text trace is --trace-text", v);
+    return 0;
+}
+
+/* --trace-values or --trace-values=K: K elements of each output (1..4096). */
+static int parse_values(const char *s, uint32_t *out, trn_error *e) {
+    if (!s[14]) {
+        *out = TRN_TRACE_DEFAULT_VALUES;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s + 15, &end, 10);
+    if (!isdigit((unsigned char)s[15]) || *end || errno || v == 0 || v > TRN_TRACE_MAX_VALUES)
+        return trn_errorf(e, "%s: expected --trace-values or --trace-values=K with K a whole number 1..%u", s,
+                          TRN_TRACE_MAX_VALUES);
+    *out = (uint32_t)v;
     return 0;
 }
 
@@ -99,10 +127,21 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             if (parse_binding(argv[++i], in ? &a->in[*n] : &a->out[*n], e)) return -1;
             ++*n;
         } else if (!strcmp(s, "--max-instructions") && has_value) {
-            if (parse_count(argv[++i], &a->max_instructions, e)) return -1;
+            if (parse_count(s, argv[++i], &a->max_instructions, e)) return -1;
+        } else if (!strcmp(s, "--trace-limit") && has_value) {
+            if (parse_count(s, argv[++i], &a->trace_limit, e)) return -1;
+        } else if (!strcmp(s, "--trace") && has_value) {
+            if (check_trace_path(argv[++i], e)) return -1;
+            a->trace_path = argv[i];
+        } else if (!strcmp(s, "--trace-filter") && has_value) {
+            a->trace_filter = argv[++i];
+        } else if (!strcmp(s, "--timeline") && has_value) {
+            a->timeline_path = argv[++i];
+        } else if (!strcmp(s, "--trace-values") || !strncmp(s, "--trace-values=", 15)) {
+            if (parse_values(s, &a->trace_values, e)) return -1;
         } else if (!strcmp(s, "--timeout") && has_value) {
             if (parse_seconds(argv[++i], &a->timeout_seconds, e)) return -1;
-        } else if (!strcmp(s, "--trace")) a->trace = true;
+        } else if (!strcmp(s, "--trace-text")) a->trace = true;
         else if (!strcmp(s, "--stats")) a->stats = true;
         else if (!strcmp(s, "--progress")) a->progress = 2;
         else if (!strcmp(s, "--no-progress")) a->progress = 0;
@@ -118,6 +157,9 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
         else if (!a->program) a->program = s;
         else return trn_errorf(e, "unexpected argument '%s'", s);
     }
+    if ((a->trace_filter || a->trace_limit || a->trace_values) && !a->trace_path)
+        return trn_errorf(e, "%s needs --trace FILE.jsonl (or --trace - for standard error)",
+                          a->trace_filter ? "--trace-filter" : a->trace_limit ? "--trace-limit" : "--trace-values");
     return 0;
 }
 

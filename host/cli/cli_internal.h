@@ -41,7 +41,12 @@ typedef struct run_args {
     config_args cfg;
     binding in[MAX_FILES], out[MAX_FILES];
     int n_in, n_out;
-    bool trace, stats, stats_json, raw_bits;
+    bool trace, stats, stats_json, raw_bits; /* trace: the text trace (--trace-text) */
+    /* --trace FILE.jsonl with its filter, limit and values; --timeline FILE.json
+     * (docs/observability.md). NULL: none. */
+    const char *trace_path, *trace_filter, *timeline_path;
+    uint64_t trace_limit;
+    uint32_t trace_values;
     int format; /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
     uint64_t max_instructions; /* 0: no limit */
     double timeout_seconds;    /* 0: none */

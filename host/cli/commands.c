@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
+#include "runtime/timeline.h"
+#include "runtime/trace.h"
 
 /* A distributed run (docs/mpi.md) agrees on every process's status, then
  * copies each requested output to rank 0; a single process does nothing. */
@@ -23,6 +25,26 @@ static void quiet_when_killed(const trn_sim *s) {
     signal(SIGTERM, SIG_DFL);
 }
 
+/* --trace and --timeline: observers of this run (docs/observability.md). */
+static int start_observers(trn_sim *s, const run_args *a, trn_trace **trace, trn_timeline **timeline, trn_error *e) {
+    if ((a->trace_path || a->timeline_path) && trn_sim_is_distributed(s))
+        return trn_errorf(e, "%s is not available in a distributed (MPI) run; run the program in one process to "
+                          "trace it", a->trace_path ? "--trace" : "--timeline");
+    trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
+                        .values = a->trace_values};
+    if (a->trace_path && trn_trace_begin(s, &o, trace, e)) return -1;
+    if (a->timeline_path && trn_timeline_begin(s, a->timeline_path, timeline, e)) return -1;
+    return 0;
+}
+
+/* Closes them after the run, failed or not; a write error fails the run. */
+static int end_observers(trn_sim *s, trn_trace *trace, trn_timeline *timeline, int rc, trn_error *e) {
+    trn_error te;
+    if (trn_trace_end(s, trace, &te) && !rc) *e = te, rc = -1;
+    if (trn_timeline_end(s, timeline, &te) && !rc) *e = te, rc = -1;
+    return rc;
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
@@ -30,7 +52,11 @@ static int do_run(run_args *a, trn_error *e) {
              (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = cli_setup_dumps(s, a, e);
+    trn_trace *trace = NULL;
+    trn_timeline *timeline = NULL;
+    if (!rc) rc = start_observers(trn_embed_host_sim(s), a, &trace, &timeline, e);
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
+    rc = end_observers(trn_embed_host_sim(s), trace, timeline, rc, e);
     trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
     if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
     rc = cli_distributed_outputs(hs, a, rc, e); /* an MPI run: every rank's status, outputs to rank 0 */

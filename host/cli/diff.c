@@ -81,7 +81,9 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
     if (!a->program) return trn_errorf(e, "missing PROGRAM.json (usage: trnsim diff PROGRAM --config A.cfg --against B.cfg)");
     if (a->n_out) return trn_errorf(e, "--output belongs to run (diff compares every output itself)");
     if (cli_refuse_dump_args(a, "diff", e)) return -1;
-    if (a->trace || a->raw_bits) return trn_errorf(e, "%s belongs to run", a->trace ? "--trace" : "--raw-bits");
+    if (a->trace || a->raw_bits || a->trace_path || a->timeline_path)
+        return trn_errorf(e, "%s belongs to run", a->trace ? "--trace-text" : a->raw_bits ? "--raw-bits"
+                          : a->trace_path ? "--trace" : "--timeline");
     if (a->stats_json) return trn_errorf(e, "--stats-json belongs to run (diff --json --stats puts them in the report)");
     d->b = d->a;
     d->b.stats = false; /* --stats: A's, with the comparisons as #wrong */

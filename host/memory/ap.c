@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
+#include "common/digest.h"
 
 /* Limits that keep every address computation inside int64. */
 #define AP_MAX_NUM (1ll << 32)
@@ -266,6 +267,44 @@ int trn_ap_read_raw(const trn_ap_env *env, const trn_ap *ap, void *dst, trn_erro
     if (guard_reads(env, &w, ap, e)) return -1;
     xfer_arg x = {&w, ap->dtype, dst, TRN_ACC_COPY};
     walk_runs(&w, ap, read_raw_run, &x);
+    return 0;
+}
+
+/* ---- digest ---- */
+
+typedef struct digest_arg {
+    const walk *w;
+    trn_digest d;
+} digest_arg;
+
+static int digest_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_t dense) {
+    (void)dense;
+    digest_arg *g = arg;
+    uint32_t wd = g->w->width;
+    const uint8_t *src = g->w->mem->bytes + addr;
+    if (stride == 1) {
+        trn_digest_update(&g->d, src, (size_t)n * wd);
+        return 0;
+    }
+    uint8_t buf[4096];
+    int64_t per = (int64_t)(sizeof buf / wd);
+    for (int64_t i = 0; i < n; i += per) {
+        int64_t k = n - i < per ? n - i : per;
+        copy_strided(buf, 1, src + i * stride * (int64_t)wd, stride, k, wd);
+        trn_digest_update(&g->d, buf, (size_t)k * wd);
+    }
+    return 0;
+}
+
+int trn_ap_digest(const trn_ap_env *env, const trn_ap *ap, uint64_t *out, trn_error *e) {
+    digest_arg g;
+    walk w;
+    if (walk_init(env, ap, &w, e)) return -1;
+    if (guard_reads(env, &w, ap, e)) return -1;
+    g.w = &w;
+    trn_digest_init(&g.d);
+    walk_runs(&w, ap, digest_run, &g);
+    *out = trn_digest_final(&g.d);
     return 0;
 }
 

@@ -55,6 +55,11 @@ int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int
  * first; op as in trn_ap_write_raw_op. One memmove per pair of contiguous runs. */
 int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src, trn_acc_op op, trn_error *e);
 
+/* XXH64 (common/digest.h) of the AP's bytes in visiting order, hashed in
+ * place (strided runs through a small buffer); bounds as trn_ap_read_raw,
+ * the uninitialised-read guard as env says. */
+int trn_ap_digest(const trn_ap_env *env, const trn_ap *ap, uint64_t *out, trn_error *e);
+
 /* "sbuf[p0:+n:s] off=.. ap=[[s,n],..] float32" for messages. */
 void trn_ap_describe(const trn_ap *ap, char *buf, size_t len);
 

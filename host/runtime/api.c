@@ -466,4 +466,5 @@ const trn_host_api trn_host_api_table = {
     .observed_read_raw = trn_observed_read_raw,
     .observed_read_f32 = trn_observed_read_f32,
     .observer_stop = trn_observer_stop,
+    .observed_digest = trn_observed_digest,
 };

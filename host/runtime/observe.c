@@ -166,6 +166,14 @@ trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, fl
     return trn_ap_read_f32(&env, ap, dst, &e) ? TRN_ERR : TRN_OK;
 }
 
+trn_status trn_observed_digest(const trn_observation *ob, const trn_ap *ap, uint64_t *out) {
+    obs_event *ev = event_of(ob);
+    if (!ev || !ap || !out) return TRN_ERR;
+    trn_ap_env env = observer_env(ev->sim);
+    trn_error e;
+    return trn_ap_digest(&env, ap, out, &e) ? TRN_ERR : TRN_OK;
+}
+
 trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) {
     obs_event *ev = event_of(ob);
     if (!ev || ev->stopped) return TRN_ERR; /* the first observer to stop names the reason */

@@ -168,6 +168,7 @@ int trn_observe_add_modules(trn_sim *s, trn_error *e); /* after the modules load
 void trn_observe_free(trn_sim *s);
 trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, void *dst);
 trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, float *dst);
+trn_status trn_observed_digest(const trn_observation *ob, const trn_ap *ap, uint64_t *out);
 trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
 
 #endif

@@ -32,7 +32,7 @@
  *      Observers (appended after those): trn_plugin_desc.observer
  *      (trn_observer_desc), read-only callbacks before and after every
  *      executed instruction, with host functions observed_read_raw,
- *      observed_read_f32 and observer_stop.
+ *      observed_read_f32, observer_stop and observed_digest.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -176,7 +176,7 @@ typedef struct trn_host_api {
      * TRN_ERR so a handler can `return api->error(ctx, ...)`. When a message
      * is already recorded (a host call or a sub-instruction failed), the new
      * one becomes its prefix: "new: old", so a handler can add context.
-     * log() with TRN_LOG_INFO or TRN_LOG_TRACE prints only under --trace;
+     * log() with TRN_LOG_INFO or TRN_LOG_TRACE prints only under --trace-text;
      * TRN_LOG_ERROR and TRN_LOG_WARN always print (to stderr), so report a
      * failure through error(), which keeps the CLI's one-line message.
      * Messages are cut at 1023 bytes. */
@@ -321,6 +321,10 @@ typedef struct trn_host_api {
      * does not run; from `after`, the run ends after it. Returns TRN_ERR,
      * for `return api->observer_stop(ob, ...)`. */
     trn_status (*observer_stop)(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
+    /* ABI 3. A 64-bit digest of the AP's bytes in visiting order (the dense
+     * buffer observed_read_raw would give): XXH64 with seed 0, computed in
+     * place. Same conditions and errors as observed_read_raw. */
+    trn_status (*observed_digest)(const trn_observation *ob, const trn_ap *ap, uint64_t *out);
 } trn_host_api;
 
 /* ---- transports (ABI 2) ------------------------------------------------ */

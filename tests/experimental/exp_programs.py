@@ -477,10 +477,10 @@ def case_default_skips(r):
                  "the reference's skip-and-note"]:
         check(want in notes, f"stderr lacks {want!r}: {notes!r}")
     print("ok: skip notes on stderr")
-    _, proc = r.ok(SKIP_PROG, cfg, extra=["--trace"])
+    _, proc = r.ok(SKIP_PROG, cfg, extra=["--trace-text"])
     check("Rng (IT 100): skipped" in proc.stderr and "NonzeroWithCount (IT 104): skipped" in proc.stderr,
-          f"--trace lacks the skip lines: {proc.stderr!r}")
-    print("ok: --trace skip lines")
+          f"--trace-text lacks the skip lines: {proc.stderr!r}")
+    print("ok: --trace-text skip lines")
 
 
 def case_default_refuses(r):

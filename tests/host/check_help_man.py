@@ -116,7 +116,8 @@ def man_problems(roff, per_cmd):
         for head, its in sections.items():
             m = re.fullmatch(r"Options of trnsim (.*)", head)
             if m and c in [x.strip() for x in m.group(1).split(",")]:
-                under += [w.rstrip(",") for it in its for w in it.split() if w.startswith("-")]
+                # "--trace-values[=K]": an option with an optional value
+                under += [w.split("[")[0].rstrip(",") for it in its for w in it.split() if w.startswith("-")]
         for o in opts:
             if o not in under:
                 problems.append(f"trnsim(1) does not list {o} under a heading naming '{c}'")
@@ -135,7 +136,7 @@ def without(roff, word):
     keep, skipping = [], False
     for i, line in enumerate(lines):
         if i + 1 < len(lines) and line.startswith(".TP"):
-            nxt = [t.rstrip(",") for t in man_text(lines[i + 1]).split()]
+            nxt = [t.split("[")[0].rstrip(",") for t in man_text(lines[i + 1]).split()]
             skipping = bool(nxt) and (nxt[0] == word or word in nxt[:2])
             if skipping:
                 continue

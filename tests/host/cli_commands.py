@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The CLI's other commands: check, opcodes, quirks, --help, --version, --stats-json,
---trace, and usage errors. Usage: cli_commands.py TRNSIM PROGRAMS_DIR VERSION FAMILIES"""
+--trace-text, and usage errors. Usage: cli_commands.py TRNSIM PROGRAMS_DIR VERSION FAMILIES"""
 import json
 import re
 import os
@@ -51,7 +51,7 @@ def help_version():
     assert top.startswith("Usage: trnsim COMMAND") and "\n  run PROGRAM.json " in top, top
     assert run("run", "--help").stdout.startswith("Usage: trnsim run PROGRAM.json [OPTION]...\n")
     # --help anywhere among a command's arguments, but not as an option's value
-    assert run("run", f"{progs}/copy.json", "--trace", "-h").stdout == run("help", "run").stdout
+    assert run("run", f"{progs}/copy.json", "--trace-text", "-h").stdout == run("help", "run").stdout
     r = run("run", "--config", "--help", rc=1)
     assert r.stderr == "trnsim: run: missing PROGRAM.json (see trnsim --help)\n", r.stderr
     r = run("help", "frobnicate", rc=1)
@@ -66,7 +66,7 @@ def help_version():
 
 
 def stats_json_and_trace():
-    r = run("run", f"{progs}/copy.json", "--config", cfg, "--stats-json", "--trace")
+    r = run("run", f"{progs}/copy.json", "--config", cfg, "--stats-json", "--trace-text")
     stats = json.loads(r.stdout)
     assert stats["opcodes"] == [{"it": 200, "name": "TestCopy", "count": 1, "skipped": 0,
                                  "seconds": stats["opcodes"][0]["seconds"], "elements": 8, "nan": 0, "inf": 0}], stats
@@ -135,7 +135,7 @@ def control_characters_escaped():
 
 
 CASES = [("check ok", check_ok), ("check refuses", check_bad), ("opcodes", opcodes), ("quirks", quirks),
-         ("help, version, usage errors", help_version), ("--stats-json and --trace", stats_json_and_trace),
+         ("help, version, usage errors", help_version), ("--stats-json and --trace-text", stats_json_and_trace),
          ("output targets checked first", output_targets), ("--input bindings", bindings),
          ("control characters escaped", control_characters_escaped), ("config directory", config_directory),
          ("stdout write error", stdout_write_error)]

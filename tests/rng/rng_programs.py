@@ -11,7 +11,7 @@ tensor that has data or is written is requested with --output and compared
 bit for bit. --cores N reruns the program with "cores": N and requires
 every core's slice to equal the model's single-core result (the same seed
 gives the same stream on every core). --trace-has TEXT (repeatable) runs
-with --trace and requires TEXT in the trace (stderr).
+with --trace-text and requires TEXT in the trace (stderr).
 """
 import argparse
 import json
@@ -124,7 +124,7 @@ def run(trnsim, config, prog, outdir, names, trace_has=()):
     for n in names:
         cmd += ["--output", f"{n}={os.path.join(outdir, n + '.npy')}"]
     if trace_has:
-        cmd.append("--trace")
+        cmd.append("--trace-text")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         fail(f"trnsim exited {r.returncode}:\n{r.stderr}")
