@@ -63,12 +63,12 @@ static int api_operand_count(const trn_ctx *ctx, trn_dir dir) {
  * module that looks at it anyway does no arithmetic on wild fields. */
 static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
     trn_error e;
-    if (trn_operand_resolve(ctx, dir, idx, out, &e) == 0) return TRN_OK;
+    if (trn_ctx_operand(ctx, dir, idx, out, &e) == 0) return TRN_OK;
     memset(out, 0, sizeof *out);
     return host_error(ctx, &e);
 }
 
-int trn_operand_resolve(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e) {
+int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e) {
     const char *what = dir == TRN_OUT ? "outputs" : "inputs";
     int n = api_operand_count(ctx, dir);
     if (idx < 0 || idx >= n) return trn_errorf(e, "expected %s[%d], the instruction has %d %s", what, idx, n, what);

@@ -68,7 +68,7 @@ static void resolve_operands(const trn_ctx *c, trn_dir dir, trn_obs_operand *ops
     const trn_operand *src = dir == TRN_OUT ? c->inst->out : c->inst->in;
     for (int k = 0; k < n; ++k) {
         trn_error why;
-        ops[k].resolved = trn_operand_resolve(c, dir, k, &ops[k].ap, &why) == 0;
+        ops[k].resolved = trn_ctx_operand(c, dir, k, &ops[k].ap, &why) == 0;
         if (!ops[k].resolved) memset(&ops[k].ap, 0, sizeof ops[k].ap);
         ops[k].tensor = src[k].tensor >= 0 ? c->sim->prog.tensors[src[k].tensor].name : NULL;
     }

@@ -159,7 +159,7 @@ trn_status trn_dispatch_handler(trn_sim *s, trn_ctx *c, trn_error *e);
 void trn_dispatch_context(const trn_ctx *c, trn_error *e);
 
 /* api.c: an operand as operand() resolves it, with the reason in e on failure. */
-int trn_operand_resolve(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e);
+int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e);
 
 /* observe.c: observers (plugin.h, ABI 3). */
 trn_status trn_observe_exec(trn_sim *s, trn_ctx *c, trn_error *e); /* the handler, observed */
