@@ -392,6 +392,33 @@ int trn_ap_write_raw(const trn_ap_env *env, const trn_ap *ap, const void *src, t
     return 0;
 }
 
+typedef struct mark_arg {
+    const walk *w;
+} mark_arg;
+
+static int mark_whole_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_t dense) {
+    (void)dense;
+    const walk *w = ((mark_arg *)arg)->w;
+    mark_run(w->mem, addr, n, stride, w->width);
+    return 0;
+}
+
+int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
+    walk w;
+    if (walk_init(env, ap, &w, e)) return -1;
+    mark_arg m = {&w};
+    walk_runs(&w, ap, mark_whole_run, &m);
+    return 0;
+}
+
+bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap) {
+    walk w;
+    trn_error e;
+    if (walk_init(env, ap, &w, &e)) return false;
+    guard_arg g = {&w, 0};
+    return walk_runs(&w, ap, guard_run, &g) == 0;
+}
+
 /* ---- indirect ---- */
 
 /* Byte address of element k of the AP's visiting order. */

@@ -59,6 +59,10 @@ int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src,
  * place (strided runs through a small buffer); bounds as trn_ap_read_raw,
  * the uninitialised-read guard as env says. */
 int trn_ap_digest(const trn_ap_env *env, const trn_ap *ap, uint64_t *out, trn_error *e);
+/* For lent memory (ap_view.h): mark every element of a checked AP written;
+ * whether every byte it reaches was written (ignoring allow_uninit). */
+int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e);
+bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap);
 
 /* "sbuf[p0:+n:s] off=.. ap=[[s,n],..] float32" for messages. */
 void trn_ap_describe(const trn_ap *ap, char *buf, size_t len);

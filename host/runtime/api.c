@@ -132,6 +132,19 @@ static void count_bytes(trn_ctx *ctx, const trn_ap *ap, int64_t n, bool written)
         return TRN_OK;                                                                                                \
     } while (0)
 
+/* While views are open, the lent bytes may change under the copying calls'
+ * feet and the written map is not yet up to date: no writes then. */
+static trn_status views_open(trn_ctx *ctx, const char *what) {
+    return api_error(ctx, "%s while %u lent view(s) are open (a module bug: lend_end them first)", what,
+                     ctx->open_views);
+}
+
+#define WRITE_TRANSFER(...)                                                                                           \
+    do {                                                                                                              \
+        if (ctx->open_views) return views_open(ctx, __func__ + 4);                                                    \
+        TRANSFER(__VA_ARGS__);                                                                                        \
+    } while (0)
+
 static trn_status api_read_f32(trn_ctx *ctx, const trn_ap *ap, float *dst) {
     TRANSFER(trn_ap_read_f32(&env, ap, dst, &e), ap, trn_ap_elems(ap), false);
 }
@@ -139,17 +152,17 @@ static trn_status api_read_raw(trn_ctx *ctx, const trn_ap *ap, void *dst) {
     TRANSFER(trn_ap_read_raw(&env, ap, dst, &e), ap, trn_ap_elems(ap), false);
 }
 static trn_status api_write_f32(trn_ctx *ctx, const trn_ap *ap, const float *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_f32(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
+    WRITE_TRANSFER(trn_ap_write_f32(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_write_raw(trn_ctx *ctx, const trn_ap *ap, const void *src) {
-    TRANSFER(trn_ap_write_raw(&env, ap, src, &e), ap, trn_ap_elems(ap), true);
+    WRITE_TRANSFER(trn_ap_write_raw(&env, ap, src, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_read_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, float *dst) {
     TRANSFER(trn_ap_read_indirect_f32(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
 static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, const float *src,
                                      trn_acc_op op) {
-    TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
+    WRITE_TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
 static bool has_dynamic_operand(const trn_inst *in) {
@@ -173,18 +186,19 @@ static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     return TRN_OK;
 }
 static trn_status api_write_raw_op(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
+    WRITE_TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
 }
 static trn_status api_read_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, void *dst) {
     TRANSFER(trn_ap_read_indirect_raw(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
 static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
                                          const void *src, trn_acc_op op) {
-    TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
+    WRITE_TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
 static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *src, trn_acc_op op) {
     if (ctx->checking) return not_in_check(ctx, "copy_raw");
+    if (ctx->open_views) return views_open(ctx, "copy_raw");
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e, e_end;
     trn_remote_txn src_txn, txn; /* the source first (a fetch, done with its owner), then dst's epoch */
@@ -467,4 +481,7 @@ const trn_host_api trn_host_api_table = {
     .observed_read_f32 = trn_observed_read_f32,
     .observer_stop = trn_observer_stop,
     .observed_digest = trn_observed_digest,
+    .lend = trn_api_lend,
+    .lend_end = trn_api_lend_end,
+    .lend_cancel = trn_api_lend_cancel,
 };

@@ -175,7 +175,8 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
 }
 
 static int parse_root(trn_config *c, trn_error *e) {
-    static const char *const keys[] = {"machine", "unknown_opcode", "max_executions", "plugins", "plugin_paths", NULL};
+    static const char *const keys[] = {"machine",      "unknown_opcode", "max_executions", "direct_access",
+                                       "plugins",      "plugin_paths",   NULL};
     config_t *lc = c->lc;
     const config_setting_t *root = config_root_setting(lc);
     if (check_keys(c, root, keys, "the top level", e)) return -1;
@@ -194,6 +195,12 @@ static int parse_root(trn_config *c, trn_error *e) {
         long long v = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? config_setting_get_int64(mx) : 0;
         if (v < 1) return cfg_error(c, mx, e, "max_executions must be a positive integer (instruction executions per core)");
         c->max_executions = (uint64_t)v;
+    }
+    const config_setting_t *da = config_setting_get_member(root, "direct_access");
+    if (da) {
+        if (config_setting_type(da) != CONFIG_TYPE_BOOL)
+            return cfg_error(c, da, e, "direct_access must be true or false");
+        c->no_direct = !config_setting_get_bool(da);
     }
     if (parse_paths(c, config_setting_get_member(root, "plugin_paths"), e)) return -1;
     return parse_plugins(c, config_setting_get_member(root, "plugins"), e);

@@ -28,6 +28,7 @@ typedef struct trn_config {
     uint32_t cores;
     bool allow_uninit;
     bool unknown_skip; /* unknown_opcode = "skip" */
+    bool no_direct;    /* direct_access = false: modules get no lent memory */
     uint64_t max_executions; /* instruction executions per core a program may ask for */
     char **plugin_paths;
     size_t n_paths;

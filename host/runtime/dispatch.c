@@ -236,6 +236,7 @@ static inline __attribute__((always_inline)) trn_status run_handler(trn_sim *s, 
     bool timed = s->opts.trace || s->opts.stats;
     double t0 = timed ? trn_now() : 0;
     trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
+    if (c->open_views) trn_lend_close_all(c, st != TRN_WAIT); /* a waiting handler wrote nothing */
     double dt = timed ? trn_now() - t0 : 0;
     if (st == TRN_WAIT && c->depth > 0) {
         trn_errorf(e, "a sub-instruction may not wait for other cores");
@@ -263,6 +264,9 @@ static inline __attribute__((always_inline)) trn_status run_handler(trn_sim *s, 
 
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
     trn_sim *s = parent->sim;
+    if (parent->open_views)
+        return trn_host_api_table.error(parent, "dispatch while %u lent view(s) are open (a module bug: lend_end "
+                                                "them first)", parent->open_views);
     if (parent->depth >= MAX_SUB_DEPTH)
         return trn_host_api_table.error(parent, "sub-instructions nested deeper than %d", MAX_SUB_DEPTH);
     trn_inst sub;

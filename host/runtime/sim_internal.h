@@ -81,8 +81,18 @@ struct trn_ctx {
     bool parent_allows_uninit;
     bool checking; /* the opcode's static check runs, not its handler */
     bool failed;
+    uint32_t open_views; /* views lent to this handler and not yet ended (api_lend.c) */
     trn_error err;
 };
+
+/* One view lent to the executing handler (api_lend.c). Only one handler
+ * holds views at a time: a handler with views open may not dispatch. */
+#define TRN_MAX_VIEWS 64
+typedef struct trn_lent {
+    trn_ap ap;
+    const trn_ctx *owner; /* NULL: free */
+    uint32_t mode;
+} trn_lent;
 
 struct trn_sim {
     trn_sim_opts opts;
@@ -116,6 +126,7 @@ struct trn_sim {
     /* Observers in call order: the modules' (at load), then the host's. */
     trn_observer_reg *observers;
     size_t n_observers, n_module_observers;
+    trn_lent views[TRN_MAX_VIEWS];
 };
 
 extern const trn_host_api trn_host_api_table;
@@ -170,5 +181,12 @@ trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, vo
 trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, float *dst);
 trn_status trn_observed_digest(const trn_observation *ob, const trn_ap *ap, uint64_t *out);
 trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
+
+/* api_lend.c: the lend / lend_end / lend_cancel host functions, and the end of every view
+ * a handler still holds when it returns (mark: WRITE views become written). */
+trn_lend_status trn_api_lend(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_view *view);
+trn_status trn_api_lend_end(trn_ctx *ctx, trn_view *view);
+trn_status trn_api_lend_cancel(trn_ctx *ctx, trn_view *view);
+void trn_lend_close_all(trn_ctx *ctx, bool mark);
 
 #endif

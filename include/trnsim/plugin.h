@@ -33,6 +33,9 @@
  *      (trn_observer_desc), read-only callbacks before and after every
  *      executed instruction, with host functions observed_read_raw,
  *      observed_read_f32, observer_stop and observed_digest.
+ *      Host functions lend / lend_end / lend_cancel: direct access to the
+ *      memory under an AP (trn_view) instead of a dense copy, and the
+ *      TRN_API_HAS helper.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -164,6 +167,50 @@ typedef struct trn_run_info {
     uint32_t partitions;  /* partitions of SBUF and PSUM */
     uint32_t registers;   /* registers per core */
 } trn_run_info;
+
+/* ---- ABI 3: lent memory (direct access) ------------------------------ */
+
+/* How a module wants to use memory lent to it (lend()).
+ *   READ   read-only: every element passes the uninitialised-read guard
+ *          first (the same check and message as read_raw).
+ *   WRITE  write-only: the module stores every element; the bytes count as
+ *          written from lend_end (or the handler's return) on.
+ *   READ | WRITE  read-modify-write (accumulate in place): lent only when
+ *          every byte is already written, so no element needs the
+ *          "accumulate into never-written stores" rule. */
+#define TRN_LEND_READ 0x1u
+#define TRN_LEND_WRITE 0x2u
+
+/* Shape flags of a view. ROWS: in each partition the AP's elements lie
+ * contiguously in visiting order (row p starts at base + p*part_stride and
+ * holds free_elems elements). BLOCK: ROWS, and the rows abut, so the whole
+ * AP is one run of trn_ap_elems() elements from base. */
+#define TRN_VIEW_ROWS 0x1u
+#define TRN_VIEW_BLOCK 0x2u
+
+/* Memory under an AP, addressed in place. Element (p, i0..i3) of the AP's
+ * visiting order is at
+ *   base + p*part_stride + sum_d(i_d * stride[d])      (bytes)
+ * with ndims, num[] the AP's own dims (an AP of 0 dims is one dim of 1).
+ * Elements are in the dtype's memory layout (docs/dtypes.md), unaligned in
+ * general (memcpy, or check the address, before a typed load). Views may
+ * alias each other: [lo, hi) holds every byte of this one. */
+typedef struct trn_view {
+    uint8_t *base;
+    int64_t part_stride;
+    int64_t stride[TRN_AP_MAX_DIMS];
+    int64_t num[TRN_AP_MAX_DIMS];
+    uint32_t ndims, parts, width, dtype;
+    uint32_t flags;       /* TRN_VIEW_* */
+    uint32_t mode;        /* TRN_LEND_* it was lent with */
+    int64_t free_elems;   /* elements per partition */
+    const uint8_t *lo, *hi;
+    uint32_t slot;        /* the host's; keep as given */
+} trn_view;
+
+/* What lend() did. NOT_LENT is not an error: the AP or the mode does not
+ * allow direct access here (see lend), so use the copying calls. */
+typedef enum trn_lend_status { TRN_LENT = 0, TRN_NOT_LENT = 1, TRN_LEND_ERR = -1 } trn_lend_status;
 
 /* ---- the host API ----------------------------------------------------- */
 
@@ -325,7 +372,33 @@ typedef struct trn_host_api {
      * buffer observed_read_raw would give): XXH64 with seed 0, computed in
      * place. Same conditions and errors as observed_read_raw. */
     trn_status (*observed_digest)(const trn_observation *ob, const trn_ap *ap, uint64_t *out);
+    /* ABI 3. Lend the memory under an AP (bounds-checked as operand APs
+     * are) to the handler: TRN_LENT with *view filled, TRN_NOT_LENT (the
+     * copying calls must be used: direct access is switched off, WRITE on
+     * an AP that reaches some byte twice, READ|WRITE over bytes not all
+     * written, or too many views open), or TRN_LEND_ERR with a message (a
+     * bad AP, the uninitialised-read guard, a static check). Rules
+     * (docs/plugins.md): a view is valid until lend_end or the handler
+     * returns, whichever is first; while any view of the instruction is
+     * open, no host call that writes memory (write_*, copy_raw, dispatch)
+     * may run (an error); bytes written through a WRITE view count as
+     * written only from lend_end on, so end it before reading them back
+     * through the copying calls. */
+    trn_lend_status (*lend)(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_view *view);
+    /* ABI 3. Give a view back (a WRITE view's bytes become written). The
+     * host ends every view still open when the handler returns; TRN_WAIT
+     * drops WRITE views unmarked (a waiting handler has written nothing). */
+    trn_status (*lend_end)(trn_ctx *ctx, trn_view *view);
+    /* ABI 3. Give a view back unused: a WRITE view's bytes keep the written
+     * state they had (for a handler that lent and then takes the copying
+     * path after all). The module must not have stored through it. */
+    trn_status (*lend_cancel)(trn_ctx *ctx, trn_view *view);
 } trn_host_api;
+
+/* Whether a host provides a host function appended after ABI 1 (its table
+ * is long enough and the entry is set), e.g. TRN_API_HAS(api, lend). */
+#define TRN_API_HAS(api, field)                                                                                       \
+    ((api)->size >= offsetof(trn_host_api, field) + sizeof((api)->field) && (api)->field != NULL)
 
 /* ---- transports (ABI 2) ------------------------------------------------ */
 

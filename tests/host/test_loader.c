@@ -26,6 +26,7 @@ static void load_ok(void **st) {
     assert_string_equal(s->table[208].op->name, "TestWaitNoFlag");
     assert_string_equal(s->table[209].op->name, "TestKind");
     assert_string_equal(s->table[210].op->name, "TestOperandFail");
+    assert_string_equal(s->table[220].op->name, "TestLend");
     assert_null(s->table[211].op);
     trn_sim_close(s);
 }

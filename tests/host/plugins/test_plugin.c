@@ -13,6 +13,14 @@
  *               / value_string(it) are all NULL (an absent "v" is NULL)
  *   TestOperandFail (210) operand(inputs[0]) must fail; register 0 = the
  *               trn_ap_elems of what it left, register 1 = its ndims
+ *   TestLend    (220) inputs[0] -> outputs[0] of one dtype through lent
+ *               views (attr "mode": the output's TRN_LEND_* bits, "acc" the
+ *               op), each side falling back to the copying calls when not
+ *               lent; registers 0/1 = the two lend statuses, 2/3 = the two
+ *               views' flags; attr "misuse" makes a module bug the host must
+ *               catch (1 write_raw while a view is open, 2 no lend_end, 3
+ *               dispatch while open, 4 lend_end twice) or 5: lend_cancel the
+ *               output and write nothing
  * Settings: scale (float, default 2.0, range [0, 100]), mode (string a|b),
  * fail_init (bool): init fails when true. */
 #include <stdlib.h>
@@ -124,6 +132,83 @@ static trn_status test_operand_fail(const trn_host_api *api, trn_ctx *ctx, void 
     return api->reg_write(ctx, 1, ap.ndims);
 }
 
+/* Address of element k of a view's visiting order. */
+static uint8_t *view_elem(const trn_view *v, int64_t k) {
+    int64_t p = k / v->free_elems, f = k % v->free_elems;
+    uint8_t *a = v->base + p * v->part_stride;
+    for (int d = (int)v->ndims - 1; d >= 0; --d) {
+        a += (f % v->num[d]) * v->stride[d];
+        f /= v->num[d];
+    }
+    return a;
+}
+
+static trn_status lend_misuse(const trn_host_api *api, trn_ctx *ctx, int64_t misuse, trn_view *in, trn_view *out,
+                              const trn_ap *out_ap, const uint8_t *buf) {
+    if (misuse == 1) return api->write_raw(ctx, out_ap, buf);
+    if (misuse == 3) return api->dispatch(ctx, api->attr(ctx, "misuse"));
+    if (misuse == 5) { /* give the output back unused and write nothing */
+        if (api->lend_end(ctx, in)) return TRN_ERR;
+        return api->lend_cancel(ctx, out);
+    }
+    if (misuse == 4) {
+        trn_view copy = *in;
+        if (api->lend_end(ctx, in)) return TRN_ERR;
+        return api->lend_end(ctx, &copy);
+    }
+    (void)out;
+    return TRN_OK;
+}
+
+static trn_status test_lend(const trn_host_api *api, trn_ctx *ctx, void *st) {
+    (void)st;
+    trn_ap in, out;
+    int64_t mode = TRN_LEND_WRITE, acc = 0, misuse = 0;
+    if (!TRN_API_HAS(api, lend)) return api->error(ctx, "the host lends no memory");
+    if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
+    if (api->attr_int(ctx, "mode", &mode) == TRN_BADTYPE || api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE ||
+        api->attr_int(ctx, "misuse", &misuse) == TRN_BADTYPE)
+        return TRN_ERR;
+    int64_t n = trn_ap_elems(&in);
+    uint32_t w = api->dtype_width(in.dtype);
+    if (n != trn_ap_elems(&out) || in.dtype != out.dtype) return api->error(ctx, "one dtype and count expected");
+    uint8_t *buf = malloc((size_t)n * w);
+    trn_view vi, vo;
+    trn_status rc = TRN_ERR;
+    trn_lend_status si = api->lend(ctx, &in, TRN_LEND_READ, &vi);
+    if (si == TRN_LEND_ERR) goto done;
+    trn_lend_status so = api->lend(ctx, &out, (uint32_t)mode, &vo);
+    if (so == TRN_LEND_ERR) goto done;
+    if (misuse) {
+        rc = lend_misuse(api, ctx, misuse, &vi, &vo, &out, buf);
+        if (rc != TRN_OK || misuse != 2) goto done; /* 5: nothing written, OK */
+    }
+    /* The whole source first: the views may alias (copy_raw's semantics). */
+    if (si == TRN_LENT)
+        for (int64_t k = 0; k < n; ++k) memcpy(buf + k * w, view_elem(&vi, k), w);
+    if (so == TRN_LENT)
+        for (int64_t k = 0; k < n; ++k) {
+            uint8_t *dst = view_elem(&vo, k);
+            if (acc == TRN_ACC_COPY) memcpy(dst, buf + k * w, w);
+            else if (api->accumulate(ctx, (trn_acc_op)acc, dst, buf + k * w, (trn_dtype)out.dtype)) goto done;
+        }
+    if (misuse == 2) { /* the host ends both views when the handler returns */
+        rc = TRN_OK;
+        goto done;
+    }
+    if (si == TRN_LENT && api->lend_end(ctx, &vi)) goto done;
+    if (so == TRN_LENT && api->lend_end(ctx, &vo)) goto done;
+    if (si != TRN_LENT && api->read_raw(ctx, &in, buf)) goto done;
+    if (so != TRN_LENT && api->write_raw_op(ctx, &out, buf, (trn_acc_op)acc)) goto done;
+    if (api->reg_write(ctx, 0, si) || api->reg_write(ctx, 1, so) || api->reg_write(ctx, 2, vi.flags) ||
+        api->reg_write(ctx, 3, vo.flags))
+        goto done;
+    rc = TRN_OK;
+done:
+    free(buf);
+    return rc;
+}
+
 static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err, size_t len) {
     int64_t fail = 0;
     api->setting_int(set, "fail_init", &fail);
@@ -185,6 +270,11 @@ static const trn_attr_desc regs_attrs[] = {
     {.name = "reg", .types = TRN_ATTR_INT, .def = "0", .help = "register"},
     {.name = "value", .types = TRN_ATTR_INT, .def = "0", .help = "value written"},
 };
+static const trn_attr_desc lend_attrs[] = {
+    {.name = "mode", .types = TRN_ATTR_INT, .def = "2", .min = 1, .max = 3, .help = "TRN_LEND_* of the output"},
+    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
+    {.name = "misuse", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 5, .help = "a module bug to make, or 5: cancel"},
+};
 static const trn_operand_desc copy_operands[] = {
     {TRN_IN, "src", 0, "any dtype"}, {TRN_OUT, "dst", 0, "as many elements as src"},
 };
@@ -204,6 +294,7 @@ static const trn_opcode_desc ops[] = {
     /* no schema: "v" may be anything (the value walk's tests) */
     {.it = 209, .name = "TestKind", .handler = test_kind},
     {.it = 210, .name = "TestOperandFail", .handler = test_operand_fail, .flags = TRN_OPF_NO_ATTRS},
+    {.it = 220, .name = "TestLend", .handler = test_lend, TRN_ARRAY(attrs, lend_attrs)},
 };
 
 static const trn_setting_desc settings[] = {
