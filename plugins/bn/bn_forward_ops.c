@@ -1,6 +1,9 @@
 /* Handlers of the forward statistics: BNStats (IT 34) and
  * BNStatsAggregate (IT 35). Validate every operand and attribute, read the
  * inputs widened to fp32, run the kernel, write the one output. */
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "bn_kernels.h"
 #include "bn_operands.h"
 #include "bn_ops.h"
@@ -34,8 +37,38 @@ static trn_status read_transpose(const trn_host_api *api, trn_ctx *ctx, const ch
 
 /* Plain BNStats: the shared weight table once, then slices of partitions
  * read and reduced in turn; one write of all records at the end. */
+/* Plain BNStats on fp32 rows lent in place (plugin.h, ABI 3): the kernel
+ * reads each partition where it lies. *done false: not lendable as rows of
+ * floats, take the slices. */
+static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
+                                 const bn_operand *st, bool *done) {
+    *done = false;
+    if (!TRN_API_HAS(api, lend_cancel) || x->ap.dtype != TRN_DT_FP32) return TRN_OK;
+    trn_view v;
+    trn_lend_status s = api->lend(ctx, &x->ap, TRN_LEND_READ, &v);
+    if (s == TRN_LEND_ERR) *done = true;
+    if (s != TRN_LENT) return s == TRN_LEND_ERR ? TRN_ERR : TRN_OK;
+    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3)) return api->lend_end(ctx, &v);
+    const size_t P = x->parts, N = x->elems, nw = bn_stats_weights_len(N);
+    float *buf = bn_scratch(api, ctx, state, nw + P * BN_STATS_ELEMS);
+    if (!buf) {
+        api->lend_end(ctx, &v);
+        *done = true;
+        return TRN_ERR;
+    }
+    float *w = buf, *out = w + nw;
+    bn_stats_weights(N, w);
+    bn_stats_rows((const float *)(const void *)v.base, (size_t)v.part_stride / sizeof(float), P, N, w, out);
+    api->lend_end(ctx, &v);
+    *done = true;
+    return api->write_f32(ctx, &st->ap, out, TRN_ACC_COPY);
+}
+
 static trn_status stats_by_slices(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
                                   const bn_operand *st) {
+    bool done;
+    trn_status rc = stats_in_place(api, ctx, state, x, st, &done);
+    if (done) return rc;
     const size_t P = x->parts, N = x->elems, nw = bn_stats_weights_len(N);
     const size_t rows = P < BN_SLICE_ROWS ? P : BN_SLICE_ROWS;
     float *buf = bn_scratch(api, ctx, state, nw + rows * N + P * BN_STATS_ELEMS);

@@ -54,6 +54,9 @@ typedef enum bn_isa {
 bn_isa bn_isa_best(void);
 /* bn_stats_f32 on a given path; BN_ISA_AVX only where bn_isa_best() gives it. */
 void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out);
+/* The same over rows `stride` floats apart (rows read in place). */
+void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out);
+void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out);
 
 /* apply_transpose: the 32x32 tile swap of StreamTranspose on [P][n]:
  * element (p, e) moves to row (p & ~31) | (e & 31), column (e & ~31) | (p & 31).

@@ -67,9 +67,9 @@ static void finish_row(const float *row, size_t n, size_t done, const float *w, 
 
 /* nb <= BN_BLOCK rows; a partial block repeats row 0 in the missing slots,
  * whose results are never stored. */
-static void stats_block(bn_isa isa, const float *x, size_t n, size_t nb, const float *w, float *out) {
+static void stats_block(bn_isa isa, const float *x, size_t stride, size_t n, size_t nb, const float *w, float *out) {
     const float *rows[BN_BLOCK];
-    for (size_t b = 0; b < BN_BLOCK; ++b) rows[b] = x + (b < nb ? b : 0) * n;
+    for (size_t b = 0; b < BN_BLOCK; ++b) rows[b] = x + (b < nb ? b : 0) * stride;
     bn_stats_lanes s;
     const size_t done = run_block(isa, rows, n / 2, w, &s);
     /* The output counts are the lane sizes, not the running count. */
@@ -86,11 +86,19 @@ static void stats_block(bn_isa isa, const float *x, size_t n, size_t nb, const f
     }
 }
 
-void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out) {
+void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out) {
     for (size_t p0 = 0; p0 < parts; p0 += BN_BLOCK) {
         const size_t nb = parts - p0 < BN_BLOCK ? parts - p0 : BN_BLOCK;
-        stats_block(isa, x + p0 * n, n, nb, w, out + p0 * BN_STATS_ELEMS);
+        stats_block(isa, x + p0 * stride, stride, n, nb, w, out + p0 * BN_STATS_ELEMS);
     }
+}
+
+void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out) {
+    bn_stats_rows_isa(isa, x, n, parts, n, w, out);
+}
+
+void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out) {
+    bn_stats_rows_isa(bn_isa_best(), x, stride, parts, n, w, out);
 }
 
 void bn_stats_f32(const float *x, size_t parts, size_t n, const float *w, float *out) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "dma_apslice.h"
+#include "dma_direct.h"
 #include "dma_state.h"
 
 static trn_status read_dense(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, void *buf, bool raw) {
@@ -113,6 +114,11 @@ static trn_status direct_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *
                           n, src.part_count, trn_ap_free_elems(&src), m, dst.part_count, trn_ap_free_elems(&dst));
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
+    if (src.dtype == dst.dtype && !acc) {
+        bool done;
+        trn_status rc = dma_direct_copy(api, ctx, &src, &dst, &done);
+        if (done) return rc;
+    }
     if (src.dtype == dst.dtype) return api->copy_raw(ctx, &dst, &src, acc ? TRN_ACC_ADD : TRN_ACC_COPY);
     if ((size_t)n * sizeof(float) >= DMA_CHUNK_MIN && !may_overlap(api, &src, &dst))
         return chunked_cast(api, ctx, st, &src, &dst, n, acc);
@@ -200,6 +206,11 @@ trn_status dma_mode_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
     bool raw = src.dtype == dst.dtype;
+    if (raw && !acc) {
+        bool done;
+        trn_status rc = dma_direct_transpose(api, ctx, st, &src, &dst, shape, perm, &done);
+        if (done) return rc;
+    }
     size_t w = dense_width(api, &src, raw);
     void *in = dma_scratch(st, 0, (size_t)n * w), *out = dma_scratch(st, 1, (size_t)n * w);
     if (!in || !out) return no_memory(api, ctx, what, n);

@@ -116,6 +116,11 @@ void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape
     int64_t stride[4]; /* C-order strides of the source, in elements */
     stride[3] = 1;
     for (int a = 2; a >= 0; --a) stride[a] = stride[a + 1] * shape[a + 1];
+    dma_transpose_strided(src, stride, dst, width, shape, perm);
+}
+
+void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width, const int64_t shape[4],
+                           const int perm[4]) {
     int64_t D[4], S[4]; /* destination extents, and the source stride of each */
     for (int k = 0; k < 4; ++k) {
         D[k] = shape[perm[k]];

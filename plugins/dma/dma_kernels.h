@@ -47,6 +47,10 @@ float dma_addss(float acc, float x);
  * bytes (1, 2, 4 or 8) and copied bit for bit. perm must be a permutation
  * of 0..3 (dma_perm_valid). */
 void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape[4], const int perm[4]);
+/* The same with the source's axis a at stride[a] elements (a source read in
+ * place, e.g. rows of a lent view), the destination still dense. */
+void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width, const int64_t shape[4],
+                           const int perm[4]);
 bool dma_perm_valid(const int64_t perm[4]);
 
 /* ---- replicate (DMACopy mode 3) ----------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include "search_kernels.h"
 #include "search_operands.h"
+#include "search_rows.h"
 #include "search_state.h"
 
 static trn_status reserve(const trn_host_api *api, trn_ctx *ctx, search_state *st, search_op op,
@@ -40,10 +41,14 @@ trn_status search_op_max(const trn_host_api *api, trn_ctx *ctx, void *state) {
     search_operands o;
     if (search_get_operands(api, ctx, SEARCH_OP_MAX, &o) != TRN_OK) return TRN_ERR;
     if (reserve(api, ctx, st, SEARCH_OP_MAX, &o, false) != TRN_OK) return TRN_ERR;
+    search_rows rows;
+    if (search_rows_open(api, ctx, &o.data, &rows) != TRN_OK) return TRN_ERR;
     for (size_t p = 0; p < o.parts; ++p) {
-        if (read_row(api, ctx, &o.data, p, st->row) != TRN_OK) return TRN_ERR;
-        search_max8_row(st->row, o.n, st->vals + p * SEARCH_K);
+        const float *row = search_rows_get(api, ctx, &rows, p, st->row);
+        if (!row) return TRN_ERR;
+        search_max8_row(row, o.n, st->vals + p * SEARCH_K);
     }
+    search_rows_close(api, ctx, &rows);
     return api->write_f32(ctx, &o.vals, st->vals, TRN_ACC_COPY);
 }
 
@@ -97,6 +102,9 @@ static trn_status write_struck(const trn_host_api *api, trn_ctx *ctx, search_sta
             st->fill[m++] = imm;
         }
     if (m == 0) return TRN_OK;
+    bool done;
+    trn_status rc = search_store_struck(api, ctx, &o->data_out, st->pos, m, imm, &done);
+    if (done || rc != TRN_OK) return rc;
     return api->write_indirect_f32(ctx, &o->data_out, st->pos, m, st->fill, TRN_ACC_COPY);
 }
 
@@ -135,10 +143,21 @@ static trn_status run_match(const trn_host_api *api, trn_ctx *ctx, search_state 
     bool whole = o.has_data_out && !only_struck;
     if (reserve(api, ctx, st, op, &o, whole) != TRN_OK) return TRN_ERR;
     if (api->read_f32(ctx, &o.vals, st->vals) != TRN_OK) return TRN_ERR;
-    for (size_t p = 0; p < o.parts; ++p) {
-        float *row = whole ? st->data + p * o.n : st->row;
-        if (read_row(api, ctx, &o.data, p, row) != TRN_OK) return TRN_ERR;
-        search_find8_row(row, o.n, st->vals + p * SEARCH_K, st->order, st->idx + p * SEARCH_K);
+    if (whole) {
+        for (size_t p = 0; p < o.parts; ++p) {
+            float *row = st->data + p * o.n;
+            if (read_row(api, ctx, &o.data, p, row) != TRN_OK) return TRN_ERR;
+            search_find8_row(row, o.n, st->vals + p * SEARCH_K, st->order, st->idx + p * SEARCH_K);
+        }
+    } else {
+        search_rows rows;
+        if (search_rows_open(api, ctx, &o.data, &rows) != TRN_OK) return TRN_ERR;
+        for (size_t p = 0; p < o.parts; ++p) {
+            const float *row = search_rows_get(api, ctx, &rows, p, st->row);
+            if (!row) return TRN_ERR;
+            search_find8_row(row, o.n, st->vals + p * SEARCH_K, st->order, st->idx + p * SEARCH_K);
+        }
+        search_rows_close(api, ctx, &rows);
     }
     if (o.has_data_out && write_data_out(api, ctx, st, &o, imm, only_struck) != TRN_OK) return TRN_ERR;
     if (o.has_idx) return api->write_raw(ctx, &o.idx, st->idx);

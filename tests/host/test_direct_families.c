@@ -1,0 +1,227 @@
+/* The stock modules' direct-access fast paths (lent memory) against their
+ * copying paths, bit for bit: every program runs twice on identical random
+ * memory, once with direct_access on and once off, and every byte of every
+ * core's SBUF and HBM, the written-byte maps and any error message must
+ * agree. Random shapes, partition steps, strided and reversed dims,
+ * in-place and overlapping operands, NaN payloads and infinities. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime/sim_internal.h"
+#include "test_util.h"
+
+#define PARTS 16
+#define PBYTES 4096
+#define HBM 65536
+#define CFG(extra)                                                                                                    \
+    "machine = { partitions = 16; sbuf_partition_bytes = 4096; hbm_bytes = 65536; }; " extra                          \
+    " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = \"trnsim-bn\"; },"      \
+    " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
+    " { family = \"collective\"; module = \"trnsim-collective\"; } );"
+
+static uint64_t rng_state = 0x243f6a8885a308d3ull;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+static trn_sim *open_loaded(bool direct, const char *prog) {
+    trn_sim *s;
+    trn_error e;
+    if (test_open(direct ? CFG("") : CFG("direct_access = false;"), &s, &e)) fail_msg("%s", e.msg);
+    if (trn_sim_load_program_text(s, prog, "p.json", &e)) fail_msg("%s\n%s", e.msg, prog);
+    return s;
+}
+
+/* fp32 values, mostly ordinary, some specials (NaN payloads, infinities,
+ * signed zeros, ties); every byte written but for rare 4-byte holes. */
+static void fill(trn_memory *a, trn_memory *b, size_t bytes, bool holes) {
+    static const uint32_t special[] = {0x7fc00000u, 0xffc01234u, 0x7fa00001u, 0x7f800000u, 0xff800000u,
+                                       0x00000000u, 0x80000000u, 0x3f800000u, 0x00000001u};
+    for (size_t i = 0; i + 4 <= bytes; i += 4) {
+        uint64_t r = rnd();
+        uint32_t u;
+        if (r % 50 == 0) u = special[(r >> 8) % (sizeof special / sizeof special[0])];
+        else {
+            float f = (float)((int64_t)(r >> 20) % 20001 - 10000) / 64.0f;
+            memcpy(&u, &f, 4);
+        }
+        memcpy(a->bytes + i, &u, 4);
+        memcpy(b->bytes + i, &u, 4);
+    }
+    trn_mem_mark_written(a, 0, bytes);
+    trn_mem_mark_written(b, 0, bytes);
+    if (!holes) return;
+    for (int h = 0; h < 2; ++h) {
+        uint64_t at = rnd() % (bytes / 4) * 4;
+        for (uint64_t k = at; k < at + 4; ++k) {
+            a->written[k >> 6] &= ~(1ull << (k & 63));
+            b->written[k >> 6] &= ~(1ull << (k & 63));
+        }
+    }
+}
+
+static void compare(const trn_sim *a, const trn_sim *b, const char *prog) {
+    for (uint32_t c = 0; c < a->ncores; ++c)
+        for (int m = 0; m < 3; m += 2) { /* sbuf, hbm */
+            const trn_memory *ma = &a->cores[c].mem[m], *mb = &b->cores[c].mem[m];
+            size_t n = (size_t)ma->partitions * ma->partition_bytes;
+            for (size_t i = 0; i < n; ++i)
+                if (ma->bytes[i] != mb->bytes[i])
+                    fail_msg("core %u %s byte %zu: direct %02x, copying %02x in\n%s", c, trn_mem_names[m], i,
+                             ma->bytes[i], mb->bytes[i], prog);
+            if (memcmp(ma->written, mb->written, n / 64 * 8))
+                fail_msg("core %u %s written maps differ in\n%s", c, trn_mem_names[m], prog);
+        }
+}
+
+static int cases_failed_alike; /* runs where both paths refused the program */
+
+static void run_both(const char *prog, bool holes) {
+    trn_sim *a = open_loaded(true, prog), *b = open_loaded(false, prog);
+    uint64_t seed = rnd();
+    for (uint32_t c = 0; c < a->ncores; ++c)
+        for (int m = 0; m < 3; m += 2) {
+            rng_state = seed + c * 7 + (uint64_t)m;
+            size_t bytes = (size_t)a->cores[c].mem[m].partitions * a->cores[c].mem[m].partition_bytes;
+            fill(&a->cores[c].mem[m], &b->cores[c].mem[m], bytes, holes);
+        }
+    rng_state = seed ^ 0x9e3779b97f4a7c15ull;
+    trn_error ea = {""}, eb = {""};
+    int ra = trn_sim_run(a, &ea), rb = trn_sim_run(b, &eb);
+    if (ra != rb) fail_msg("direct %d (%s), copying %d (%s) in\n%s", ra, ea.msg, rb, eb.msg, prog);
+    if (ra) {
+        assert_string_equal(ea.msg, eb.msg);
+        cases_failed_alike++;
+    }
+    compare(a, b, prog);
+    trn_sim_close(a);
+    trn_sim_close(b);
+}
+
+/* A random fp32 AP in mem with np partitions and `elems` elements per
+ * partition split over up to 3 dims (contiguous rows more often than not). */
+static void ap_text_dt(char *buf, size_t len, const char *mem, int np, int64_t elems, bool strided, const char *dt) {
+    int parts_avail = !strcmp(mem, "hbm") ? 1 : PARTS;
+    int64_t pbytes = !strcmp(mem, "hbm") ? HBM : PBYTES, cap = pbytes / 4;
+    for (;;) {
+        int ps = np > 1 ? (int)rnd_in(1, 2) : 1, p0 = (int)rnd_in(0, parts_avail - 1);
+        if (p0 + (np - 1) * ps >= parts_avail) continue;
+        int64_t step = 1, lo = 0, hi = elems - 1;
+        if (strided && rnd() % 2) {
+            step = rnd() % 3 ? 2 : -1;
+            hi = step > 0 ? (elems - 1) * step : 0;
+            lo = step > 0 ? 0 : (elems - 1) * step;
+        }
+        int64_t off = rnd_in(-lo, cap - 1);
+        if (off + hi >= cap) continue;
+        snprintf(buf, len,
+                 "{\"memory\": \"%s\", \"dtype\": \"%s\", \"partition\": %d, \"partitions\": %d, "
+                 "\"partition_step\": %d, \"offset\": %" PRId64 ", \"ap\": [[%" PRId64 ", %" PRId64 "]]}",
+                 mem, dt, p0, np, ps, off, step, elems);
+        return;
+    }
+}
+
+static void ap_text(char *buf, size_t len, const char *mem, int np, int64_t elems, bool strided) {
+    ap_text_dt(buf, len, mem, np, elems, strided, "float32");
+}
+
+static void collective_cases(void **st) {
+    (void)st;
+    static const char *const ops[] = {"add", "max", "min"};
+    for (int i = 0; i < 120; ++i) {
+        int cores = (int)rnd_in(2, 4), np = (int)rnd_in(1, 8);
+        int64_t e = rnd_in(1, 200);
+        char in[256], out[256], prog[1024];
+        ap_text(in, sizeof in, "sbuf", np, e, i % 3 == 0);
+        if (rnd() % 3 == 0) snprintf(out, sizeof out, "%s", in); /* in place */
+        else ap_text(out, sizeof out, "sbuf", np, e, i % 5 == 0);
+        snprintf(prog, sizeof prog,
+                 "{\"cores\": %d, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
+                 "\"reduce_op\": \"%s\", \"inputs\": [%s], \"outputs\": [%s]}]}",
+                 cores, ops[i % 3], in, out);
+        run_both(prog, i % 7 == 0);
+    }
+}
+
+static void dma_cases(void **st) {
+    (void)st;
+    for (int i = 0; i < 150; ++i) {
+        char src[256], dst[256], prog[1024];
+        int np = (int)rnd_in(1, 8);
+        int64_t e = rnd_in(1, 64);
+        ap_text(src, sizeof src, "sbuf", np, e, i % 4 == 0);
+        if (i % 2) { /* transpose [np, e] -> [e, np] into HBM or SBUF rows */
+            if (rnd() % 4 == 0) snprintf(dst, sizeof dst, "%s", src);
+            else ap_text(dst, sizeof dst, rnd() % 2 ? "hbm" : "sbuf", 1, e * np, false);
+            snprintf(prog, sizeof prog,
+                     "{\"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 1, \"perm\": [0, 1, 3, 2], "
+                     "\"shape\": [1, 1, %d, %" PRId64 "], \"inputs\": [%s], \"outputs\": [%s]}]}",
+                     np, e, src, dst);
+        } else {
+            ap_text(dst, sizeof dst, "sbuf", np, e, i % 3 == 0);
+            snprintf(prog, sizeof prog,
+                     "{\"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [%s], \"outputs\": [%s]}]}", src,
+                     dst);
+        }
+        run_both(prog, i % 6 == 0);
+    }
+}
+
+static void bn_cases(void **st) {
+    (void)st;
+    for (int i = 0; i < 100; ++i) {
+        char x[256], out[256], prog[1024];
+        int np = (int)rnd_in(1, 8);
+        ap_text(x, sizeof x, "sbuf", np, rnd_in(1, 300), i % 4 == 0);
+        ap_text(out, sizeof out, "sbuf", np, 6, false);
+        snprintf(prog, sizeof prog, "{\"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [%s], \"outputs\": [%s]}]}",
+                 x, out);
+        run_both(prog, i % 6 == 0);
+    }
+}
+
+static void search_cases(void **st) {
+    (void)st;
+    for (int i = 0; i < 120; ++i) {
+        char data[256], vals[256], idx[256], prog[2048];
+        int np = (int)rnd_in(1, 8);
+        ap_text(data, sizeof data, "sbuf", np, rnd_in(8, 200), i % 4 == 0);
+        ap_text(vals, sizeof vals, "sbuf", np, 8, false);
+        ap_text_dt(idx, sizeof idx, "hbm", np > 1 ? 1 : 1, 8, false, "uint32");
+        /* Max into vals, then a TopK round in place: strike the 8 out (or,
+         * every third case, MatchReplace into the values' own AP) */
+        if (np > 1) ap_text_dt(idx, sizeof idx, "sbuf", np, 8, false, "uint32");
+        if (i % 3)
+            snprintf(prog, sizeof prog,
+                     "{\"instructions\": [{\"opcode\": \"Max\", \"inputs\": [%s], \"outputs\": [%s]},"
+                     " {\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\", \"inputs\": [%s, %s], "
+                     "\"outputs\": [%s, %s]}]}",
+                     data, vals, vals, data, data, idx);
+        else
+            snprintf(prog, sizeof prog,
+                     "{\"instructions\": [{\"opcode\": \"Max\", \"inputs\": [%s], \"outputs\": [%s]},"
+                     " {\"opcode\": \"MatchReplace\", \"imm_value\": 0.5, \"inputs\": [%s, %s], "
+                     "\"outputs\": [%s]}]}",
+                     data, vals, vals, data, data);
+        run_both(prog, i % 6 == 0);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(collective_cases),
+        cmocka_unit_test(dma_cases),
+        cmocka_unit_test(bn_cases),
+        cmocka_unit_test(search_cases),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    printf("programs both paths refused alike: %d\n", cases_failed_alike);
+    return rc;
+}
