@@ -4,7 +4,9 @@
  * the copying calls while views are open. */
 #include <string.h>
 
+#include "arith/arith.h"
 #include "memory/ap_view.h"
+#include "runtime/remote.h"
 #include "runtime/sim_internal.h"
 
 static trn_status lend_error(trn_ctx *ctx, const char *msg) { return trn_host_api_table.error(ctx, "%s", msg); }
@@ -26,6 +28,9 @@ trn_lend_status trn_api_lend(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_
         return TRN_LEND_ERR;
     }
     trn_sim *s = ctx->sim;
+    /* another process's core: only the copying calls fetch it (and its
+     * written bits) and push it back */
+    if (trn_remote_is_remote(ctx, ap)) return TRN_NOT_LENT;
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e;
     /* READ alone runs the guard exactly as read_raw would, so an
@@ -43,6 +48,8 @@ trn_lend_status trn_api_lend(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_
     view->slot = (uint32_t)slot;
     s->views[slot] = (trn_lent){.ap = *ap, .owner = ctx, .mode = mode};
     ctx->open_views++;
+    if (s->opts.stats && (mode & TRN_LEND_READ) && ap->mem <= TRN_MEM_HBM)
+        s->stats.bytes_read[ap->mem] += (uint64_t)trn_ap_elems(ap) * view->width;
     return TRN_LENT;
 }
 
@@ -51,6 +58,9 @@ static void close_slot(trn_ctx *ctx, trn_lent *l, bool mark) {
         trn_ap_env env = trn_ctx_env(ctx);
         trn_error e;
         trn_ap_mark_written(&env, &l->ap, &e); /* checked when lent */
+        trn_sim *s = ctx->sim;
+        if (s->opts.stats && l->ap.mem <= TRN_MEM_HBM)
+            s->stats.bytes_written[l->ap.mem] += (uint64_t)trn_ap_elems(&l->ap) * trn_dtype_width(l->ap.dtype);
     }
     l->owner = NULL;
     ctx->open_views--;
