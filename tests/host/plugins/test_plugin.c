@@ -132,6 +132,7 @@ static trn_status test_operand_fail(const trn_host_api *api, trn_ctx *ctx, void 
     return api->reg_write(ctx, 1, ap.ndims);
 }
 
+#if TRN_ABI_VERSION >= 3 /* TestLend needs lent memory; the frozen ABI 2 header builds without it */
 /* Address of element k of a view's visiting order. */
 static uint8_t *view_elem(const trn_view *v, int64_t k) {
     int64_t p = k / v->free_elems, f = k % v->free_elems;
@@ -209,6 +210,8 @@ done:
     return rc;
 }
 
+#endif
+
 static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err, size_t len) {
     int64_t fail = 0;
     api->setting_int(set, "fail_init", &fail);
@@ -270,11 +273,13 @@ static const trn_attr_desc regs_attrs[] = {
     {.name = "reg", .types = TRN_ATTR_INT, .def = "0", .help = "register"},
     {.name = "value", .types = TRN_ATTR_INT, .def = "0", .help = "value written"},
 };
+#if TRN_ABI_VERSION >= 3
 static const trn_attr_desc lend_attrs[] = {
     {.name = "mode", .types = TRN_ATTR_INT, .def = "2", .min = 1, .max = 3, .help = "TRN_LEND_* of the output"},
     {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
     {.name = "misuse", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 5, .help = "a module bug to make, or 5: cancel"},
 };
+#endif
 static const trn_operand_desc copy_operands[] = {
     {TRN_IN, "src", 0, "any dtype"}, {TRN_OUT, "dst", 0, "as many elements as src"},
 };
@@ -294,7 +299,9 @@ static const trn_opcode_desc ops[] = {
     /* no schema: "v" may be anything (the value walk's tests) */
     {.it = 209, .name = "TestKind", .handler = test_kind},
     {.it = 210, .name = "TestOperandFail", .handler = test_operand_fail, .flags = TRN_OPF_NO_ATTRS},
+#if TRN_ABI_VERSION >= 3
     {.it = 220, .name = "TestLend", .handler = test_lend, TRN_ARRAY(attrs, lend_attrs)},
+#endif
 };
 
 static const trn_setting_desc settings[] = {
