@@ -383,7 +383,12 @@ static int top_level(scan *sc, trn_program *p, size_t *list_at) {
             continue;
         }
         json_t *v = member_value(sc);
-        if (!v || json_object_get(p->root, key) || json_object_set_new(p->root, key, v)) return 1;
+        if (!v) return 1;
+        if (json_object_get(p->root, key)) { /* a repeated key: the document reader says so */
+            json_decref(v);
+            return 1;
+        }
+        if (json_object_set_new(p->root, key, v)) return 1;
     } while (lit(sc, ','));
     if (!lit(sc, '}')) return 1;
     ws(sc);
@@ -401,8 +406,13 @@ static int entries(fast *f, scan *sc) {
         if (r == 1) continue;
         sc->i = at;
         json_t *v = member_value(sc);
+        if (!v) return 1;
+        if (!json_is_object(v)) { /* not an instruction: the document reader names it */
+            json_decref(v);
+            return 1;
+        }
         trn_error e;
-        if (!v || !json_is_object(v) || own(f->ls.p, v) || trn_native_parse_entry(&f->ls, v, 0, &e)) return 1;
+        if (own(f->ls.p, v) || trn_native_parse_entry(&f->ls, v, 0, &e)) return 1;
     } while (lit(sc, ','));
     return lit(sc, ']') ? 0 : 1;
 }
