@@ -24,7 +24,11 @@ static trn_status api_error(trn_ctx *ctx, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (ctx->failed) trn_error_prefix(&ctx->err, "%s", msg); /* add context to the first message */
-    else snprintf(ctx->err.msg, sizeof ctx->err.msg, "%s", msg);
+    else { /* the first message: the run loop leaves err unset until now */
+        snprintf(ctx->err.msg, sizeof ctx->err.msg, "%s", msg);
+        ctx->err.site = (trn_error_site){0};
+        ctx->err.kind = TRN_EK_NONE;
+    }
     ctx->failed = true;
     return TRN_ERR;
 }

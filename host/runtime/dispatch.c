@@ -1,6 +1,7 @@
 /* Dispatch: opcode names, program validation against the loaded modules,
  * and the deterministic multi-core run loop with wait / deadlock handling. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,14 +231,10 @@ static trn_status exec(trn_sim *s, trn_ctx *c, trn_error *e) {
 
 trn_status trn_dispatch_handler(trn_sim *s, trn_ctx *c, trn_error *e) { return run_handler(s, c, e); }
 
-/* Inlined into exec: the unobserved path stays as it was. */
-static inline __attribute__((always_inline)) trn_status run_handler(trn_sim *s, trn_ctx *c, trn_error *e) {
+/* What the host does with a handler's status once its views are ended:
+ * the rules for TRN_WAIT and TRN_ERR, the context of an error, the count. */
+static trn_status handler_done(trn_sim *s, trn_ctx *c, trn_status st, double dt, trn_error *e) {
     uint32_t it = c->inst->it;
-    bool timed = s->opts.trace || s->opts.stats;
-    double t0 = timed ? trn_now() : 0;
-    trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
-    if (c->open_views) trn_lend_close_all(c, st != TRN_WAIT); /* a waiting handler wrote nothing */
-    double dt = timed ? trn_now() - t0 : 0;
     if (st == TRN_WAIT && c->depth > 0) {
         trn_errorf(e, "a sub-instruction may not wait for other cores");
         st = TRN_ERR;
@@ -258,8 +255,31 @@ static inline __attribute__((always_inline)) trn_status run_handler(trn_sim *s, 
         s->stats.count[it]++;
         s->stats.seconds[it] += dt;
     }
-    if (timed) after_timed(s, c, st, dt);
     return st;
+}
+
+static trn_status run_handler(trn_sim *s, trn_ctx *c, trn_error *e) {
+    bool timed = s->opts.trace || s->opts.stats;
+    double t0 = timed ? trn_now() : 0;
+    trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
+    if (c->open_views) trn_lend_close_all(c, st != TRN_WAIT); /* a waiting handler wrote nothing */
+    double dt = timed ? trn_now() - t0 : 0;
+    st = handler_done(s, c, st, dt, e);
+    if (timed && st != TRN_ERR) after_timed(s, c, st, dt);
+    return st;
+}
+
+/* The common case of exec, for a top-level instruction with a handler in a
+ * run that nothing watches (see slow_path): the handler, then one test of
+ * its status and its open views together; anything else goes the long way. */
+static inline __attribute__((always_inline)) trn_status exec_fast(trn_sim *s, trn_ctx *c, trn_error *e) {
+    trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
+    if (__builtin_expect(((uint32_t)st | c->open_views) == TRN_OK, 1)) {
+        s->stats.count[c->inst->it]++; /* and seconds += 0: no time is taken untimed */
+        return TRN_OK;
+    }
+    if (c->open_views) trn_lend_close_all(c, st != TRN_WAIT);
+    return handler_done(s, c, st, 0, e);
 }
 
 trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
@@ -397,6 +417,30 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
     return 0;
 }
 
+/* Whether this stretch of the run needs the long way round for every
+ * instruction: a dump or restore (snapshot points), a budget, a timeout or
+ * the progress display (s->watched), an observer (the JSONL trace, the
+ * timeline, diff's, a module's), or the text trace or --stats (timing).
+ * None of them changes inside one run_core call from off to on, so run_core
+ * asks once and a plain run pays one test per instruction; the long way
+ * still looks at each of them itself. */
+static bool slow_path(const trn_sim *s) {
+    return s->snap || s->watched || s->n_observers || s->opts.trace || s->opts.stats;
+}
+
+/* A top-level instruction's context. The error message buffer (1 KiB) is
+ * left as it is: it is read only after api_error wrote it (failed). */
+static inline __attribute__((always_inline)) void ctx_begin(trn_ctx *ctx, trn_sim *s, uint32_t core, uint64_t index,
+                                                            const trn_inst *in) {
+    _Static_assert(offsetof(trn_ctx, err) + sizeof ctx->err == sizeof *ctx, "err must stay the last field");
+    memset(ctx, 0, offsetof(trn_ctx, err));
+    ctx->sim = s;
+    ctx->core = core;
+    ctx->index = index;
+    ctx->inst = in;
+    ctx->slot = &s->table[in->it];
+}
+
 /* Run core c until it finishes, waits, or completed *budget instructions
  * (a lockstep diff steps one at a time; a plain run has no budget). Returns
  * -1 on error, -2 when a snapshot asked the run to stop here
@@ -407,27 +451,35 @@ static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_
     int progress = 0;
     uint64_t left = *budget; /* a local: the loop keeps it in a register */
     const trn_inst *insts = s->prog.insts;
+    const bool slow = slow_path(s);
+    trn_ctx ctx;
     while (cp->pc < s->prog.n_insts && left) {
         const trn_inst *in = &insts[cp->pc];
         if (in->kind != TRN_INST_OP) {
             cp->pc = loop_step(s, c, cp, in);
             continue;
         }
-        if (s->snap) {
-            s->run->progress |= progress;
-            int at = trn_snapshot_before(s, c, e);
-            if (at) return at < 0 ? -1 : -2;
-            ++s->run->attempts;
-        }
-        trn_ctx ctx = {.sim = s, .core = c, .index = cp->executed, .inst = in};
-        if (s->watched && execution_budget(s, c, cp, in, e)) {
-            s->run->progress |= progress;
-            return -1;
-        }
-        trn_status st = exec(s, &ctx, e);
-        if (st == TRN_ERR) {
-            if (s->snap) trn_snapshot_failed(s, s->run->attempts - 1);
-            return -1;
+        ctx_begin(&ctx, s, c, cp->executed, in);
+        trn_status st;
+        if (__builtin_expect(!slow && ctx.slot->op != NULL, 1)) {
+            st = exec_fast(s, &ctx, e);
+            if (st == TRN_ERR) return -1;
+        } else {
+            if (s->snap) {
+                s->run->progress |= progress;
+                int at = trn_snapshot_before(s, c, e);
+                if (at) return at < 0 ? -1 : -2;
+                ++s->run->attempts;
+            }
+            if (s->watched && execution_budget(s, c, cp, in, e)) {
+                s->run->progress |= progress;
+                return -1;
+            }
+            st = exec(s, &ctx, e);
+            if (st == TRN_ERR) {
+                if (s->snap) trn_snapshot_failed(s, s->run->attempts - 1);
+                return -1;
+            }
         }
         if (st == TRN_WAIT) {
             if (!waiting[c]) progress = 1;
