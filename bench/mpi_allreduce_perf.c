@@ -3,10 +3,12 @@
  * per process:
  *
  *     mpirun -np 4 build/trnsim-mpi-allreduce-perf [--min-bytes 8] [--max-bytes 64M] [--factor 2] [--rounds 5]
+ *            [--modes exact,mpi,native]
  *
  * For each size it times, round by round in alternation, (1) trnsim's
  * AllReduce (fp32 add) through trnsim-collective-mpi in exact mode, (2) raw
- * MPI_Allreduce on the same buffers, (3) the transport in native mode; and
+ * MPI_Allreduce on the same buffers, (3) the transport in native mode (odd
+ * rounds in the reverse order, so that no side always comes first); and
  * prints nccl-tests' columns (size count type redop time algbw busbw
  * #wrong, busbw = algbw x 2(n-1)/n) for each, then the medians of the paired
  * ratios busbw(exact) / busbw(MPI) and busbw(native) / busbw(MPI).
@@ -21,8 +23,10 @@
 
 #include "runtime/sim.h"
 
+enum { MODE_EXACT = 1, MODE_MPI = 2, MODE_NATIVE = 4 };
+
 typedef struct bench {
-    int rank, ranks, rounds, factor;
+    int rank, ranks, rounds, factor, modes;
     size_t min_bytes, max_bytes;
     char exe_dir[1024];
 } bench;
@@ -139,6 +143,18 @@ static void row(const bench *b, const char *what, size_t bytes, double t, long b
                busbw, bad);
 }
 
+/* One round: every mode once, in order or reversed; MPI's time is the
+ * pair's baseline. */
+static void round_of(const bench *b, int k, trn_sim *exact, trn_sim *native, const float *x, float *y, size_t count,
+                     int iters, double *te, double *tm, double *tn) {
+    for (int step = 0; step < 3; ++step) {
+        int which = k % 2 ? 2 - step : step;
+        if (which == 0 && (b->modes & MODE_EXACT)) *te = time_sim(exact, iters);
+        if (which == 1) *tm = time_mpi(x, y, count, iters);
+        if (which == 2 && (b->modes & MODE_NATIVE)) *tn = time_sim(native, iters);
+    }
+}
+
 static int one_size(const bench *b, size_t bytes) {
     size_t count = bytes / sizeof(float);
     float *x = malloc(bytes), *y = malloc(bytes);
@@ -146,32 +162,39 @@ static int one_size(const bench *b, size_t bytes) {
     reference ref;
     make_reference(b, count, &ref);
     trn_sim *exact = NULL, *native = NULL;
-    if (open_sim(b, "exact", count, x, &exact) || open_sim(b, "native", count, x, &native)) return -1;
+    if (((b->modes & MODE_EXACT) && open_sim(b, "exact", count, x, &exact)) ||
+        ((b->modes & MODE_NATIVE) && open_sim(b, "native", count, x, &native)))
+        return -1;
     int iters = bytes <= 65536 ? 50 : bytes <= (1u << 22) ? 10 : 3;
-    double te[64], tm[64], tn[64], re[64], rn[64];
-    time_sim(exact, 1); /* warm: pages faulted in, buffers allocated */
-    time_sim(native, 1);
+    double te[64] = {0}, tm[64] = {0}, tn[64] = {0}, re[64], rn[64];
+    if (exact) time_sim(exact, 1); /* warm: pages faulted in, buffers allocated */
+    if (native) time_sim(native, 1);
     time_mpi(x, y, count, 1);
-    for (int k = 0; k < b->rounds; ++k) { /* alternated: exact, MPI, native, every round */
-        te[k] = time_sim(exact, iters);
-        tm[k] = time_mpi(x, y, count, iters);
-        tn[k] = time_sim(native, iters);
-        re[k] = tm[k] / te[k]; /* busbw ratio = inverse time ratio */
-        rn[k] = tm[k] / tn[k];
+    for (int k = 0; k < b->rounds; ++k) {
+        round_of(b, k, exact, native, x, y, count, iters, &te[k], &tm[k], &tn[k]);
+        re[k] = exact ? tm[k] / te[k] : 0; /* busbw ratio = inverse time ratio */
+        rn[k] = native ? tm[k] / tn[k] : 0;
     }
     trn_error e;
     float *got = malloc(bytes);
-    trn_sim_get_tensor(exact, "y", b->rank, got, bytes, &e);
-    long bad_e = wrong(b, got, count, &ref, 1);
-    trn_sim_get_tensor(native, "y", b->rank, got, bytes, &e);
-    long bad_n = wrong(b, got, count, &ref, 0);
-    long bad_m = wrong(b, y, count, &ref, 0);
-    double me = median(re, b->rounds), mn = median(rn, b->rounds);
-    row(b, "exact", bytes, median(te, b->rounds), bad_e);
-    row(b, "mpi", bytes, median(tm, b->rounds), bad_m);
-    row(b, "native", bytes, median(tn, b->rounds), bad_n);
-    if (b->rank == 0) printf("%12zu  busbw ratio to MPI_Allreduce (median of %d paired): exact %.3f  native %.3f\n",
-                             bytes, b->rounds, me, mn);
+    long bad_e = 0, bad_n = 0;
+    if (exact) {
+        trn_sim_get_tensor(exact, "y", b->rank, got, bytes, &e);
+        bad_e = wrong(b, got, count, &ref, 1);
+        row(b, "exact", bytes, median(te, b->rounds), bad_e);
+    }
+    row(b, "mpi", bytes, median(tm, b->rounds), wrong(b, y, count, &ref, 0));
+    if (native) {
+        trn_sim_get_tensor(native, "y", b->rank, got, bytes, &e);
+        bad_n = wrong(b, got, count, &ref, 0);
+        row(b, "native", bytes, median(tn, b->rounds), bad_n);
+    }
+    if (b->rank == 0) {
+        printf("%12zu  busbw ratio to MPI_Allreduce (median of %d paired):", bytes, b->rounds);
+        if (exact) printf("  exact %.3f", median(re, b->rounds));
+        if (native) printf("  native %.3f", median(rn, b->rounds));
+        printf("\n");
+    }
     fflush(stdout);
     trn_sim_close(exact);
     trn_sim_close(native);
@@ -181,6 +204,14 @@ static int one_size(const bench *b, size_t bytes) {
     free(ref.sum);
     free(ref.mag);
     return bad_e ? -1 : 0;
+}
+
+/* --modes exact,mpi,native (MPI always runs: it is the baseline). */
+static int parse_modes(const char *t) {
+    int m = MODE_MPI;
+    if (strstr(t, "exact")) m |= MODE_EXACT;
+    if (strstr(t, "native")) m |= MODE_NATIVE;
+    return m;
 }
 
 static size_t parse_size(const char *t) {
@@ -193,7 +224,8 @@ static size_t parse_size(const char *t) {
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    bench b = {.rounds = 5, .factor = 2, .min_bytes = 8, .max_bytes = 64u << 20};
+    bench b = {.rounds = 5, .factor = 2, .modes = MODE_EXACT | MODE_MPI | MODE_NATIVE, .min_bytes = 8,
+               .max_bytes = 64u << 20};
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.ranks);
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -201,6 +233,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--max-bytes")) b.max_bytes = parse_size(argv[i + 1]);
         else if (!strcmp(argv[i], "--rounds")) b.rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--factor")) b.factor = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--modes")) b.modes = parse_modes(argv[i + 1]);
     }
     if (b.rounds < 1) b.rounds = 1;
     if (b.factor < 2) b.factor = 2;

@@ -37,9 +37,9 @@ def case(fn):
     return fn
 
 
-def config(module, settings):
+def config(module, settings, top=""):
     s = "".join(f"      {k} = {json.dumps(v)};\n" for k, v in settings.items())
-    return ("machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608;\n"
+    return (top + "machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608;\n"
             "  psum_partition_bytes = 16384; hbm_bytes = 1048576; registers = 64; };\n"
             "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; },\n"
             f"  {{ family = \"collective\"; module = \"{module}\";\n"
@@ -52,22 +52,24 @@ MPI_ONLY = ("mpi_reduce", "mpi_timeout", "multiworker_allreduce")
 IO_REPORT = '"$0" "$@"; s=$?; cat /proc/$$/io > "$TRNSIM_IO_LOG.$OMPI_COMM_WORLD_RANK"; exit $s'
 
 
-def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None, io_log=None):
+def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None, io_log=None, top="",
+        extra=(), mpi_args=()):
     """One run in directory d; np_ None = one process. Returns {name: path}
     and the completed process. io_log: each rank's /proc/PID/io after its
     trnsim ended (through sh, which adds its reaped child's counts) goes to
-    io_log.RANK."""
+    io_log.RANK. top: config lines before the machine; extra: more
+    arguments for trnsim run; mpi_args: more arguments for mpirun."""
     mpi = np_ is not None
     cfg = os.path.join(d, f"{tag}.cfg")
     st = dict(settings)
     if not mpi:
         st = {k: v for k, v in st.items() if k not in MPI_ONLY}
     with open(cfg, "w") as f:
-        f.write(config("trnsim-collective-mpi" if mpi else "trnsim-collective", st))
+        f.write(config("trnsim-collective-mpi" if mpi else "trnsim-collective", st, top))
     pfile = os.path.join(d, f"{tag}.json")
     with open(pfile, "w") as f:
         json.dump(prog, f)
-    args = ["run", pfile, "--config", cfg]
+    args = ["run", pfile, "--config", cfg] + list(extra)
     for name, arr in inputs.items():
         ip = os.path.join(d, f"{tag}_in_{name}.npy")
         np.save(ip, arr)
@@ -76,7 +78,7 @@ def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, pr
     for name in outputs:
         outs[name] = os.path.join(d, f"{tag}_out_{name.replace('@', '_')}.npy")
         args += ["--output", f"{name}={outs[name]}"]
-    base = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"]
+    base = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"] + list(mpi_args)
     if progs:  # MPMD: one program file per process
         cmd = base[:]
         for i, p in enumerate(progs):
@@ -114,15 +116,15 @@ def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, pr
     return outs, r
 
 
-def identical(tag, a, b):
+def identical(tag, a, b, what="the single-process run's"):
     for name in a:
         x, y = open(a[name], "rb").read(), open(b[name], "rb").read()
         if x != y:
             ga, gb = np.load(a[name]), np.load(b[name])
             bad = np.nonzero(ga.reshape(-1).view(np.uint8) != gb.reshape(-1).view(np.uint8))[0]
-            raise Fail(f"{tag}: output {name} differs from the single-process run ({bad.size} bytes, first at "
+            raise Fail(f"{tag}: output {name} differs from {what} ({bad.size} bytes, first at "
                        f"byte {int(bad[0]) if bad.size else -1} of the data)")
-    print(f"  {tag}: {', '.join(a)} byte-identical to one process")
+    print(f"  {tag}: {', '.join(a)} byte-identical to {what}")
 
 
 def same_bits(tag, path, want):
@@ -411,6 +413,69 @@ def native_allreduce():
                     not (np.abs(got.astype(np.float64) - exact) <= bound).all():
                 raise Fail(f"native ReduceScatter on {np_} processes: not within the bound or not reported")
             print(f"  native ReduceScatter on {np_} processes x {n // np_}: within n*eps*sum|x|, reported")
+
+
+def H(name, count):
+    return {"name": name, "memory": "hbm", "dtype": "float32", "shape": [count]}
+
+
+@case
+def native_lent_memory():
+    """The fast mode on lent memory: MPI reads contiguous fp32 inputs and
+    writes contiguous outputs in place (one core per process), in place on
+    an input that is its own output (MPI_IN_PLACE), and through dense
+    buffers where it cannot (strided SBUF rows, two cores per process). The
+    --trace-text note says which buffers MPI got; every output is
+    byte-identical to the same run with direct_access = false (the copying
+    path, the oracle) and within n * eps * sum|x| of the core-order fold
+    (max: equal to it)."""
+    e = 3000
+    for np_, n in ((2, 2), (4, 4), (4, 8)):
+        x = data(n, (e,), seed=170 + n, specials=False)
+        w = data(n, (e,), seed=171 + n, specials=False)
+        s = data(n, (4, 250), seed=172 + n, specials=False)
+        prog = P(n, [H("x", e), H("y", e), H("z", e), H("m", e), H("r", e // n), T("s", (4, 250)),
+                     T("t", (4, 250))],
+                 [cc("AllReduce", ["x"], ["y"], reduce_op="add"),
+                  cc("AllReduce", ["z"], ["z"], reduce_op="add"),
+                  cc("AllReduce", ["x"], ["m"], reduce_op="max"),
+                  cc("ReduceScatter", ["x"], ["r"], reduce_op="add"),
+                  cc("AllReduce", ["s"], ["t"], reduce_op="add")])
+        inputs, outputs = {"x": x, "z": w, "s": s}, ["y", "z", "m", "r", "t"]
+        settings = {"mpi_reduce": "native", "multi_lnc": "allow"}
+        tag = f"{np_} processes x {n // np_}"
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            logs = os.path.join(d, "logs")  # each rank's stderr apart (--trace-text lines would interleave)
+            lent, _ = run(d, "lent", prog, inputs, outputs, settings, np_=np_, extra=["--trace-text"],
+                          mpi_args=["--output-filename", logs])
+            copied, _ = run(d, "copied", prog, inputs, outputs, settings, np_=np_, top="direct_access = false;\n")
+            identical(f"{tag}, lent against copying", lent, copied, "the copying path's")
+            with open(os.path.join(logs, "1", "rank.0", "stderr")) as f:
+                notes = [ln for ln in f.read().splitlines() if ln.startswith("info: core ") and ": MPI " in ln]
+            one = n == np_
+            want = [("#0:", "reads the lent input in place" if one else "reads a dense fold",
+                     "writes the lent output in place"),
+                    ("#1:", "MPI_IN_PLACE" if one else "reads a dense fold", "writes the lent output in place"),
+                    ("#2:", "reads the lent input in place" if one else "reads a dense fold",
+                     "writes the lent output in place"),
+                    ("#3:", "reads the lent input in place" if one else "reads a dense fold",
+                     "writes the lent output in place" if one else "writes a dense buffer"),
+                    ("#4:", "reads a dense fold", "writes a dense buffer")]
+            if len(notes) != len(want) or not all(all(t in ln for t in ts) for ln, ts in zip(notes, want)):
+                raise Fail(f"{tag}: process 0's buffer notes are not the expected ones:\n" + "\n".join(notes))
+            print(f"  {tag}: MPI got the expected buffers ({'lent in and out' if one else 'dense fold, lent out'})")
+            eps = np.finfo(np.float32).eps
+            for name, src, op in (("y", x, 4), ("z", w, 4), ("m", x, 8), ("r", x, 4), ("t", s, 4)):
+                got = np.load(lent[name]).astype(np.float64)
+                exact = fold(op, list(src)).astype(np.float64)
+                bound = n * eps * np.abs(src.astype(np.float64)).sum(0)
+                if name == "r":
+                    exact, bound = exact.reshape(n, -1), bound.reshape(n, -1)
+                if op == 8 and got.tobytes() != np.broadcast_to(exact, got.shape).tobytes():
+                    raise Fail(f"{tag}: native max {name} differs from the exact maximum")
+                if not (np.abs(got - exact) <= bound).all():
+                    raise Fail(f"{tag}: native {name} beyond n*eps*sum|x|")
+            print(f"  {tag}: sums within n*eps*sum|x|, max exact")
 
 
 # ---- inputs: each process reads its own slices --------------------------------------

@@ -125,6 +125,22 @@ void cmpi_track(cmpi *m, cmpi_op *op);
 void cmpi_untrack(cmpi *m, cmpi_op *op);
 void cmpi_drop_all(cmpi *m); /* cancel and free every tracked exchange */
 
+/* The fast mode's reduction (cmpi_native.c) over a group of every core:
+ * this process's members' inputs folded in position order, then
+ * MPI_Allreduce / MPI_Reduce_scatter_block, on lent memory where it can. */
+typedef struct cmpi_native {
+    const trn_host_api *api;
+    trn_ctx *ctx;
+    cmpi *m;
+    int64_t op;           /* COLL_OP_* */
+    bool scatter;         /* ReduceScatter, else AllReduce */
+    int64_t e;            /* elements per input */
+    uint32_t n;           /* party size (every core) */
+    coll_record **local;  /* this process's members, in position order */
+    uint32_t nl;
+} cmpi_native;
+trn_status cmpi_native_reduce(const cmpi_native *job);
+
 /* Cross-process CollectiveCompute (cmpi_compute.c) and Send / Recv
  * (cmpi_p2p.c). */
 trn_status cmpi_compute(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,

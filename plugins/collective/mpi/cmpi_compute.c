@@ -6,8 +6,8 @@
  *            they agree, as the in-process registry does.
  *   phase 1  AllReduce / ReduceScatter (exact): process q of Q gets slice q
  *            of every member's fp32 input and folds it in core order with
- *            doReduction (reduce-scatter traffic); native: the local
- *            members folded here, then MPI_Iallreduce / Ireduce_scatter.
+ *            doReduction (reduce-scatter traffic); native: MPI's blocking
+ *            MPI_Allreduce / MPI_Reduce_scatter_block (cmpi_native.c).
  *            Every other kind: every member's raw input to every process,
  *            stored in this process's copy of that core's memory, then the
  *            in-process runner (coll_exec_run) computes every output.
@@ -245,40 +245,17 @@ static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) 
     return TRN_OK;
 }
 
-static MPI_Op mpi_op(int64_t op) { return op == COLL_OP_MAX ? MPI_MAX : op == COLL_OP_MIN ? MPI_MIN : MPI_SUM; }
-
-static trn_status write_results(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter, bool native);
-
-/* Native: the local members folded here, then MPI's own reduction. It
- * blocks: after the records (phase 0) every process is known to be at
- * this collective with readable inputs (checked before phase 0), so each
- * reaches the MPI call, and a blocking MPI_Allreduce takes MPI's tuned
- * algorithms, which the nonblocking ones do not. */
+/* Native: MPI's own reduction (cmpi_native.c) on this process's members. */
 static trn_status run_native(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter) {
     uint32_t nl = count_local(x);
-    if (nl > 1) { /* folded in place into the first local input (coll_reduce allows res == ins[0]) */
-        const float **ins = malloc(nl * sizeof *ins);
-        if (!ins) return oom(api, ctx);
-        for (uint32_t l = 0; l < nl; ++l) ins[l] = x->in + (size_t)l * x->e;
-        coll_reduce(x->lead->spec.op, ins, nl, (size_t)x->e, false, 0, x->in);
-        free(ins);
-    }
-    /* separate buffers, as a user of MPI would pass them (in-place is a slower path in Open MPI) */
-    int block = (int)(x->e / x->n * nl), rc;
-    if (scatter)
-        rc = MPI_Reduce_scatter_block(x->in, x->res, block, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm);
-    else
-        rc = MPI_Allreduce(x->in, x->res, (int)x->e, MPI_FLOAT, mpi_op(x->lead->spec.op), x->m->comm);
-    if (rc != MPI_SUCCESS)
-        return api->error(ctx, "%s failed (MPI error %d)", scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce", rc);
-    x->m->native_reductions++;
-    if (!x->m->native_noted && x->m->rank == 0) {
-        x->m->native_noted = true;
-        api->log(ctx, TRN_LOG_WARN,
-                 "collective.mpi_reduce = \"native\": %s folds in MPI's order, not core order; fp32 add is not "
-                 "bit-exact (docs/mpi.md)", scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce");
-    }
-    return write_results(x, api, ctx, scatter, true);
+    coll_record **mine = malloc(nl * sizeof *mine);
+    if (!mine) return oom(api, ctx);
+    for (uint32_t i = 0, l = 0; i < x->n; ++i)
+        if (local(x, i)) mine[l++] = x->recs[i];
+    cmpi_native job = {api, ctx, x->m, x->lead->spec.op, scatter, x->e, x->n, mine, nl};
+    trn_status rc = cmpi_native_reduce(&job);
+    free(mine);
+    return rc;
 }
 
 /* Exact: slice me of every member's input comes here; our members' slices
@@ -326,12 +303,11 @@ static trn_status fold_and_share(xop *x, const trn_host_api *api, trn_ctx *ctx) 
     return TRN_OK;
 }
 
-static trn_status write_results(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter, bool native) {
+static trn_status write_results(xop *x, const trn_host_api *api, trn_ctx *ctx, bool scatter) {
     int64_t part = scatter ? x->e / x->n : 0;
     for (uint32_t i = 0; i < x->n; ++i) {
         if (!local(x, i)) continue;
-        /* native scatter: res holds this process's consecutive parts only */
-        size_t at = !scatter ? 0 : native ? (size_t)(x->members[i] % x->m->per) * part : (size_t)i * part;
+        size_t at = scatter ? (size_t)i * part : 0;
         if (write_f32(api, ctx, &x->recs[i]->out, x->res + at) != TRN_OK) return TRN_ERR;
     }
     return TRN_OK;
@@ -405,9 +381,9 @@ static trn_status after_records(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     coll_exec ex = {api, ctx, x->st, &x->lead->spec, x->recs, x->n, x->src_of};
     if (check_reduce(&ex, scatter) != TRN_OK) return TRN_ERR;
     x->e = x->recs[0]->in_count[0];
-    if (read_local_f32(x, api, ctx) != TRN_OK) return TRN_ERR;
     x->plan = native_fits(x, scatter) ? PLAN_NATIVE : PLAN_EXACT;
-    if (x->plan == PLAN_EXACT) return start_exact(x, api, ctx);
+    if (x->plan == PLAN_EXACT)
+        return read_local_f32(x, api, ctx) != TRN_OK ? TRN_ERR : start_exact(x, api, ctx);
     if (run_native(x, api, ctx, scatter) != TRN_OK) return TRN_ERR;
     x->phase = 100; /* finished: step() sees no requests and completes */
     return TRN_OK;
@@ -425,7 +401,7 @@ static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
             rc = fold_and_share(x, api, ctx);
             break;
         case 100: return done(x); /* native: done in after_records */
-        default: return write_results(x, api, ctx, scatter, false) == TRN_OK ? done(x) : TRN_ERR;
+        default: return write_results(x, api, ctx, scatter) == TRN_OK ? done(x) : TRN_ERR;
         }
         if (rc != TRN_OK) return rc;
     }
