@@ -4,7 +4,9 @@
  *   1. a plain loop that sums the same R buffers in the reference's order (one
  *      result), and
  *   2. that loop plus copying its result to R output buffers: the bytes an
- *      AllReduce has to move (R inputs read, R outputs written).
+ *      AllReduce has to move (R inputs read, R outputs written), and
+ *   3. memmove of each of the R inputs to an output buffer: the same
+ *      traffic with no arithmetic.
  * Work = bytes reduced (R inputs x bytes per rank). Every core's result is
  * checked against the loop bit for bit before and after timing, so a fast
  * wrong answer cannot post a number.
@@ -48,6 +50,13 @@ static void plain_sum_and_copy(void *arg) {
     sum_arg *a = arg;
     plain_sum(a);
     for (int r = 0; r < a->ranks; ++r) memcpy(a->copies[r], a->out, a->n * sizeof(float));
+}
+
+/* The traffic alone: each input memmoved to its own output (R reads, R
+ * writes, no arithmetic), the floor an AllReduce is held against. */
+static void memmove_traffic(void *arg) {
+    sum_arg *a = arg;
+    for (int r = 0; r < a->ranks; ++r) memmove(a->copies[r], a->in[r], a->n * sizeof(float));
 }
 
 static void die(const char *what, const trn_error *e) {
@@ -101,9 +110,9 @@ static void allreduce_at(int ranks, size_t fe) {
     if (bad >= 0) {
         printf("MISMATCH: core %d's AllReduce differs from the loop; not timing it\n", bad);
     } else {
-        const bench_job base[2] = {{plain_sum, &a}, {plain_sum_and_copy, &a}};
-        bench_paired res[2];
-        bench_compare(bench_run_job(s), base, 2, min_s(3.0), res);
+        const bench_job base[3] = {{plain_sum, &a}, {plain_sum_and_copy, &a}, {memmove_traffic, &a}};
+        bench_paired res[3];
+        bench_compare(bench_run_job(s), base, 3, min_s(3.0), res);
         char kernel[48], size[48], name[48];
         snprintf(kernel, sizeof kernel, "AllReduce add, %d cores (host)", ranks);
         if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%d x %zu MiB", ranks, bytes >> 20);
@@ -115,6 +124,8 @@ static void allreduce_at(int ranks, size_t fe) {
             bench_report(kernel, size, (double)ranks * (double)bytes, "B", name, &res[0]);
             snprintf(name, sizeof name, "same loop + result copied to %d outputs", ranks);
             bench_report(kernel, size, (double)ranks * (double)bytes, "B", name, &res[1]);
+            snprintf(name, sizeof name, "memmove of each input to an output");
+            bench_report(kernel, size, (double)ranks * (double)bytes, "B", name, &res[2]);
         }
     }
     for (int r = 0; r < ranks; ++r) {

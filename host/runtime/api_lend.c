@@ -59,6 +59,7 @@ static void close_slot(trn_ctx *ctx, trn_lent *l, bool mark) {
         trn_error e;
         trn_ap_mark_written(&env, &l->ap, &e); /* checked when lent */
         trn_sim *s = ctx->sim;
+        s->lent_writes++;
         if (s->opts.stats && l->ap.mem <= TRN_MEM_HBM)
             s->stats.bytes_written[l->ap.mem] += (uint64_t)trn_ap_elems(&l->ap) * trn_dtype_width(l->ap.dtype);
     }

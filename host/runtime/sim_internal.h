@@ -127,6 +127,9 @@ struct trn_sim {
     trn_observer_reg *observers;
     size_t n_observers, n_module_observers;
     trn_lent views[TRN_MAX_VIEWS];
+    /* WRITE views ended with their bytes marked written: how often a fast
+     * path stored in place (the tests check that it runs at all) */
+    uint64_t lent_writes;
 };
 
 extern const trn_host_api trn_host_api_table;

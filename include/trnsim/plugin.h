@@ -400,6 +400,29 @@ typedef struct trn_host_api {
 #define TRN_API_HAS(api, field)                                                                                       \
     ((api)->size >= offsetof(trn_host_api, field) + sizeof((api)->field) && (api)->field != NULL)
 
+
+/* Whether two lent views may share a byte (a helper, not part of the ABI).
+ * Exact for two ROWS views whose partitions step alike (or where one has a
+ * single partition): tensors side by side in the same partitions, whose
+ * [lo, hi) ranges interleave, do not meet. Otherwise the [lo, hi) ranges
+ * decide, which may say "meet" for views that never touch (take the
+ * copying path then). */
+static inline int64_t trn_floor_div_(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+static inline int trn_views_meet(const trn_view *a, const trn_view *b) {
+    if (!(a->lo < b->hi && b->lo < a->hi)) return 0;
+    if (!(a->flags & b->flags & TRN_VIEW_ROWS) || (a->parts == 1 && b->parts == 1)) return 1;
+    int64_t s = a->parts > 1 ? a->part_stride : b->part_stride;
+    if ((a->parts > 1 && b->parts > 1 && a->part_stride != b->part_stride) || s <= 0) return 1;
+    /* rows [A + p*s, A + p*s + la) and [B + q*s, B + q*s + lb) meet when
+     * some k = p - q has d - la < k*s < d + lb, d = B - A */
+    int64_t d = (int64_t)((intptr_t)b->base - (intptr_t)a->base);
+    int64_t la = a->free_elems * (int64_t)a->width, lb = b->free_elems * (int64_t)b->width;
+    int64_t kmin = trn_floor_div_(d - la, s) + 1, kmax = -trn_floor_div_(-(d + lb), s) - 1;
+    int64_t lo = -(int64_t)(b->parts - 1), hi = (int64_t)(a->parts - 1);
+    return (kmin > lo ? kmin : lo) <= (kmax < hi ? kmax : hi);
+}
+
 /* ---- transports (ABI 2) ------------------------------------------------ */
 
 /* A transport spreads one run's cores over several processes (ranks), e.g.

@@ -12,8 +12,6 @@ static bool usable(const trn_view *v, const trn_view *shape) {
            v->free_elems == shape->free_elems && ((uintptr_t)v->base & 3) == 0 && (v->part_stride & 3) == 0;
 }
 
-static bool meet(const trn_view *a, const trn_view *b) { return a->lo < b->hi && b->lo < a->hi; }
-
 static bool same_rows(const trn_view *a, const trn_view *b) {
     return a->base == b->base && a->part_stride == b->part_stride;
 }
@@ -24,11 +22,11 @@ static bool same_rows(const trn_view *a, const trn_view *b) {
 static bool safe_overlaps(const trn_view *in, const trn_view *out, uint32_t n) {
     for (uint32_t o = 0; o < n; ++o)
         for (uint32_t i = 0; i < n; ++i) {
-            if (!meet(&out[o], &in[i])) continue;
+            if (!trn_views_meet(&out[o], &in[i])) continue;
             if (!same_rows(&out[o], &in[i]) || (o == 0 && i != 0)) return false;
         }
     for (uint32_t o = 1; o < n; ++o)
-        if (meet(&out[o], &out[0]) && !same_rows(&out[o], &out[0])) return false;
+        if (trn_views_meet(&out[o], &out[0]) && !same_rows(&out[o], &out[0])) return false;
     return true;
 }
 

@@ -52,7 +52,7 @@ trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state
         return TRN_ERR;
     }
     bool in_place = d == TRN_LENT && (vd.flags & TRN_VIEW_BLOCK) && aligned(vd.base, vd.width) &&
-                    (vd.hi <= vs.lo || vs.hi <= vd.lo);
+                    !trn_views_meet(&vd, &vs);
     if (in_place) {
         dma_transpose_strided(vs.base, stride, vd.base, vs.width, shape, perm);
         api->lend_end(ctx, &vs);
@@ -90,7 +90,7 @@ trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *
         return TRN_ERR;
     }
     bool rows = d == TRN_LENT && (vs.flags & vd.flags & TRN_VIEW_ROWS) && vs.parts == vd.parts &&
-                (vd.hi <= vs.lo || vs.hi <= vd.lo);
+                !trn_views_meet(&vd, &vs);
     if (rows) {
         size_t row_bytes = (size_t)vs.free_elems * vs.width;
         if (vs.flags & vd.flags & TRN_VIEW_BLOCK)

@@ -82,7 +82,9 @@ static void compare(const trn_sim *a, const trn_sim *b, const char *prog) {
 
 static int cases_failed_alike; /* runs where both paths refused the program */
 
-static void run_both(const char *prog, bool holes) {
+/* Runs prog both ways; returns how many WRITE views the direct run's fast
+ * paths stored through (the copying run must store through none). */
+static uint64_t run_both(const char *prog, bool holes) {
     trn_sim *a = open_loaded(true, prog), *b = open_loaded(false, prog);
     uint64_t seed = rnd();
     for (uint32_t c = 0; c < a->ncores; ++c)
@@ -100,8 +102,18 @@ static void run_both(const char *prog, bool holes) {
         cases_failed_alike++;
     }
     compare(a, b, prog);
+    if (b->lent_writes) fail_msg("direct_access = false still lent %" PRIu64 " WRITE views in\n%s", b->lent_writes, prog);
+    uint64_t fast = a->lent_writes;
     trn_sim_close(a);
     trn_sim_close(b);
+    return fast;
+}
+
+/* A group's fast path must have stored in place in at least `min` of its
+ * cases: a fast path that silently never runs tests nothing. */
+static void expect_fast(const char *group, int fast, int cases, int min) {
+    printf("%s: the fast path stored in place in %d of %d programs\n", group, fast, cases);
+    if (fast < min) fail_msg("%s: the fast path ran in only %d of %d programs (expected >= %d)", group, fast, cases, min);
 }
 
 /* A random fp32 AP in mem with np partitions and `elems` elements per
@@ -132,8 +144,20 @@ static void ap_text(char *buf, size_t len, const char *mem, int np, int64_t elem
     ap_text_dt(buf, len, mem, np, elems, strided, "float32");
 }
 
+/* Two fp32 SBUF APs of np partitions from partition 0, e elements each,
+ * the second `gap` elements after the first in every partition. */
+static void side_by_side(char *a, char *b, size_t len, int np, int64_t e, int64_t gap) {
+    snprintf(a, len, "{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": %d, \"ap\": [[1, %" PRId64 "]]}",
+             np, e);
+    snprintf(b, len,
+             "{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": %d, \"offset\": %" PRId64
+             ", \"ap\": [[1, %" PRId64 "]]}",
+             np, e + gap, e);
+}
+
 static void collective_cases(void **st) {
     (void)st;
+    int fast = 0;
     static const char *const ops[] = {"add", "max", "min"};
     for (int i = 0; i < 120; ++i) {
         int cores = (int)rnd_in(2, 4), np = (int)rnd_in(1, 8);
@@ -146,12 +170,27 @@ static void collective_cases(void **st) {
                  "{\"cores\": %d, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
                  "\"reduce_op\": \"%s\", \"inputs\": [%s], \"outputs\": [%s]}]}",
                  cores, ops[i % 3], in, out);
-        run_both(prog, i % 7 == 0);
+        fast += run_both(prog, i % 7 == 0) > 0;
+    }
+    expect_fast("AllReduce", fast, 120, 30);
+    /* input and output side by side in the same partitions: their [lo, hi)
+     * ranges interleave but their rows never meet, so the fold runs in place */
+    for (int i = 0; i < 12; ++i) {
+        int cores = (int)rnd_in(2, 4), np = (int)rnd_in(2, PARTS);
+        int64_t e = rnd_in(1, 200), off = rnd_in(0, 200);
+        char in[256], out[256], prog[1024];
+        side_by_side(in, out, sizeof in, np, e, off);
+        snprintf(prog, sizeof prog,
+                 "{\"cores\": %d, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
+                 "\"reduce_op\": \"add\", \"inputs\": [%s], \"outputs\": [%s]}]}",
+                 cores, in, out);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
     }
 }
 
 static void dma_cases(void **st) {
     (void)st;
+    int fast = 0;
     for (int i = 0; i < 150; ++i) {
         char src[256], dst[256], prog[1024];
         int np = (int)rnd_in(1, 8);
@@ -170,7 +209,18 @@ static void dma_cases(void **st) {
                      "{\"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [%s], \"outputs\": [%s]}]}", src,
                      dst);
         }
-        run_both(prog, i % 6 == 0);
+        fast += run_both(prog, i % 6 == 0) > 0;
+    }
+    expect_fast("DMA transpose and copy", fast, 150, 30);
+    for (int i = 0; i < 12; ++i) { /* side by side in the same partitions: in place */
+        char src[256], dst[256], prog[1024];
+        int np = (int)rnd_in(2, PARTS);
+        int64_t e = rnd_in(1, 200), gap = rnd_in(0, 200);
+        if (i % 2) side_by_side(src, dst, sizeof src, np, e, gap);
+        else side_by_side(dst, src, sizeof src, np, e, gap);
+        snprintf(prog, sizeof prog, "{\"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [%s], \"outputs\": [%s]}]}",
+                 src, dst);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
     }
 }
 
@@ -189,6 +239,7 @@ static void bn_cases(void **st) {
 
 static void search_cases(void **st) {
     (void)st;
+    int fast = 0;
     for (int i = 0; i < 120; ++i) {
         char data[256], vals[256], idx[256], prog[2048];
         int np = (int)rnd_in(1, 8);
@@ -210,8 +261,9 @@ static void search_cases(void **st) {
                      " {\"opcode\": \"MatchReplace\", \"imm_value\": 0.5, \"inputs\": [%s, %s], "
                      "\"outputs\": [%s]}]}",
                      data, vals, vals, data, data);
-        run_both(prog, i % 6 == 0);
+        fast += run_both(prog, i % 6 == 0) > 0;
     }
+    expect_fast("TopK strike-out and MatchReplace", fast, 120, 10);
 }
 
 int main(void) {

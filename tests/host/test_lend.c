@@ -311,12 +311,64 @@ static void config_key_checked(void **st) {
     assert_contains(e.msg, "<config text>:1: direct_access must be true or false");
 }
 
+/* A ROWS view of `parts` rows of `elems` fp32 at byte `at` of buf, rows
+ * `stride` bytes apart (BLOCK when they abut), as the host fills one. */
+static trn_view rows_view(uint8_t *buf, int64_t at, uint32_t parts, int64_t stride, int64_t elems) {
+    trn_view v = {.base = buf + at, .part_stride = stride, .parts = parts, .width = 4, .free_elems = elems,
+                  .flags = TRN_VIEW_ROWS | (parts == 1 || stride == elems * 4 ? TRN_VIEW_BLOCK : 0u)};
+    v.lo = v.base;
+    v.hi = v.base + (int64_t)(parts - 1) * stride + elems * 4;
+    return v;
+}
+
+static void view_bytes(const trn_view *v, uint8_t *mark, const uint8_t *buf, uint8_t bit) {
+    for (uint32_t p = 0; p < v->parts; ++p)
+        for (int64_t k = 0; k < v->free_elems * v->width; ++k) mark[v->base - buf + (int64_t)p * v->part_stride + k] |= bit;
+}
+
+/* trn_views_meet against the bytes each view covers: never "apart" for
+ * views that share a byte, and exact for rows that step alike. */
+static void views_meet_exact_for_rows(void **st) {
+    (void)st;
+    enum { BUF = 8192 };
+    static uint8_t buf[BUF], mark[BUF];
+    int apart = 0;
+    for (int i = 0; i < 20000; ++i) {
+        int64_t stride = 4 * rnd_in(1, 64), stride_b = rnd() % 4 ? stride : 4 * rnd_in(1, 64);
+        uint32_t pa = (uint32_t)rnd_in(1, 12), pb = (uint32_t)rnd_in(1, 12);
+        int64_t ea = rnd_in(1, stride / 4), eb = rnd_in(1, stride_b / 4);
+        int64_t a0 = rnd_in(0, 2000), b0 = rnd_in(0, 2000);
+        trn_view a = rows_view(buf, a0, pa, stride, ea), b = rows_view(buf, b0, pb, stride_b, eb);
+        memset(mark, 0, sizeof mark);
+        view_bytes(&a, mark, buf, 1);
+        view_bytes(&b, mark, buf, 2);
+        bool shared = false;
+        for (size_t k = 0; k < BUF && !shared; ++k) shared = mark[k] == 3;
+        bool meet = trn_views_meet(&a, &b), meet_ba = trn_views_meet(&b, &a);
+        assert_int_equal(meet, meet_ba);
+        if (shared && !meet)
+            fail_msg("views share a byte but trn_views_meet says apart: a %" PRId64 " %u x %" PRId64 "/%" PRId64
+                     ", b %" PRId64 " %u x %" PRId64 "/%" PRId64, a0, pa, ea, stride, b0, pb, eb, stride_b);
+        if ((stride == stride_b || pa == 1 || pb == 1) && shared != meet)
+            fail_msg("rows stepping alike: shared %d, trn_views_meet %d: a %" PRId64 " %u x %" PRId64 "/%" PRId64
+                     ", b %" PRId64 " %u x %" PRId64 "/%" PRId64, shared, meet, a0, pa, ea, stride, b0, pb, eb, stride_b);
+        apart += !meet && a.lo < b.hi && b.lo < a.hi; /* interleaved, told apart */
+    }
+    printf("interleaved views told apart: %d of 20000\n", apart);
+    assert_true(apart > 1000);
+    trn_view s = rows_view(buf, 0, 4, 64, 4); /* strided, not ROWS: [lo, hi) decides */
+    s.flags = 0;
+    trn_view r = rows_view(buf, 32, 4, 64, 4);
+    assert_true(trn_views_meet(&s, &r));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_views_match_copying), cmocka_unit_test(dense_views_and_written),
         cmocka_unit_test(views_ended_at_return),      cmocka_unit_test(refusals_fall_back),
         cmocka_unit_test(guard_message_is_the_same),  cmocka_unit_test(module_bugs_caught),
         cmocka_unit_test(config_key_checked),         cmocka_unit_test(cancel_leaves_unwritten),
+        cmocka_unit_test(views_meet_exact_for_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
