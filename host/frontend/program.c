@@ -99,6 +99,19 @@ static int load_text(trn_program *p, const char *path, const char *text, const t
     return rc;
 }
 
+/* p->root, parsed or built, read by the front end of its format. */
+static int read_document(trn_program *p, const char *path, trn_format format, const trn_load_opts *o, trn_error *e) {
+    p->format = format;
+    if (p->format == TRN_FORMAT_AUTO && trn_program_detect(p->root, &p->format, e))
+        return trn_error_prefix(e, "%s", path);
+    if (p->format == TRN_FORMAT_BIR) {
+        if (trn_bir_read(p, o, e)) return -1; /* its messages name the file themselves */
+    } else if (trn_native_read(p, o, e)) {
+        return trn_error_prefix(e, "%s", path);
+    }
+    return finish(p, o, e);
+}
+
 static int load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
     p->cores = o->default_cores ? o->default_cores : 1;
     p->path = strdup(path);
@@ -110,15 +123,7 @@ static int load(trn_program *p, const char *path, const char *text, const trn_lo
         if (!(p->path = strdup(path))) return trn_errorf(e, "out of memory");
     }
     if (read_json(p, path, text, e)) return -1;
-    p->format = o->format;
-    if (p->format == TRN_FORMAT_AUTO && trn_program_detect(p->root, &p->format, e))
-        return trn_error_prefix(e, "%s", path);
-    if (p->format == TRN_FORMAT_BIR) {
-        if (trn_bir_read(p, o, e)) return -1; /* its messages name the file themselves */
-    } else if (trn_native_read(p, o, e)) {
-        return trn_error_prefix(e, "%s", path);
-    }
-    return finish(p, o, e);
+    return read_document(p, path, o->format, o, e);
 }
 
 static int finish(trn_program *p, const trn_load_opts *o, trn_error *e) {
@@ -133,6 +138,15 @@ int trn_program_load(trn_program *p, const char *path, const char *text, const t
     if (load(p, path, text, o, e) == 0) return 0;
     trn_program_free(p);
     return -1;
+}
+
+int trn_program_load_document(trn_program *p, const char *path, json_t *root, const trn_load_opts *o, trn_error *e) {
+    memset(p, 0, sizeof *p);
+    p->root = root;
+    p->cores = o->default_cores ? o->default_cores : 1;
+    int rc = !(p->path = strdup(path)) ? trn_errorf(e, "out of memory") : read_document(p, path, TRN_FORMAT_NATIVE, o, e);
+    if (rc) trn_program_free(p);
+    return rc;
 }
 
 int trn_program_find_tensor(const trn_program *p, const char *name) {

@@ -127,6 +127,10 @@ typedef struct trn_load_opts {
  * messages), whichever format it is. On failure *p is freed. */
 int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e);
 void trn_program_free(trn_program *p);
+/* Read a native program from a document built in memory (the embedding
+ * API's builder) exactly as the document of a native file is read; path
+ * names it in messages. Takes root (freed with *p, also on failure). */
+int trn_program_load_document(trn_program *p, const char *path, json_t *root, const trn_load_opts *o, trn_error *e);
 
 /* The format a parsed document is in (trn_format), or -1 with a message. */
 int trn_program_detect(json_t *root, trn_format *out, trn_error *e);

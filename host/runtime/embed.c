@@ -79,6 +79,11 @@ static int usage(const char *what) {
     return publish(NULL, NULL);
 }
 
+void trn_embed_clear_error(void) { clear_error(); }
+trn_error *trn_embed_host_error(void) { return host_error(); }
+int trn_embed_publish(const trn_sim *s, const char *file) { return publish(s, file); }
+int trn_embed_usage(const char *what) { return usage(what); }
+
 const trnsim_error *trnsim_last_error(void) { return &last.pub; }
 unsigned trnsim_api_version(void) { return TRNSIM_API_VERSION; }
 const char *trnsim_version(void) { return TRNSIM_VERSION; }

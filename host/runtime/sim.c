@@ -171,7 +171,7 @@ static void advise_tensors(trn_sim *s) {
     }
 }
 
-static int load_parts(trn_sim *s, const char *path, const char *text, trn_error *e) {
+static int load_parts(trn_sim *s, const char *path, const char *text, json_t *root, trn_error *e) {
     free_program(s);
     char families[256];
     trn_load_opts o = {.machine = &s->cfg.machine,
@@ -184,7 +184,8 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
                        .handled = trn_dispatch_handled,
                        .schema = opcode_schema,
                        .arg = s};
-    if (trn_program_load(&s->prog, path, text, &o, e)) return -1;
+    if (root ? trn_program_load_document(&s->prog, path, root, &o, e) : trn_program_load(&s->prog, path, text, &o, e))
+        return -1;
     s->have_prog = true;
     if (trn_dispatch_check_program(s, e)) return -1;
     uint64_t largest = 0;
@@ -213,17 +214,21 @@ static int load_parts(trn_sim *s, const char *path, const char *text, trn_error 
 
 /* A program that fails to load is dropped whole: no half-parsed instruction
  * list or half-initialised memories stay behind for a later trn_sim_run. */
-static int load_common(trn_sim *s, const char *path, const char *text, trn_error *e) {
-    if (load_parts(s, path, text, e) == 0) return 0;
+static int load_common(trn_sim *s, const char *path, const char *text, json_t *root, trn_error *e) {
+    if (load_parts(s, path, text, root, e) == 0) return 0;
     free_program(s);
     if (e) e->kind = TRN_EK_PROGRAM;
     return -1;
 }
 
-int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) { return load_common(s, path, NULL, e); }
+int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) { return load_common(s, path, NULL, NULL, e); }
 
 int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e) {
-    return load_common(s, name, text, e);
+    return load_common(s, name, text, NULL, e);
+}
+
+int trn_sim_load_program_document(trn_sim *s, json_t *root, const char *name, trn_error *e) {
+    return load_common(s, name, NULL, root, e);
 }
 
 static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes, trn_error *e) {

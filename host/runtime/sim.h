@@ -42,6 +42,10 @@ void trn_sim_close(trn_sim *s);
  * give each core fresh memories with the tensors' initial data. */
 int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e);
 int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e);
+/* A native program's document built in memory (taken: freed with the
+ * program, also on failure); name labels messages. */
+struct json_t;
+int trn_sim_load_program_document(trn_sim *s, struct json_t *root, const char *name, trn_error *e);
 
 /* Raw bytes of a whole tensor in its dtype, C order. core -1 = every core
  * (set) / core 0 (get). Marks the bytes written. */

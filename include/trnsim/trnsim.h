@@ -4,7 +4,8 @@
  * program and the memories of every core. The sequence is
  *
  *     trnsim_sim *s = trnsim_open(&opts);          opts may be NULL
- *     trnsim_load_program_text(s, json, "name");   or trnsim_load_program_file
+ *     trnsim_load_program_text(s, json, "name");   or trnsim_load_program_file,
+ *                                                  or trnsim_load_program (built in memory)
  *     trnsim_set_tensor(s, "x", -1, bytes, n);     raw bytes of the tensor's dtype
  *     trnsim_run(s);
  *     trnsim_get_tensor(s, "y", 0, bytes, n);
@@ -28,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TRNSIM_API_VERSION 1
+#define TRNSIM_API_VERSION 2
 
 #if defined(__GNUC__)
 #define TRNSIM_EXPORT __attribute__((visibility("default")))
@@ -125,6 +126,114 @@ TRNSIM_EXPORT int trnsim_run(trnsim_sim *s);
  * Narrowing rounds to nearest even, as tensor initial data does. */
 TRNSIM_EXPORT int trnsim_widen(const char *dtype, const void *bits, float *out, size_t n);
 TRNSIM_EXPORT int trnsim_narrow(const char *dtype, const float *in, void *bits, size_t n);
+
+/* ---- API version 2: programs built in memory ------------------------------
+ *
+ * A trnsim_program is a native program (docs/programs.md) assembled call by
+ * call instead of written as JSON text. Loading it runs the same reader and
+ * the same checks as loading the equivalent native JSON: the loaded program
+ * is the same, and a program that is wrong is refused with the same
+ * message (naming the instruction, opcode, tensor). The builder calls only
+ * refuse what has no JSON form (a NULL, a key set twice, a loop_end without
+ * a loop); everything else is judged when the program is loaded.
+ *
+ *     trnsim_program *p = trnsim_program_new();
+ *     int64_t shape[2] = {128, 512}, vshape[2] = {128, 8};
+ *     trnsim_program_tensor(p, "x", "sbuf", "float32", 2, shape, NULL);
+ *     trnsim_program_tensor(p, "v", "sbuf", "float32", 2, vshape, NULL);
+ *     trnsim_operand in = {.size = sizeof in, .tensor = "x", .ndims = 1, .ap = {{1, 256}}};
+ *     trnsim_value *ins = trnsim_value_list(), *outs = trnsim_value_list();
+ *     trnsim_value_append(ins, trnsim_value_operand(&in));
+ *     trnsim_value_append(outs, trnsim_value_string("v"));
+ *     trnsim_program_instruction(p, "Max", ins, outs, NULL);
+ *     trnsim_load_program(s, p, "max");            then set, run, get as above
+ *     trnsim_program_free(p);
+ *
+ * Values: attribute values, initial data and operands are trnsim_value
+ * trees (the numbers, strings, lists and objects of the JSON form). Every
+ * call that takes a trnsim_value * takes ownership of it, also when it
+ * fails; a value is given to at most one place. */
+
+typedef struct trnsim_value trnsim_value;
+typedef struct trnsim_program trnsim_program;
+
+/* NULL only when out of memory (or s NULL for string). A float that is
+ * infinite or NaN becomes the reader's "inf", "-inf" or "nan". */
+TRNSIM_EXPORT trnsim_value *trnsim_value_int(int64_t v);
+TRNSIM_EXPORT trnsim_value *trnsim_value_float(double v);
+TRNSIM_EXPORT trnsim_value *trnsim_value_bool(int v);
+TRNSIM_EXPORT trnsim_value *trnsim_value_string(const char *s);
+TRNSIM_EXPORT trnsim_value *trnsim_value_list(void);
+TRNSIM_EXPORT trnsim_value *trnsim_value_object(void);
+/* Lists of n numbers in one call (tensor data, shapes). */
+TRNSIM_EXPORT trnsim_value *trnsim_value_ints(const int64_t *v, size_t n);
+TRNSIM_EXPORT trnsim_value *trnsim_value_floats(const double *v, size_t n);
+/* Append to a list; set a key of an object (a key set twice is refused). */
+TRNSIM_EXPORT int trnsim_value_append(trnsim_value *list, trnsim_value *item);
+TRNSIM_EXPORT int trnsim_value_set(trnsim_value *object, const char *key, trnsim_value *v);
+/* A value never given anywhere. */
+TRNSIM_EXPORT void trnsim_value_free(trnsim_value *v);
+
+/* Which optional operand fields are written (docs/programs.md, Operands). */
+enum {
+    TRNSIM_OPND_PARTITION = 1u << 0,
+    TRNSIM_OPND_PARTITIONS = 1u << 1,
+    TRNSIM_OPND_PARTITION_STEP = 1u << 2,
+    TRNSIM_OPND_OFFSET = 1u << 3,
+    TRNSIM_OPND_OFFSET_REGISTER = 1u << 4,
+    TRNSIM_OPND_CORE = 1u << 5,
+    TRNSIM_OPND_CORE_OFFSET = 1u << 6
+};
+
+/* An operand: an access pattern over a tensor (or raw memory). */
+typedef struct trnsim_operand {
+    size_t size;             /* sizeof(trnsim_operand): lets the struct grow */
+    const char *tensor;      /* the tensor; NULL: raw memory, then memory and dtype */
+    const char *memory;      /* "sbuf", "psum", "hbm" for raw memory; else NULL */
+    const char *dtype;       /* reinterpret as this dtype; NULL: the tensor's */
+    unsigned given;          /* TRNSIM_OPND_* bits: the fields below that are written */
+    int64_t partition, partitions, partition_step, offset;
+    int64_t offset_register, core, core_offset;
+    int ndims;               /* 0: the default AP (the tensor's free shape); 1..4: ap[0..ndims) */
+    int64_t ap[4][2];        /* [step, num] pairs, outermost first, steps in elements */
+} trnsim_operand;
+
+/* The operand as its JSON object; NULL with an error for a NULL argument,
+ * a smaller size or ndims outside 0..4. */
+TRNSIM_EXPORT trnsim_value *trnsim_value_operand(const trnsim_operand *o);
+
+/* An empty program (no tensors, no instructions, cores not given). */
+TRNSIM_EXPORT trnsim_program *trnsim_program_new(void);
+TRNSIM_EXPORT void trnsim_program_free(trnsim_program *p);
+/* A top-level key: "cores" (an int), "allow_uninit_read" (a bool). */
+TRNSIM_EXPORT int trnsim_program_set(trnsim_program *p, const char *key, trnsim_value *v);
+/* Declare a tensor; more: NULL or an object of its other keys (partition,
+ * offset, fill, data, data_per_core, view_of). memory NULL leaves the key
+ * out (for a view). */
+TRNSIM_EXPORT int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memory, const char *dtype,
+                                        int ndim, const int64_t *shape, trnsim_value *more);
+/* Append an instruction by opcode name (as `trnsim opcodes` lists them) or
+ * by IT number. inputs, outputs: lists of operands (trnsim_value_operand,
+ * or a tensor's name as a string); NULL leaves the key out. attrs: NULL or
+ * an object of attributes (snake_case, docs/programs.md). */
+TRNSIM_EXPORT int trnsim_program_instruction(trnsim_program *p, const char *opcode, trnsim_value *inputs,
+                                             trnsim_value *outputs, trnsim_value *attrs);
+TRNSIM_EXPORT int trnsim_program_instruction_it(trnsim_program *p, uint32_t it, trnsim_value *inputs,
+                                                trnsim_value *outputs, trnsim_value *attrs);
+/* A loop: the instructions appended until the matching loop_end are its
+ * body. attrs: NULL or an object of register, start, step, name. */
+TRNSIM_EXPORT int trnsim_program_loop_begin(trnsim_program *p, int64_t trips, trnsim_value *attrs);
+TRNSIM_EXPORT int trnsim_program_loop_end(trnsim_program *p);
+/* The equivalent native JSON text (for inspection, or a file for the CLI);
+ * NULL when out of memory. Free it with trnsim_free. */
+TRNSIM_EXPORT char *trnsim_program_to_json(const trnsim_program *p);
+TRNSIM_EXPORT void trnsim_free(void *text);
+
+/* Load a built program as trnsim_load_program_text loads text: name labels
+ * messages (NULL: "<program>"). The sim keeps its own copy: p may be
+ * changed, loaded again or freed afterwards. Always read as native (the
+ * format option applies to text and files). */
+TRNSIM_EXPORT int trnsim_load_program(trnsim_sim *s, const trnsim_program *p, const char *name);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@ import os
 
 from . import errors
 
-API_VERSION = 1
+API_VERSION = 2  # trnsim_load_program and the in-memory builder
 
 
 class _Error(ctypes.Structure):
@@ -78,6 +78,29 @@ def _load():
         "trnsim_run": (c_int, [p]),
         "trnsim_widen": (c_int, [cstr, vp, vp, c_size]),
         "trnsim_narrow": (c_int, [cstr, vp, vp, c_size]),
+        # API version 2: programs built in memory
+        "trnsim_value_int": (p, [ctypes.c_int64]),
+        "trnsim_value_float": (p, [ctypes.c_double]),
+        "trnsim_value_bool": (p, [c_int]),
+        "trnsim_value_string": (p, [cstr]),
+        "trnsim_value_list": (p, []),
+        "trnsim_value_object": (p, []),
+        "trnsim_value_ints": (p, [vp, c_size]),
+        "trnsim_value_floats": (p, [vp, c_size]),
+        "trnsim_value_append": (c_int, [p, p]),
+        "trnsim_value_set": (c_int, [p, cstr, p]),
+        "trnsim_value_free": (None, [p]),
+        "trnsim_program_new": (p, []),
+        "trnsim_program_free": (None, [p]),
+        "trnsim_program_set": (c_int, [p, cstr, p]),
+        "trnsim_program_tensor": (c_int, [p, cstr, cstr, cstr, c_int, vp, p]),
+        "trnsim_program_instruction": (c_int, [p, cstr, p, p, p]),
+        "trnsim_program_instruction_it": (c_int, [p, ctypes.c_uint32, p, p, p]),
+        "trnsim_program_loop_begin": (c_int, [p, ctypes.c_int64, p]),
+        "trnsim_program_loop_end": (c_int, [p]),
+        "trnsim_program_to_json": (ctypes.c_void_p, [p]),
+        "trnsim_free": (None, [vp]),
+        "trnsim_load_program": (c_int, [p, p, cstr]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

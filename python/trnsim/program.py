@@ -7,7 +7,11 @@
     p.op.Max(inputs=[x], outputs=[v])                    # the same, by attribute
     p.to_json()                                          # the native program
     trnsim.Simulator().run(p, inputs={"x": data})
+
+Simulator.load hands a Program to libtrnsim as a program built in memory
+(trnsim_program_*, docs/embedding.md), read by the same checks as its JSON.
 """
+import contextlib
 import json
 import math
 
@@ -171,6 +175,20 @@ class Program:
             inst[k] = _json_value(v)
         self._insts.append(inst)
         return self
+
+    @contextlib.contextmanager
+    def loop(self, trips, **attrs):
+        """Instructions added inside `with p.loop(trips, register=0):` form
+        the loop's body (docs/programs.md, Loops: register, start, step)."""
+        body = []
+        entry = dict({"trips": int(trips)}, **{k: _json_value(v) for k, v in attrs.items()})
+        entry["body"] = body
+        self._insts.append({"loop": entry})
+        outer, self._insts = self._insts, body
+        try:
+            yield self
+        finally:
+            self._insts = outer
 
     def to_dict(self):
         d = {"cores": self.cores, "tensors": list(self._tensors), "instructions": list(self._insts)}

@@ -5,8 +5,9 @@ import os
 
 import numpy as np
 
-from . import dtypes, errors
+from . import _build, dtypes, errors
 from ._lib import Options, Tensor, last_error, lib
+from .program import Program
 
 
 def _setting_value(v):
@@ -143,13 +144,22 @@ class Simulator:
         """Load a program (dict, trnsim.Program, JSON text or path): tensors
         placed, every core's memories fresh. Loading the same text again
         keeps the loaded program and its memories."""
-        text, name = program_text(program)
+        built = isinstance(program, Program)
+        text, name = program_text(program)  # for a Program: what it is, to see whether it is loaded already
         if text == self._text and name == self._name:
             return
         h = self._handle()
         self._text = None
         self._tensors = {}
-        if lib.trnsim_load_program_text(h, text.encode(), name.encode()):
+        if built:  # through the in-memory builder: no JSON text on the way
+            ph = _build.build(program)
+            try:
+                rc = lib.trnsim_load_program(h, ph, name.encode())
+            finally:
+                lib.trnsim_program_free(ph)
+        else:
+            rc = lib.trnsim_load_program_text(h, text.encode(), name.encode())
+        if rc:
             raise last_error(errors.ProgramError)
         self._text, self._name = text, name
         t = Tensor()
@@ -157,7 +167,7 @@ class Simulator:
             lib.trnsim_tensor_at(h, i, ctypes.byref(t))
             info = TensorInfo(t)
             self._tensors[info.name] = info
-        self._program = json.loads(text) if text.lstrip().startswith("{") else None
+        self._program = program.to_dict() if built else json.loads(text) if text.lstrip().startswith("{") else None
 
     @property
     def cores(self):

@@ -1,6 +1,7 @@
 /* The embedding API (include/trnsim/trnsim.h) through libtrnsim itself:
  * open with overrides, load, bind, run, read, and each error's kind and
  * fields. Uses only the public header. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -183,11 +184,191 @@ static void module_error(void **st) {
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
 }
 
+/* ---- programs built in memory (API version 2) ---- */
+
+/* A program with data, a slice operand, an attribute, a loop and two cores,
+ * built in memory: TestCopy x[:, 1:3] -> y (accumulating, twice) into bf16. */
+static trnsim_program *build_copy(void) {
+    trnsim_program *p = trnsim_program_new();
+    assert_non_null(p);
+    assert_int_equal(trnsim_program_set(p, "cores", trnsim_value_int(2)), 0);
+    const int64_t xs[2] = {2, 4}, ys[2] = {2, 2};
+    const double data[8] = {1.00390625, 1.01171875, 3.14159, -2.5, 0.001, 65504.0, 0.1, 100.5};
+    trnsim_value *more = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(more, "data", trnsim_value_floats(data, 8)), 0);
+    assert_int_equal(trnsim_program_tensor(p, "x", "sbuf", "float32", 2, xs, more), 0);
+    trnsim_value *ymore = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(ymore, "fill", trnsim_value_float(-INFINITY)), 0);
+    assert_int_equal(trnsim_program_tensor(p, "y", "sbuf", "bfloat16", 2, ys, ymore), 0);
+    assert_int_equal(trnsim_program_tensor(p, "z", "sbuf", "float32", 2, ys, NULL), 0);
+    trnsim_operand slice = {.size = sizeof slice, .tensor = "x", .given = TRNSIM_OPND_OFFSET, .offset = 1,
+                            .ndims = 1, .ap = {{1, 2}}};
+    trnsim_value *in = trnsim_value_list(), *out = trnsim_value_list();
+    assert_int_equal(trnsim_value_append(in, trnsim_value_operand(&slice)), 0);
+    assert_int_equal(trnsim_value_append(out, trnsim_value_string("z")), 0);
+    assert_int_equal(trnsim_program_instruction(p, "TestCopy", in, out, NULL), 0);
+    trnsim_value *la = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(la, "register", trnsim_value_int(0)), 0);
+    assert_int_equal(trnsim_program_loop_begin(p, 2, la), 0);
+    in = trnsim_value_list();
+    out = trnsim_value_list();
+    trnsim_value *attrs = trnsim_value_object();
+    assert_int_equal(trnsim_value_append(in, trnsim_value_string("z")), 0);
+    assert_int_equal(trnsim_value_append(out, trnsim_value_string("y")), 0);
+    assert_int_equal(trnsim_value_set(attrs, "acc", trnsim_value_int(0)), 0);
+    assert_int_equal(trnsim_program_instruction_it(p, 200, in, out, attrs), 0); /* TestCopy by IT */
+    assert_int_equal(trnsim_program_loop_end(p), 0);
+    return p;
+}
+
+static void run_and_read(trnsim_sim *s, uint16_t y[8]) {
+    assert_int_equal(trnsim_cores(s), 2);
+    assert_int_equal(trnsim_tensor_count(s), 3);
+    assert_int_equal(trnsim_run(s), 0);
+    assert_int_equal(trnsim_get_tensor(s, "y", 0, y, 8), 0);
+    assert_int_equal(trnsim_get_tensor(s, "y", 1, y + 4, 8), 0);
+}
+
+static void built_program_matches_json(void **st) {
+    trnsim_program *p = build_copy();
+    char *text = trnsim_program_to_json(p);
+    assert_non_null(text);
+    assert_contains(text, "\"fill\": \"-inf\"");
+    trnsim_sim *a = open_cfg(CFG(""), NULL, 0), *b = open_cfg(CFG(""), NULL, 0);
+    assert_int_equal(trnsim_load_program_text(a, text, "copy.json"), 0);
+    assert_int_equal(trnsim_load_program(b, p, "copy.json"), 0);
+    trnsim_program_free(p); /* the sim keeps its own copy */
+    uint16_t ya[8], yb[8];
+    run_and_read(a, ya);
+    run_and_read(b, yb);
+    /* bf16 RNE of x[:, 1:3] on both cores: 1.01171875, 3.14159, 65504, 0.1 */
+    const uint16_t want[8] = {0x3f82, 0x4049, 0x4780, 0x3dcd, 0x3f82, 0x4049, 0x4780, 0x3dcd};
+    assert_memory_equal(ya, want, sizeof want);
+    assert_memory_equal(yb, want, sizeof want);
+    for (int i = 0; i < 3; ++i) {
+        trnsim_tensor ta, tb;
+        assert_int_equal(trnsim_tensor_at(a, i, &ta), 0);
+        assert_int_equal(trnsim_tensor_at(b, i, &tb), 0);
+        assert_string_equal(ta.name, tb.name);
+        assert_string_equal(ta.dtype, tb.dtype);
+        assert_int_equal(ta.bytes, tb.bytes);
+    }
+    trnsim_free(text);
+    trnsim_close(a);
+    trnsim_close(b);
+}
+
+/* One bad program both ways: the same kind, message, file and fields. */
+static void same_refusal(trnsim_program *p, const char *needle, int64_t instruction) {
+    char *text = trnsim_program_to_json(p);
+    trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
+    assert_int_not_equal(trnsim_load_program_text(s, text, "bad.json"), 0);
+    trnsim_error want = *trnsim_last_error();
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", want.message);
+    assert_int_not_equal(trnsim_load_program(s, p, "bad.json"), 0);
+    const trnsim_error *got = trnsim_last_error();
+    assert_int_equal(got->kind, TRNSIM_ERR_PROGRAM);
+    assert_int_equal(want.kind, TRNSIM_ERR_PROGRAM);
+    assert_string_equal(got->message, msg);
+    assert_contains(got->message, needle);
+    assert_string_equal(got->file, "bad.json");
+    assert_int_equal(got->instruction, instruction);
+    assert_int_equal(trnsim_tensor_count(s), 0); /* nothing left loaded */
+    trnsim_free(text);
+    trnsim_program_free(p);
+    trnsim_close(s);
+}
+
+static trnsim_program *one_tensor(const char *dtype) {
+    trnsim_program *p = trnsim_program_new();
+    const int64_t shape[2] = {2, 4};
+    assert_int_equal(trnsim_program_tensor(p, "x", "sbuf", dtype, 2, shape, NULL), 0);
+    return p;
+}
+
+static void add_copy(trnsim_program *p, const char *opcode, trnsim_value *src, trnsim_value *attrs) {
+    trnsim_value *in = trnsim_value_list(), *out = trnsim_value_list();
+    assert_int_equal(trnsim_value_append(in, src), 0);
+    assert_int_equal(trnsim_value_append(out, trnsim_value_string("x")), 0);
+    assert_int_equal(trnsim_program_instruction(p, opcode, in, out, attrs), 0);
+}
+
+static void built_program_errors_match_json(void **st) {
+    trnsim_program *p = one_tensor("float32");
+    add_copy(p, "TestCopy", trnsim_value_string("x"), NULL);
+    add_copy(p, "TestCopyy", trnsim_value_string("x"), NULL);
+    same_refusal(p, "instruction 1 (opcode TestCopyy): unknown opcode name 'TestCopyy'", 1);
+
+    p = one_tensor("float33");
+    same_refusal(p, "bad.json: tensor 'x': unknown dtype 'float33'", -1);
+
+    p = one_tensor("float32");
+    add_copy(p, "TestCopy", trnsim_value_string("w"), NULL);
+    same_refusal(p, "bad.json: instruction 0 (opcode TestCopy): inputs[0]: no tensor named 'w'", 0);
+
+    p = one_tensor("float32");
+    trnsim_operand past = {.size = sizeof past, .tensor = "x", .given = TRNSIM_OPND_OFFSET, .offset = 3,
+                           .ndims = 1, .ap = {{1, 4}}};
+    add_copy(p, "TestCopy", trnsim_value_operand(&past), NULL);
+    same_refusal(p, "instruction 0 (opcode TestCopy/200, family test), inputs[0]: leaves tensor 'x'", 0);
+
+    p = one_tensor("float32");
+    trnsim_value *attrs = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(attrs, "acc", trnsim_value_int(9)), 0);
+    add_copy(p, "TestCopy", trnsim_value_string("x"), attrs);
+    same_refusal(p, "attribute 'acc' of TestCopy = 9 is outside [0, 3]", 0);
+
+    p = one_tensor("float32");
+    attrs = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(attrs, "acx", trnsim_value_int(1)), 0);
+    add_copy(p, "TestCopy", trnsim_value_string("x"), attrs);
+    same_refusal(p, "unknown attribute 'acx' for TestCopy; did you mean 'acc'?", 0);
+}
+
+static void builder_usage_errors(void **st) {
+    trnsim_program *p = one_tensor("float32");
+    const int64_t shape[1] = {4};
+    trnsim_value *more = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(more, "offset", trnsim_value_int(0)), 0);
+    assert_int_not_equal(trnsim_value_set(more, "offset", trnsim_value_int(64)), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_PROGRAM);
+    assert_string_equal(trnsim_last_error()->message,
+                        "trnsim_value_set: key 'offset' is set twice (a native program's objects take each key once)");
+    trnsim_value_free(more);
+    more = trnsim_value_object();
+    assert_int_equal(trnsim_value_set(more, "name", trnsim_value_string("again")), 0);
+    assert_int_not_equal(trnsim_program_tensor(p, "y", "hbm", "float32", 1, shape, more), 0);
+    assert_string_equal(trnsim_last_error()->message,
+                        "tensor 'y': key 'name' is set twice (a native program's objects take each key once)");
+    assert_int_not_equal(trnsim_program_loop_end(p), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    assert_string_equal(trnsim_last_error()->message, "trnsim_program_loop_end: no loop is open");
+    assert_int_equal(trnsim_program_loop_begin(p, 1, NULL), 0);
+    trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
+    assert_int_not_equal(trnsim_load_program(s, p, "open"), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    assert_contains(trnsim_last_error()->message, "a loop is still open");
+    assert_int_equal(trnsim_program_loop_end(p), 0);
+    assert_int_equal(trnsim_load_program(s, p, "open"), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_OK);
+    trnsim_operand five = {.size = sizeof five, .tensor = "x", .ndims = 5};
+    assert_null(trnsim_value_operand(&five));
+    assert_contains(trnsim_last_error()->message, "ndims must be 0 (the default AP) .. 4");
+    assert_int_not_equal(trnsim_value_append(NULL, trnsim_value_int(1)), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    assert_int_not_equal(trnsim_load_program(NULL, p, NULL), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    trnsim_program_free(p);
+    trnsim_close(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(versions),       cmocka_unit_test(copy_roundtrip), cmocka_unit_test(run_error_fields),
         cmocka_unit_test(program_error_fields), cmocka_unit_test(input_errors), cmocka_unit_test(overrides),
-        cmocka_unit_test(module_error),
+        cmocka_unit_test(module_error),       cmocka_unit_test(built_program_matches_json),
+        cmocka_unit_test(built_program_errors_match_json), cmocka_unit_test(builder_usage_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
