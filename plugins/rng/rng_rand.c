@@ -3,6 +3,8 @@
  * Both validate everything, generate into a dense buffer from a working
  * copy of the states, write the buffer, and only then commit the states:
  * a failed instruction leaves memory and engine untouched. */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,22 +41,38 @@ static size_t chunk_partitions(size_t np, size_t n, size_t group) {
     return c < np ? c : np;
 }
 
-static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap,
-                              uint32_t *states, size_t words, size_t group, rng_fill_fn fill, void *arg) {
-    int64_t per = trn_ap_free_elems(ap);
-    if (per <= 0 || (uint64_t)per > SIZE_MAX / sizeof(uint32_t) / CHUNK_ALIGN)
-        return api->error(ctx, "cannot buffer %lld elements per partition", (long long)per);
-    size_t np = ap->part_count, n = (size_t)per;
-    int same = ap->part_step == 0 && np > 1;
-    size_t rows = same ? 1 : np, chunk = same ? 1 : chunk_partitions(np, n, group);
-    uint32_t *work = malloc(rows * words * sizeof *work);
+/* The output lent in place (ABI 3): the kernel writes its rows straight
+ * into memory, with no staging buffer for the host to copy out. Rows that
+ * abut take one call; rows apart, one partition a call, for the kernels
+ * that vectorise inside a row (group 1; the others interleave partitions
+ * in a dense buffer and keep the copying path). Nothing can fail once the
+ * view is lent, so a failed instruction still writes nothing. *done says
+ * whether it ran. */
+static trn_status fill_in_place(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, uint32_t *work, size_t words,
+                                size_t n, size_t group, rng_fill_fn fill, void *arg, bool *done) {
+    *done = false;
+    if (!TRN_API_HAS(api, lend_cancel)) return TRN_OK;
+    trn_view v;
+    trn_lend_status ls = api->lend(ctx, ap, TRN_LEND_WRITE, &v);
+    if (ls != TRN_LENT) return ls == TRN_LEND_ERR ? TRN_ERR : TRN_OK;
+    bool block = (v.flags & TRN_VIEW_BLOCK) != 0;
+    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3) || (!block && group != 1))
+        return api->lend_cancel(ctx, &v);
+    if (block)
+        fill(arg, work, v.parts, v.base, n);
+    else
+        for (uint32_t p = 0; p < v.parts; ++p) fill(arg, work + (size_t)p * words, 1, v.base + (int64_t)p * v.part_stride, n);
+    *done = true;
+    return api->lend_end(ctx, &v);
+}
+
+/* The copying path: chunks of whole partitions staged in scratch and
+ * written through sub-APs. */
+static trn_status fill_staged(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap, uint32_t *work,
+                              size_t words, size_t n, size_t chunk, bool same, rng_fill_fn fill, void *arg) {
+    size_t np = ap->part_count;
     void *out = rng_engine_scratch(e, chunk * n * sizeof(uint32_t));
-    if (!work || !out) {
-        free(work);
-        return api->error(ctx, "out of memory for %zu x %zu rng outputs", chunk, n);
-    }
-    for (size_t i = 0; i < rows; ++i)
-        memcpy(work + i * words, states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words, words * sizeof *work);
+    if (!out) return api->error(ctx, "out of memory for %zu x %zu rng outputs", chunk, n);
     trn_status st = TRN_OK;
     for (size_t i0 = 0; i0 < np && st == TRN_OK; i0 += chunk) {
         size_t c = np - i0 < chunk ? np - i0 : chunk;
@@ -64,6 +82,24 @@ static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine 
         fill(arg, work + (same ? 0 : i0 * words), c, out, n);
         st = api->write_raw(ctx, &sub, out);
     }
+    return st;
+}
+
+static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap,
+                              uint32_t *states, size_t words, size_t group, rng_fill_fn fill, void *arg) {
+    int64_t per = trn_ap_free_elems(ap);
+    if (per <= 0 || (uint64_t)per > SIZE_MAX / sizeof(uint32_t) / CHUNK_ALIGN)
+        return api->error(ctx, "cannot buffer %lld elements per partition", (long long)per);
+    size_t np = ap->part_count, n = (size_t)per;
+    bool same = ap->part_step == 0 && np > 1;
+    size_t rows = same ? 1 : np, chunk = same ? 1 : chunk_partitions(np, n, group);
+    uint32_t *work = malloc(rows * words * sizeof *work);
+    if (!work) return api->error(ctx, "out of memory for %zu rng states", rows);
+    for (size_t i = 0; i < rows; ++i)
+        memcpy(work + i * words, states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words, words * sizeof *work);
+    bool done = false; /* one partition visited again and again: not lendable (its stream continues) */
+    trn_status st = same ? TRN_OK : fill_in_place(api, ctx, ap, work, words, n, group, fill, arg, &done);
+    if (st == TRN_OK && !done) st = fill_staged(api, ctx, e, ap, work, words, n, chunk, same, fill, arg);
     if (st == TRN_OK)
         for (size_t i = 0; i < rows; ++i)
             memcpy(states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words, work + i * words,

@@ -19,7 +19,7 @@
     "machine = { partitions = 16; sbuf_partition_bytes = 4096; hbm_bytes = 65536; }; " extra                          \
     " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = \"trnsim-bn\"; },"      \
     " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
-    " { family = \"collective\"; module = \"trnsim-collective\"; } );"
+    " { family = \"collective\"; module = \"trnsim-collective\"; }, { family = \"rng\"; module = \"trnsim-rng\"; } );"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
 static uint64_t rnd(void) {
@@ -266,12 +266,53 @@ static void search_cases(void **st) {
     expect_fast("TopK strike-out and MatchReplace", fast, 120, 10);
 }
 
+/* One Rand / Rand2 instruction (alg 0 LFSR, 1 PCG32, 2 Philox, 3 Rand2
+ * XORWOW) into a random AP: rows apart, rows abutting (a whole SBUF
+ * partition, or HBM), strided, one partition visited again and again. */
+static void rng_inst(char *buf, size_t len, int alg, int i) {
+    const char *dt = alg == 3 ? "float32" : "uint32";
+    char ap[256];
+    int np = (int)rnd_in(1, PARTS);
+    switch (i % 4) {
+    case 0: ap_text_dt(ap, sizeof ap, "sbuf", np, rnd_in(1, 300), i % 8 == 0, dt); break;
+    case 1:
+        snprintf(ap, sizeof ap, "{\"memory\": \"sbuf\", \"dtype\": \"%s\", \"partition\": %d, \"partitions\": %d, "
+                 "\"ap\": [[1, %d]]}", dt, (int)rnd_in(0, PARTS - np), np, PBYTES / 4);
+        break;
+    case 2: ap_text_dt(ap, sizeof ap, "hbm", 1, rnd_in(1, 2000), i % 8 == 2, dt); break;
+    default:
+        snprintf(ap, sizeof ap, "{\"memory\": \"sbuf\", \"dtype\": \"%s\", \"partition\": 3, \"partitions\": %d, "
+                 "\"partition_step\": 0, \"ap\": [[1, %d]]}", dt, (int)rnd_in(2, 4), (int)rnd_in(1, 100));
+    }
+    if (alg == 3)
+        snprintf(buf, len, "{\"opcode\": \"Rand2\", \"min\": -2.5, \"max\": 3.0, \"is_4x2p\": %d, \"outputs\": [%s]}",
+                 i % 3 == 0, ap);
+    else
+        snprintf(buf, len, "{\"opcode\": \"Rand\", \"algorithm\": %d, \"outputs\": [%s]}", alg, ap);
+}
+
+/* Two generating instructions in a row, so the second also shows that the
+ * engine states advanced alike on both paths. */
+static void rng_cases(void **st) {
+    (void)st;
+    int fast = 0;
+    for (int i = 0; i < 160; ++i) {
+        char a[512], b[512], prog[1200];
+        rng_inst(a, sizeof a, i % 4, i);
+        rng_inst(b, sizeof b, (i / 4) % 4, i + 1);
+        snprintf(prog, sizeof prog, "{\"instructions\": [%s, %s]}", a, b);
+        fast += run_both(prog, false) > 0;
+    }
+    expect_fast("Rand / Rand2 into lent rows", fast, 160, 60);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collective_cases),
         cmocka_unit_test(dma_cases),
         cmocka_unit_test(bn_cases),
         cmocka_unit_test(search_cases),
+        cmocka_unit_test(rng_cases),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     printf("programs both paths refused alike: %d\n", cases_failed_alike);
