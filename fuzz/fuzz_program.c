@@ -2,12 +2,15 @@
  * machine (fuzz_common.h), with every compiled-in family loaded. Built
  * twice: FUZZ_FORMAT 1 (native) and 2 (BIR JSON, docs/bir.md). Any error
  * message is fine; a crash, a sanitizer report, a hang or an allocation
- * past libFuzzer's -rss_limit_mb is a finding. */
+ * past libFuzzer's -rss_limit_mb is a finding. The BIR build also reads each
+ * input with the text fast path and with the document reader alone: a
+ * program or a message that differs is a finding too. */
 #include "fuzz_common.h"
 
 #include <stdio.h>
 
 #include "runtime/sim.h"
+#include "runtime/sim_internal.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT 1
@@ -28,9 +31,67 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+#if FUZZ_FORMAT == 2
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+
+static bool same_operands(const trn_operand *a, const trn_operand *b, int n) {
+    for (int i = 0; i < n; ++i) {
+        const trn_ap *x = &a[i].ap, *y = &b[i].ap;
+        if (a[i].tensor != b[i].tensor || a[i].offset_register != b[i].offset_register || x->mem != y->mem ||
+            x->dtype != y->dtype || x->part_start != y->part_start || x->part_count != y->part_count ||
+            x->part_step != y->part_step || x->offset != y->offset || x->ndims != y->ndims)
+            return false;
+        for (uint32_t d = 0; d < x->ndims; ++d)
+            if (x->dims[d].step != y->dims[d].step || x->dims[d].num != y->dims[d].num) return false;
+    }
+    return true;
+}
+
+static bool same_program(const trn_program *a, const trn_program *b) {
+    if (a->n_insts != b->n_insts || a->n_tensors != b->n_tensors) return false;
+    for (size_t i = 0; i < a->n_insts; ++i) {
+        const trn_inst *x = &a->insts[i], *y = &b->insts[i];
+        if (x->kind != y->kind || x->it != y->it || x->number != y->number || x->n_in != y->n_in ||
+            x->n_out != y->n_out || x->allow_uninit != y->allow_uninit || x->jump != y->jump ||
+            x->loop.trips != y->loop.trips || x->loop.reg != y->loop.reg || !same_operands(x->in, y->in, x->n_in) ||
+            !same_operands(x->out, y->out, x->n_out) || ((x->where || y->where) && (!x->where || !y->where || strcmp(x->where, y->where))) ||
+            (x->obj && !json_equal(x->obj, y->obj)))
+            return false;
+    }
+    return true;
+}
+
+/* The BIR text fast path against the document reader, its oracle: the same
+ * program, or the same refusal. A difference is a finding. */
+static void compare_readers(const char *text) {
+    char families[256];
+    trn_load_opts o = {.machine = &sim->cfg.machine, .default_cores = sim->cfg.cores,
+                       .max_executions = sim->cfg.max_executions, .format = TRN_FORMAT_BIR,
+                       .unknown_skip = sim->cfg.unknown_skip,
+                       .families = trn_loader_families(sim, families, sizeof families),
+                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
+                       .arg = sim};
+    trn_program fast, doc;
+    trn_error ef, ed;
+    int rf = trn_program_load(&fast, "fuzz.json", text, &o, &ef);
+    o.document_only = true;
+    int rd = trn_program_load(&doc, "fuzz.json", text, &o, &ed);
+    if (rf != rd || (rf && strcmp(ef.msg, ed.msg)) || (!rf && !same_program(&fast, &doc))) {
+        fprintf(stderr, "fuzz_bir_run: the fast path and the document reader differ: %s / %s\n", rf ? ef.msg : "loads",
+                rd ? ed.msg : "loads");
+        abort();
+    }
+    if (!rf) trn_program_free(&fast);
+    if (!rd) trn_program_free(&doc);
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size);
     trn_error e;
+#if FUZZ_FORMAT == 2
+    compare_readers(text);
+#endif
     if (trn_sim_load_program_text(sim, text, "fuzz.json", &e) == 0) trn_sim_run(sim, &e);
     free(text);
     return 0;

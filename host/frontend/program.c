@@ -88,14 +88,29 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
-/* The native text reader (native_fast.c); 1 when it did not read the program. */
-static int load_text(trn_program *p, const char *path, const char *text, const trn_load_opts *o) {
+/* An empty program named path (again, after a fast path gave up on it). */
+static int start(trn_program *p, const char *path, const trn_load_opts *o, trn_error *e) {
+    trn_program_free(p);
+    p->cores = o->default_cores ? o->default_cores : 1;
+    if (!(p->path = strdup(path))) return trn_errorf(e, "out of memory");
+    return 0;
+}
+
+/* The text readers (native_fast.c, bir_fast.c), each where the format
+ * allows it; 1 when neither read the program (p is then empty again). */
+static int load_text(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
     size_t len = 0;
     char *own = text ? NULL : slurp(path, &len);
     if (!text && !own) return 1;
-    int rc = trn_native_read_text(p, text ? text : own, text ? strlen(text) : len, o);
+    const char *s = text ? text : own;
+    if (text) len = strlen(text);
+    int rc = 1;
+    if (o->format != TRN_FORMAT_BIR && (rc = trn_native_read_text(p, s, len, o)) == 0) p->format = TRN_FORMAT_NATIVE;
+    if (rc && o->format != TRN_FORMAT_NATIVE) {
+        if (start(p, path, o, e)) rc = -1;
+        else if ((rc = trn_bir_read_text(p, s, len, o)) == 0) p->format = TRN_FORMAT_BIR;
+    }
     free(own);
-    if (rc == 0) p->format = TRN_FORMAT_NATIVE;
     return rc;
 }
 
@@ -113,14 +128,12 @@ static int read_document(trn_program *p, const char *path, trn_format format, co
 }
 
 static int load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
-    p->cores = o->default_cores ? o->default_cores : 1;
-    p->path = strdup(path);
-    if (!p->path) return trn_errorf(e, "out of memory");
-    if (o->format != TRN_FORMAT_BIR && !o->document_only) {
-        if (load_text(p, path, text, o) == 0) return finish(p, o, e);
-        trn_program_free(p); /* read again as a document: its messages are the ones to give */
-        p->cores = o->default_cores ? o->default_cores : 1;
-        if (!(p->path = strdup(path))) return trn_errorf(e, "out of memory");
+    if (start(p, path, o, e)) return -1;
+    if (!o->document_only) {
+        int rc = load_text(p, path, text, o, e);
+        if (rc == 0) return finish(p, o, e);
+        /* read again as a document: its messages are the ones to give */
+        if (rc < 0 || start(p, path, o, e)) return -1;
     }
     if (read_json(p, path, text, e)) return -1;
     return read_document(p, path, o->format, o, e);

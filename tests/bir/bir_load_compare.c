@@ -8,12 +8,15 @@
  *      reader wrote numbers, this one writes names), a descriptor list
  *      instruction by instruction.
  *
- * With --native CONFIG FILE..., each native program is instead read both
- * ways the native reader can (its text fast path and the whole-document
- * path, the oracle), and the two loaded programs must be the same.
+ * With --native / --bir CONFIG FILE..., each program is instead read both
+ * ways its reader can (the text fast path and the whole-document path, the
+ * oracle), and the two loaded programs must be the same, or both refused
+ * with the same message. --generated CONFIG N does that for N generated BIR
+ * files and mutations of them (bir_generate.c).
  *
  *   bir_load_compare MODULE_DIR tests/bir
- *   bir_load_compare MODULE_DIR --native CONFIG FILE...
+ *   bir_load_compare MODULE_DIR --native|--bir CONFIG FILE...
+ *   bir_load_compare MODULE_DIR --generated CONFIG N
  *
  * Exit 1 naming the first difference of each case. */
 #include <inttypes.h>
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bir_generate.h"
 #include "runtime/schema.h"
 #include "runtime/sim_internal.h"
 
@@ -210,40 +214,113 @@ done:
     return ok;
 }
 
-static int load_opts(trn_sim *s, const char *file, bool document, trn_program *p, trn_error *e) {
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+
+/* As the simulator loads a program (sim.c), from a file or a text. */
+static int load_opts(trn_sim *s, const char *file, const char *text, bool document, trn_program *p, trn_error *e) {
+    char families[256];
     trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
                        .max_executions = s->cfg.max_executions, .unknown_skip = s->cfg.unknown_skip,
-                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .arg = s,
-                       .document_only = document};
-    return trn_program_load(p, file, NULL, &o, e);
+                       .families = trn_loader_families(s, families, sizeof families),
+                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
+                       .arg = s, .document_only = document};
+    return trn_program_load(p, file, text, &o, e);
 }
 
-/* Fast path against the document path; a file both refuse must get the same message. */
-static int native_case(const char *module_dir, const char *config, const char *file) {
-    trn_sim *s = open_sim(module_dir, config);
+/* The instructions' context strings (BIR: function, block path, name). */
+static int same_where(const trn_program *a, const trn_program *b) {
+    for (size_t i = 0; i < a->n_insts && i < b->n_insts; ++i) {
+        const char *x = a->insts[i].where, *y = b->insts[i].where;
+        if ((x || y) && (!x || !y || strcmp(x, y)))
+            return differ("entry %zu: context '%s' vs '%s'", i, x ? x : "-", y ? y : "-");
+    }
+    return a->summary.allocations == b->summary.allocations ? 1 : differ("allocation counts differ");
+}
+
+/* Fast path against the document path; a file both refuse must get the same
+ * message. *fast_read: the entries the fast path read itself. */
+static int compare_readers(trn_sim *s, const char *file, const char *text, const char *label, size_t *fast_read) {
     trn_program fast, doc;
     trn_error ef, ed;
-    int rf = load_opts(s, file, false, &fast, &ef), rd = load_opts(s, file, true, &doc, &ed);
+    int rf = load_opts(s, file, text, false, &fast, &ef), rd = load_opts(s, file, text, true, &doc, &ed);
     int ok = 0;
+    *fast_read = 0;
     if (rf || rd) {
         ok = rf && rd && !strcmp(ef.msg, ed.msg);
-        printf("%s: %s: refused %s\n", ok ? "ok" : "FAIL", file, ok ? "alike" : rf ? ef.msg : ed.msg);
-    } else if (!same_program(s, &fast, &doc, true)) {
-        printf("FAIL: %s: fast vs document reading: %s\n", file, why);
+        if (!ok) printf("FAIL: %s: fast: %s / document: %s\n", label, rf ? ef.msg : "loads", rd ? ed.msg : "loads");
+    } else if (!same_program(s, &fast, &doc, true) || !same_where(&fast, &doc)) {
+        printf("FAIL: %s: fast vs document reading: %s\n", label, why);
+    } else if (fast.format != doc.format ||
+               ((fast.skip_note || doc.skip_note) &&
+                (!fast.skip_note || !doc.skip_note || strcmp(fast.skip_note, doc.skip_note)))) {
+        printf("FAIL: %s: format or skip note differs\n", label);
     } else {
-        size_t shared = 0;
-        for (size_t i = 0; i < fast.n_insts; ++i) shared += fast.insts[i].shared_operands;
-        printf("ok: %s: %zu entries the same (%zu read by the fast path)\n", file, fast.n_insts, shared);
+        for (size_t i = 0; i < fast.n_insts; ++i) *fast_read += fast.insts[i].shared_operands;
         ok = 1;
     }
     if (!rf) trn_program_free(&fast);
     if (!rd) trn_program_free(&doc);
+    return ok;
+}
+
+static int native_case(const char *module_dir, const char *config, const char *file) {
+    trn_sim *s = open_sim(module_dir, config);
+    size_t shared;
+    int ok = compare_readers(s, file, NULL, file, &shared);
+    if (ok) printf("ok: %s: the same both ways (%zu entries read by the fast path)\n", file, shared);
     trn_sim_close(s);
     return ok;
 }
 
+/* N generated BIR files (each must load, mostly by the fast path) and
+ * MUTATIONS byte-level mutations of each (loaded alike or refused alike). */
+#define MUTATIONS 6
+static int generated_cases(const char *module_dir, const char *config, int n) {
+    trn_sim *s = open_sim(module_dir, config);
+    int fails = 0, refused = 0, mutated_loads = 0;
+    size_t entries = 0, fast = 0;
+    for (int i = 0; i < n && fails < 5; ++i) {
+        char *text = bir_generate((uint32_t)i + 1), label[64];
+        size_t f;
+        snprintf(label, sizeof label, "generated file %d", i);
+        trn_program p;
+        trn_error e;
+        if (load_opts(s, "generated.bir.json", text, true, &p, &e)) {
+            printf("FAIL: %s does not load: %s\n", label, e.msg);
+            fails++;
+        } else {
+            entries += p.n_insts;
+            trn_program_free(&p);
+            if (!compare_readers(s, "generated.bir.json", text, label, &f)) fails++;
+            fast += f;
+        }
+        for (int m = 0; m < MUTATIONS; ++m) {
+            char *bad = bir_mutate(text, (uint32_t)(i * MUTATIONS + m) + 1);
+            snprintf(label, sizeof label, "generated file %d, mutation %d", i, m);
+            if (!compare_readers(s, "generated.bir.json", bad, label, &f)) fails++;
+            if (load_opts(s, "generated.bir.json", bad, true, &p, &e)) refused++;
+            else {
+                mutated_loads++;
+                trn_program_free(&p);
+            }
+            free(bad);
+        }
+        free(text);
+    }
+    trn_sim_close(s);
+    /* the comparison means something only if the fast path did most of the reading */
+    if (!fails && fast * 2 < entries) {
+        printf("FAIL: the fast path read %zu of %zu generated entries (expected most)\n", fast, entries);
+        fails++;
+    }
+    printf("%s: %d generated files, %zu entries (%zu read by the fast path); %d mutations: %d refused alike, %d "
+           "loaded alike\n", fails ? "FAIL" : "ok", n, entries, fast, n * MUTATIONS, refused, mutated_loads);
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc > 3 && !strcmp(argv[2], "--native")) {
+    if (argc > 4 && !strcmp(argv[2], "--generated")) return generated_cases(argv[1], argv[3], atoi(argv[4]));
+    if (argc > 3 && (!strcmp(argv[2], "--native") || !strcmp(argv[2], "--bir"))) {
         int fails = 0;
         for (int i = 4; i < argc; ++i) fails += !native_case(argv[1], argv[3], argv[i]);
         return fails ? 1 : 0;

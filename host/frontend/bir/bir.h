@@ -10,4 +10,9 @@
 /* p->root holds the BIR document; it is freed (p->root NULL) once read. */
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e);
 
+/* The text fast path (bir_fast.c): 0 when it read the whole file into p; 1
+ * when it did not (anything unusual, any error): the caller frees p and
+ * reads the file with trn_bir_read, whose messages are the ones to give. */
+int trn_bir_read_text(trn_program *p, const char *text, size_t len, const trn_load_opts *o);
+
 #endif

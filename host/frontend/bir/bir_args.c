@@ -85,6 +85,11 @@ static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, trn_operand_s
     int64_t st[TRN_AP_MAX_DIMS + 1], num[TRN_AP_MAX_DIMS + 1];
     int n = 0;
     if (read_pairs(json_object_get(arg, "ap"), st, num, &n, where, e)) return -1;
+    return bir_ap_spec(x, dt, st, num, n, offset, sp, where, e);
+}
+
+int bir_ap_spec(const bir_alloc *x, trn_dtype dt, const int64_t *st, const int64_t *num, int n, int64_t offset,
+                trn_operand_spec *sp, const char *where, trn_error *e) {
     uint32_t w = trn_dtype_width(dt);
     sp->has_dtype = dt != x->dtype;
     sp->dtype = dt;

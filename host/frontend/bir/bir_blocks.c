@@ -19,10 +19,26 @@ static const char *inst_name(json_t *inst) {
     return n ? n : "(unnamed)";
 }
 
-void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len) {
-    snprintf(buf, len, "function %s, block %s, BIR name '%s'", c->function, c->block[0] ? c->block : "(top)",
-             inst_name(inst));
+/* s appended at *at, cut as snprintf cuts (len - 1 characters at most). */
+static void append(char *buf, size_t len, size_t *at, const char *s) {
+    while (*s && *at + 1 < len) buf[(*at)++] = *s++;
+    buf[*at] = 0;
 }
+
+/* "function F, block B, BIR name 'X'" (by hand: it is made for every instruction). */
+void bir_where_named(const bir_ctx *c, const char *name, char *buf, size_t len) {
+    size_t at = 0;
+    if (!len) return;
+    append(buf, len, &at, "function ");
+    append(buf, len, &at, c->function);
+    append(buf, len, &at, ", block ");
+    append(buf, len, &at, c->block[0] ? c->block : "(top)");
+    append(buf, len, &at, ", BIR name '");
+    append(buf, len, &at, name);
+    append(buf, len, &at, "'");
+}
+
+void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len) { bir_where_named(c, inst_name(inst), buf, len); }
 
 int bir_errorf(const bir_ctx *c, trn_error *e, const char *fmt, ...) {
     char msg[TRN_ERROR_MAX];
@@ -104,8 +120,7 @@ static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e);
 /* A copy of s that lives as long as the program. */
 char *bir_keep_string(bir_ctx *c, const char *s) { return trn_program_strdup(c->p, s, strlen(s)); }
 
-/* The next entry of the instruction list, zeroed (not yet counted). */
-static trn_inst *push(bir_ctx *c, trn_error *e) {
+trn_inst *bir_push(bir_ctx *c, trn_error *e) {
     trn_program *p = c->p;
     if (p->n_insts == c->cap_insts) {
         size_t cap = c->cap_insts ? c->cap_insts * 2 : 64;
@@ -122,20 +137,23 @@ static trn_inst *push(bir_ctx *c, trn_error *e) {
     return in;
 }
 
-/* The entry's number and its context string. */
-static int number_entry(bir_ctx *c, trn_inst *in, json_t *inst, trn_error *e) {
+int bir_number_entry(bir_ctx *c, trn_inst *in, const char *name, trn_error *e) {
     char buf[BIR_WHERE_MAX];
-    bir_where(c, inst, buf, sizeof buf);
+    bir_where_named(c, name, buf, sizeof buf);
     if (!(in->where = bir_keep_string(c, buf))) return trn_errorf(e, "out of memory");
     in->number = c->number++;
     return 0;
 }
 
-static int block_push(bir_ctx *c, const char *name, size_t *saved) {
-    *saved = strlen(c->block);
-    size_t room = sizeof c->block - *saved;
-    snprintf(c->block + *saved, room, "%s%s", *saved ? "/" : "", name);
-    return 0;
+static int number_entry(bir_ctx *c, trn_inst *in, json_t *inst, trn_error *e) {
+    return bir_number_entry(c, in, inst_name(inst), e);
+}
+
+size_t bir_block_push(bir_ctx *c, const char *name) {
+    size_t saved = strlen(c->block);
+    size_t room = sizeof c->block - saved;
+    snprintf(c->block + saved, room, "%s%s", saved ? "/" : "", name);
+    return saved;
 }
 
 static int axis_int(json_t *axis, const char *k, int64_t *out, trn_error *e) {
@@ -147,14 +165,14 @@ static int axis_int(json_t *axis, const char *k, int64_t *out, trn_error *e) {
 
 /* {"opcode": "Loop", "LoopAxis": {name, lb, ub, stride}, "blocks": [...]}:
  * trips = (ub - lb) / stride rounded up (for i = lb; i < ub; i += stride),
- * the axis value in a register of its own. */
-static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
+ * the axis value in a register of its own. The header entry and the axis
+ * in scope; its body is read next, then bir_loop_end. */
+int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *st, trn_error *e) {
     json_t *axis = json_object_get(loop, "LoopAxis");
     const char *an = json_string_value(json_object_get(axis, "name"));
     char label[160];
     snprintf(label, sizeof label, "loop %s", an ? an : "(unnamed)");
-    size_t saved;
-    block_push(c, label, &saved);
+    st->saved = bir_block_push(c, label);
     int64_t lb = 0, ub = 0, stride = 0;
     int rc = trn_check_keys(loop, loop_keys, "Loop", e);
     if (!rc && !json_is_object(axis)) rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
@@ -170,48 +188,56 @@ static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
     if (!rc && (c->depth >= BIR_MAX_DEPTH || reg < c->n_regs))
         rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
                         "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
-    json_t *blocks = json_object_get(loop, "blocks");
-    if (!rc && !json_is_array(blocks)) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
+    if (!rc && !blocks_listed) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
     if (rc) {
         rc = bir_errorf(c, e, "%s", e->msg);
-        c->block[saved] = 0;
+        c->block[st->saved] = 0;
         return rc;
     }
     int64_t trips = (ub - lb) / stride + ((ub - lb) % stride != 0);
-    trn_inst *h = push(c, e);
+    trn_inst *h = bir_push(c, e);
     if (!h) return -1;
-    size_t head = c->p->n_insts++;
+    st->head = c->p->n_insts++;
     h->kind = TRN_INST_LOOP;
     h->loop = (trn_loop){trips, lb, stride, reg, c->p->n_loops++};
     if (number_entry(c, h, loop, e)) return -1;
     c->axes[c->depth++] = (bir_axis){an, reg};
-    rc = walk_list(c, blocks, "blocks", e);
+    return 0;
+}
+
+int bir_loop_end(bir_ctx *c, const bir_open_loop *st, int body_rc, trn_error *e) {
     c->depth--;
-    c->block[saved] = 0;
-    if (rc) return rc;
-    trn_inst *end = push(c, e);
+    c->block[st->saved] = 0;
+    if (body_rc) return body_rc;
+    trn_inst *end = bir_push(c, e);
     if (!end) return -1;
     size_t tail = c->p->n_insts++;
     end->kind = TRN_INST_END;
-    end->loop = c->p->insts[head].loop;
-    end->number = c->p->insts[head].number;
-    end->jump = head;
-    c->p->insts[head].jump = tail;
+    end->loop = c->p->insts[st->head].loop;
+    end->number = c->p->insts[st->head].number;
+    end->jump = st->head;
+    c->p->insts[st->head].jump = tail;
     return 0;
+}
+
+static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
+    json_t *blocks = json_object_get(loop, "blocks");
+    bir_open_loop st;
+    if (bir_loop_begin(c, loop, json_is_array(blocks), &st, e)) return -1;
+    return bir_loop_end(c, &st, walk_list(c, blocks, "blocks", e), e);
 }
 
 static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
     if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
-    size_t saved;
-    block_push(c, name ? name : "(unnamed)", &saved);
+    size_t saved = bir_block_push(c, name ? name : "(unnamed)");
     int rc = trn_check_keys(b, block_keys, "block", e) ? bir_errorf(c, e, "%s", e->msg) : 0;
     if (!rc) rc = walk_list(c, json_object_get(b, "instructions"), "instructions", e);
     c->block[saved] = 0;
     return rc;
 }
 
-static int walk_item(bir_ctx *c, json_t *x, trn_error *e) {
+int bir_walk_item(bir_ctx *c, json_t *x, trn_error *e) {
     if (!json_is_object(x)) return bir_errorf(c, e, "a block entry must be an object (a block, a Loop or an instruction)");
     const char *op = json_string_value(json_object_get(x, "opcode"));
     if (op && !strcmp(op, "Loop")) return walk_loop(c, x, e);
@@ -220,7 +246,7 @@ static int walk_item(bir_ctx *c, json_t *x, trn_error *e) {
         return bir_errorf(c, e, "entry '%s' is neither a block ('instructions'), a Loop nor an instruction ('opcode')",
                           inst_name(x));
     }
-    trn_inst *in = push(c, e);
+    trn_inst *in = bir_push(c, e);
     if (!in) return -1;
     bool skipped;
     if (bir_translate_inst(c, x, in, &skipped, e)) return inst_error(c, x, e);
@@ -232,7 +258,7 @@ static int walk_item(bir_ctx *c, json_t *x, trn_error *e) {
 static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e) {
     if (!json_is_array(list)) return bir_errorf(c, e, "'%s' must be a list", key);
     for (size_t i = 0; i < json_array_size(list); ++i)
-        if (walk_item(c, json_array_get(list, i), e)) return -1;
+        if (bir_walk_item(c, json_array_get(list, i), e)) return -1;
     return 0;
 }
 

@@ -15,7 +15,10 @@ static int count_unhandled(bir_ctx *c, const char *op, trn_error *e) {
     bir_count *n = realloc(c->unhandled, (c->n_unhandled + 1) * sizeof *n);
     if (!n) return trn_errorf(e, "out of memory");
     c->unhandled = n;
-    c->unhandled[c->n_unhandled++] = (bir_count){op, 1};
+    /* a copy: the fast path drops each entry's document once it is read */
+    const char *name = bir_keep_string(c, op);
+    if (!name) return trn_errorf(e, "out of memory");
+    c->unhandled[c->n_unhandled++] = (bir_count){name, 1};
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #define TRNSIM_HOST_BIR_INTERNAL_H
 
 #include "frontend/bir/bir.h"
+#include "frontend/operand.h"
 
 #define BIR_MAX_DEPTH 32
 #define BIR_WHERE_MAX 400
@@ -64,10 +65,20 @@ int bir_errorf(const bir_ctx *c, trn_error *e, const char *fmt, ...) TRN_PRINTF(
 /* The context string of an instruction (without the file): function,
  * block path and BIR name. */
 void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len);
+void bir_where_named(const bir_ctx *c, const char *name, char *buf, size_t len);
 /* A copy of s in the program's string blocks (they live as long as it). */
 char *bir_keep_string(bir_ctx *c, const char *s);
 /* Attaches a value the front end made to the program (it owns it). */
 int bir_own(bir_ctx *c, json_t *v, trn_error *e);
+
+/* bir_reader.c: the reading state (its JSON values are the program's);
+ * the file's top level and the function's allocations, from a document
+ * whose function may lack its blocks; the unhandled-opcode message (or the
+ * skip note) once every instruction is read. */
+int bir_ctx_init(bir_ctx *c, trn_program *p, const trn_load_opts *o, trn_error *e);
+void bir_ctx_free(bir_ctx *c);
+int bir_read_header(bir_ctx *c, json_t *root, json_t **fn, trn_error *e);
+int bir_check_unhandled(bir_ctx *c, trn_error *e);
 
 /* bir_alloc.c: allocations -> tensors at the file's placement; registers; lookups. */
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e);
@@ -90,6 +101,11 @@ int bir_set_attr(bir_inst *b, const char *key, json_t *v, trn_error *e); /* stea
 int bir_translate_args(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e);
 /* The register a regref names: an enclosing loop axis, else a REG allocation. */
 int bir_register(const bir_ctx *c, const char *regref, int *reg);
+/* An access pattern's checked parts -> the operand spec on allocation x (a
+ * tensor): pairs st/num[0..n) (1 <= num <= 2^32, |step| <= 2^40), the
+ * offset in elements of dt, dt the allocation's or the argument's. */
+int bir_ap_spec(const bir_alloc *x, trn_dtype dt, const int64_t *st, const int64_t *num, int n, int64_t offset,
+                trn_operand_spec *sp, const char *where, trn_error *e);
 
 /* bir_fields.c: an instruction's fields -> attributes, through the
  * opcode's schema (bir_name, enum aliases) and the BIR-only table. */
@@ -97,6 +113,22 @@ int bir_translate_fields(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e);
 
 /* bir_blocks.c: blocks, loops and instructions of a function. */
 int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e);
+/* One entry of a block list (a block, a Loop or an instruction) as a document. */
+int bir_walk_item(bir_ctx *c, json_t *x, trn_error *e);
+/* The next entry of the instruction list, zeroed (not yet counted). */
+trn_inst *bir_push(bir_ctx *c, trn_error *e);
+/* The entry's number and its context string (name: its BIR name). */
+int bir_number_entry(bir_ctx *c, trn_inst *in, const char *name, trn_error *e);
+/* Appends a name to the block path; the length to cut it back to. */
+size_t bir_block_push(bir_ctx *c, const char *name);
+/* A loop being read: begin (checks, header entry, axis in scope), its body,
+ * end (the end entry; body_rc passed through). blocks_listed: its 'blocks'
+ * is a list. */
+typedef struct bir_open_loop {
+    size_t saved, head;
+} bir_open_loop;
+int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *st, trn_error *e);
+int bir_loop_end(bir_ctx *c, const bir_open_loop *st, int body_rc, trn_error *e);
 /* A block fired by DMATrigger -> a native DMABlock object with its descriptors. */
 int bir_descriptor_block(bir_ctx *c, const char *name, json_t **block, trn_error *e);
 

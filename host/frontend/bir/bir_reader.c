@@ -20,7 +20,7 @@ static int unhandled_message(const bir_ctx *c, char *buf, size_t len) {
     return (int)c->n_unhandled;
 }
 
-static int check_unhandled(bir_ctx *c, trn_error *e) {
+int bir_check_unhandled(bir_ctx *c, trn_error *e) {
     if (!c->n_unhandled) return 0;
     char list[600];
     unhandled_message(c, list, sizeof list);
@@ -66,36 +66,44 @@ int bir_own(bir_ctx *c, json_t *v, trn_error *e) {
     return 0;
 }
 
-static int translate(bir_ctx *c, json_t *root, trn_error *e) {
-    json_t *fn = NULL;
-    if (read_top(c, root, &fn, e)) return -1;
-    if (bir_read_allocations(c, fn, e)) return trn_error_prefix(e, "%s", c->path);
-    if (bir_translate_function(c, fn, e) || check_unhandled(c, e)) return -1;
+int bir_read_header(bir_ctx *c, json_t *root, json_t **fn, trn_error *e) {
+    if (read_top(c, root, fn, e)) return -1;
+    if (bir_read_allocations(c, *fn, e)) return trn_error_prefix(e, "%s", c->path);
     return 0;
 }
 
-static void ctx_free(bir_ctx *c) {
+static int translate(bir_ctx *c, json_t *root, trn_error *e) {
+    json_t *fn = NULL;
+    if (bir_read_header(c, root, &fn, e)) return -1;
+    if (bir_translate_function(c, fn, e) || bir_check_unhandled(c, e)) return -1;
+    return 0;
+}
+
+int bir_ctx_init(bir_ctx *c, trn_program *p, const trn_load_opts *o, trn_error *e) {
+    *c = (bir_ctx){.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
+                   .opcodes = json_object(), .empty = json_object()};
+    if (!c->trigger_blocks || !c->opcodes || !c->empty) {
+        json_decref(c->opcodes);
+        json_decref(c->empty);
+        return trn_errorf(e, "out of memory");
+    }
+    return bir_own(c, c->opcodes, e) || bir_own(c, c->empty, e) ? -1 : 0;
+}
+
+void bir_ctx_free(bir_ctx *c) {
     free(c->allocs);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
 }
 
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
-    bir_ctx c = {.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
-                 .opcodes = json_object(), .empty = json_object()};
-    int rc = 0;
-    if (!c.trigger_blocks || !c.opcodes || !c.empty) {
-        json_decref(c.opcodes);
-        json_decref(c.empty);
-        rc = trn_errorf(e, "out of memory");
-    } else if (bir_own(&c, c.opcodes, e) || bir_own(&c, c.empty, e)) {
-        rc = -1;
-    }
+    bir_ctx c;
+    int rc = bir_ctx_init(&c, p, o, e);
     if (!rc) rc = translate(&c, p->root, e);
     if (!rc) p->summary.allocations = c.n_allocs;
     /* the BIR document goes: the program holds what it needs */
     json_decref(p->root);
     p->root = NULL;
-    ctx_free(&c);
+    bir_ctx_free(&c);
     return rc;
 }
