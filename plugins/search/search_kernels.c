@@ -18,6 +18,19 @@
 #define SEARCH_SSE 1
 #endif
 
+/* Eight lanes where the CPU has AVX, chosen per call (the module is built
+ * for baseline x86-64). _CMP_GT_OQ, _GE_OQ and _LE_OQ are the C
+ * comparisons too (false on NaN), so either width picks the same elements;
+ * the tests run this path, the SSE one (SEARCH_NO_AVX) and the plain one. */
+#if defined(SEARCH_SSE) && defined(__x86_64__) && defined(__GNUC__) && !defined(SEARCH_NO_AVX)
+#include <immintrin.h>
+#define SEARCH_AVX 1
+#define SEARCH_AVX_FN __attribute__((target("avx")))
+#else
+#define SEARCH_AVX 0
+#endif
+#define SEARCH_INLINE static inline __attribute__((always_inline))
+
 /* 32 fp32 = two cache lines: long enough to amortise the branch, short
  * enough that a block holding a rare candidate costs little. */
 #define SEARCH_BLOCK 32
@@ -25,22 +38,18 @@ _Static_assert(SEARCH_BLOCK <= 32 && SEARCH_BLOCK % 4 == 0, "block masks are uin
 
 /* ---- Max (IT 88) --------------------------------------------------------- */
 
-/* The reference's insertion of one element while slots are still being filled:
- * cascade through the valid slots with a strict '>', the demoted value
- * carrying on, and land in the first empty slot. */
-static void max8_fill(float slot[SEARCH_K], bool valid[SEARCH_K], float carry) {
-    for (int k = 0; k < SEARCH_K; ++k) {
-        if (!valid[k]) {
-            slot[k] = carry;
-            valid[k] = true;
-            return;
-        }
-        if (carry > slot[k]) {
-            float demoted = slot[k];
-            slot[k] = carry;
-            carry = demoted;
-        }
+/* The reference's insertion of one element while the slots fill: cascade
+ * through the `filled` valid slots with a strict '>', the demoted value
+ * carrying on, and land in the first empty slot. The swap is written as
+ * max8_insert writes it (below): the same bits as the branchy loop, with no
+ * mispredicted branch per slot, which for short rows is most of the time. */
+static void max8_fill(float slot[SEARCH_K], int filled, float carry) {
+    for (int k = 0; k < filled; ++k) {
+        float s = slot[k];
+        slot[k] = carry > s ? carry : s;
+        carry = carry > s ? s : carry;
     }
+    slot[filled] = carry;
 }
 
 /* The same loop once every slot is valid. It is not a plain shift: a
@@ -81,6 +90,23 @@ static inline uint32_t block_mask_gt(const float *x, float thr) {
     return m;
 }
 
+#if SEARCH_AVX
+SEARCH_AVX_FN static inline bool block_any_gt_avx(const float *x, float thr) {
+    const __m256 t = _mm256_set1_ps(thr);
+    __m256 any = _mm256_cmp_ps(_mm256_loadu_ps(x), t, _CMP_GT_OQ);
+    for (int j = 8; j < SEARCH_BLOCK; j += 8) any = _mm256_or_ps(any, _mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ));
+    return _mm256_movemask_ps(any) != 0;
+}
+
+SEARCH_AVX_FN static inline uint32_t block_mask_gt_avx(const float *x, float thr) {
+    const __m256 t = _mm256_set1_ps(thr);
+    uint32_t m = 0;
+    for (int j = 0; j < SEARCH_BLOCK; j += 8)
+        m |= (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ)) << j;
+    return m;
+}
+#endif
+
 /* The last slot holding a non-NaN value, or -1.
  *
  * Why one compare against it rejects exactly: a NaN can only land in a slot
@@ -95,24 +121,72 @@ static int max8_threshold_slot(const float slot[SEARCH_K]) {
     return -1;
 }
 
-void search_max8_row(const float *data, size_t n, float out[SEARCH_K]) {
-    bool valid[SEARCH_K] = {false};
+#if SEARCH_AVX
+#define ANY_GT(x, t) (avx ? block_any_gt_avx(x, t) : block_any_gt(x, t))
+#define MASK_GT(x, t) (avx ? block_mask_gt_avx(x, t) : block_mask_gt(x, t))
+#else
+#define ANY_GT(x, t) block_any_gt(x, t)
+#define MASK_GT(x, t) block_mask_gt(x, t)
+#endif
+
+/* The row kernel for either block width (avx a constant where inlined). */
+SEARCH_INLINE void max8_row(const float *data, size_t n, float out[SEARCH_K], bool avx) {
+    (void)avx;
     size_t i = 0;
-    for (; i < n && i < SEARCH_K; ++i) max8_fill(out, valid, data[i]);
+    for (; i < n && i < SEARCH_K; ++i) max8_fill(out, (int)i, data[i]);
     int t = max8_threshold_slot(out);
     if (t < 0) return; /* all 8 slots NaN: nothing can ever displace them */
 
     for (; i + SEARCH_BLOCK <= n; i += SEARCH_BLOCK) {
-        if (!block_any_gt(data + i, out[t])) continue;
+        if (!ANY_GT(data + i, out[t])) continue;
         /* in index order; the threshold may rise as elements go in, so
          * each is compared again against the current one */
-        for (uint32_t m = block_mask_gt(data + i, out[t]); m; m &= m - 1) {
+        for (uint32_t m = MASK_GT(data + i, out[t]); m; m &= m - 1) {
             float x = data[i + (size_t)__builtin_ctz(m)];
             if (x > out[t]) max8_insert(out, x);
         }
     }
     for (; i < n; ++i)
         if (data[i] > out[t]) max8_insert(out, data[i]);
+}
+
+/* Whether this CPU runs the AVX blocks. cpu_init is idempotent and makes
+ * the answer right even before libgcc's constructor has run. */
+#if SEARCH_AVX || defined(SEARCH_SSE)
+static bool use_avx(void) {
+#if SEARCH_AVX
+    static int have = -1; /* a benign race: every thread stores the same answer */
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    return have == 1;
+#else
+    return false;
+#endif
+}
+#endif
+
+const char *search_kernel_blocks(void) {
+#ifdef SEARCH_SSE
+    return use_avx() ? "avx" : "sse";
+#else
+    return "plain";
+#endif
+}
+
+#if SEARCH_AVX
+SEARCH_AVX_FN static void max8_row_avx(const float *data, size_t n, float out[SEARCH_K]) { max8_row(data, n, out, true); }
+#endif
+
+void search_max8_row(const float *data, size_t n, float out[SEARCH_K]) {
+#if SEARCH_AVX
+    if (use_avx()) {
+        max8_row_avx(data, n, out);
+        return;
+    }
+#endif
+    max8_row(data, n, out, false);
 }
 
 /* ---- one-to-one match (IT 89-91) ------------------------------------------ */
@@ -164,6 +238,34 @@ static inline uint32_t block_mask_in(const float *x, float lo, float hi) {
     return m;
 }
 
+#if SEARCH_AVX
+SEARCH_AVX_FN static inline bool block_any_in_avx(const float *x, float lo, float hi) {
+    const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+    __m256 any = _mm256_setzero_ps();
+    for (int j = 0; j < SEARCH_BLOCK; j += 8) {
+        __m256 v = _mm256_loadu_ps(x + j);
+        any = _mm256_or_ps(any, _mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)));
+    }
+    return _mm256_movemask_ps(any) != 0;
+}
+
+SEARCH_AVX_FN static inline uint32_t block_mask_in_avx(const float *x, float lo, float hi) {
+    const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+    uint32_t m = 0;
+    for (int j = 0; j < SEARCH_BLOCK; j += 8) {
+        __m256 v = _mm256_loadu_ps(x + j);
+        m |= (uint32_t)_mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)))
+             << j;
+    }
+    return m;
+}
+#define ANY_IN(x, lo, hi) (avx ? block_any_in_avx(x, lo, hi) : block_any_in(x, lo, hi))
+#define MASK_IN(x, lo, hi) (avx ? block_mask_in_avx(x, lo, hi) : block_mask_in(x, lo, hi))
+#else
+#define ANY_IN(x, lo, hi) block_any_in(x, lo, hi)
+#define MASK_IN(x, lo, hi) block_mask_in(x, lo, hi)
+#endif
+
 static void matcher_init(matcher *m, const float vals[SEARCH_K], search_order order) {
     m->order = order;
     m->live = 0;
@@ -179,21 +281,40 @@ static void matcher_init(matcher *m, const float vals[SEARCH_K], search_order or
     }
 }
 
-void search_find8_row(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
-                      uint32_t idx[SEARCH_K]) {
+SEARCH_INLINE void find8_row(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
+                             uint32_t idx[SEARCH_K], bool avx) {
+    (void)avx;
     matcher m;
     matcher_init(&m, vals, order);
     for (int k = 0; k < SEARCH_K; ++k) idx[k] = SEARCH_NOT_FOUND;
 
     size_t i = 0;
     for (; m.live > 0 && i + SEARCH_BLOCK <= n; i += SEARCH_BLOCK) {
-        if (!block_any_in(data + i, m.lo, m.hi)) continue;
-        for (uint32_t b = block_mask_in(data + i, m.lo, m.hi); b && m.live > 0; b &= b - 1) {
+        if (!ANY_IN(data + i, m.lo, m.hi)) continue;
+        for (uint32_t b = MASK_IN(data + i, m.lo, m.hi); b && m.live > 0; b &= b - 1) {
             size_t j = i + (size_t)__builtin_ctz(b);
             match_one(&m, data[j], (uint32_t)j, idx);
         }
     }
     for (; m.live > 0 && i < n; ++i) match_one(&m, data[i], (uint32_t)i, idx);
+}
+
+#if SEARCH_AVX
+SEARCH_AVX_FN static void find8_row_avx(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
+                                        uint32_t idx[SEARCH_K]) {
+    find8_row(data, n, vals, order, idx, true);
+}
+#endif
+
+void search_find8_row(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
+                      uint32_t idx[SEARCH_K]) {
+#if SEARCH_AVX
+    if (use_avx()) {
+        find8_row_avx(data, n, vals, order, idx);
+        return;
+    }
+#endif
+    find8_row(data, n, vals, order, idx, false);
 }
 
 void search_replace8_row(float *row, const uint32_t idx[SEARCH_K], float sentinel) {

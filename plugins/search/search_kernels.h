@@ -41,4 +41,8 @@ void search_find8_row(const float *data, size_t n, const float vals[SEARCH_K], s
  * because each data element matches at most one slot. */
 void search_replace8_row(float *row, const uint32_t idx[SEARCH_K], float sentinel);
 
+/* Which block tests the kernels run on this CPU and build: "avx", "sse" or
+ * "plain" (the tests check that each build runs the path it is for). */
+const char *search_kernel_blocks(void);
+
 #endif

@@ -413,8 +413,23 @@ static void test_topk64_matches_stable_sort(void **st) {
     }
 }
 
+/* Each build runs the blocks it is for: the AVX ones exactly where the CPU
+ * has AVX, the SSE ones with -DSEARCH_NO_AVX, plain loops with -DSEARCH_NO_SIMD. */
+static void test_blocks_of_this_build(void **state) {
+    (void)state;
+#if defined(SEARCH_NO_SIMD) || !defined(__SSE__)
+    assert_string_equal(search_kernel_blocks(), "plain");
+#elif defined(SEARCH_NO_AVX) || !defined(__x86_64__)
+    assert_string_equal(search_kernel_blocks(), "sse");
+#else
+    __builtin_cpu_init();
+    assert_string_equal(search_kernel_blocks(), __builtin_cpu_supports("avx") ? "avx" : "sse");
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocks_of_this_build),
         cmocka_unit_test(test_max_known_descending),
         cmocka_unit_test(test_max_sticky_nan),
         cmocka_unit_test(test_max_all_nan_slots),
