@@ -119,12 +119,99 @@ void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape
     dma_transpose_strided(src, stride, dst, width, shape, perm);
 }
 
+/* The 2-D case, where the destination's rows are the source's columns
+ * (S[2] == 1) and the source's rows are far apart (a partition each:
+ * 192 KiB in SBUF, so all of them fall in one cache set, and a square tile
+ * read down its columns thrashes that set). Each micro-tile of DMA_MICRO x
+ * DMA_MICRO elements is read one source row at a time (one cache line,
+ * used at once) into a local tile, then stored one destination row segment
+ * at a time, so every line is read once and written once. The micro-tiles
+ * walk DMA_MICRO source rows from end to end before the next DMA_MICRO, so
+ * the source is read as DMA_MICRO sequential streams. */
+#define DMA_MICRO 16
+
+/* Streaming stores pay off once the destination is well past the caches:
+ * each destination line is written whole at once, so the store needs no
+ * read of the line first. Below this size, ordinary stores leave the
+ * result in cache for whatever reads it next. */
+#define DMA_STREAM_BYTES ((size_t)1 << 20)
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static void store_row_f32(uint32_t *d, const uint32_t *t, int64_t n, bool stream) {
+    if (stream && n == DMA_MICRO) {
+        for (int k = 0; k < DMA_MICRO; k += 4)
+            _mm_stream_si128((__m128i *)(void *)(d + k), _mm_loadu_si128((const __m128i *)(const void *)(t + k)));
+        return;
+    }
+    memcpy(d, t, (size_t)n * sizeof *d);
+}
+#define DMA_STREAM_FENCE() _mm_sfence()
+#else
+static void store_row_f32(uint32_t *d, const uint32_t *t, int64_t n, bool stream) {
+    (void)stream;
+    memcpy(d, t, (size_t)n * sizeof *d);
+}
+#define DMA_STREAM_FENCE() ((void)0)
+#endif
+
+#define DMA_TRANSPOSE_ROWS_BODY(T, STORE)                                                            \
+    do {                                                                                             \
+        const T *s = (const T *)src;                                                                 \
+        T *d = (T *)dst;                                                                             \
+        T tile[DMA_MICRO][DMA_MICRO];                                                                \
+        for (int64_t o0 = 0; o0 < D[0]; ++o0)                                                        \
+            for (int64_t o1 = 0; o1 < D[1]; ++o1) {                                                  \
+                const T *sb = s + o0 * S[0] + o1 * S[1];                                             \
+                T *db = d + (o0 * D[1] + o1) * D[2] * D[3];                                          \
+                for (int64_t b3 = 0; b3 < D[3]; b3 += DMA_MICRO) {                                   \
+                    int64_t n3 = D[3] - b3 < DMA_MICRO ? D[3] - b3 : DMA_MICRO;                      \
+                    for (int64_t b2 = 0; b2 < D[2]; b2 += DMA_MICRO) {                               \
+                        int64_t n2 = D[2] - b2 < DMA_MICRO ? D[2] - b2 : DMA_MICRO;                  \
+                        for (int64_t i3 = 0; i3 < n3; ++i3) {                                        \
+                            const T *sr = sb + (b3 + i3) * S[3] + b2;                                \
+                            for (int64_t i2 = 0; i2 < n2; ++i2) tile[i2][i3] = sr[i2];               \
+                        }                                                                            \
+                        T *dr = db + b2 * D[3] + b3;                                                 \
+                        for (int64_t i2 = 0; i2 < n2; ++i2) STORE(dr + i2 * D[3], tile[i2], n3);     \
+                    }                                                                                \
+                }                                                                                    \
+            }                                                                                        \
+    } while (0)
+
+#define DMA_STORE_PLAIN(dp, tp, n) memcpy((dp), (tp), (size_t)(n) * sizeof *(tp))
+#define DMA_STORE_STREAM(dp, tp, n) store_row_f32((dp), (tp), (n), true)
+
+static void transpose_rows(const void *src, const int64_t S[4], void *dst, size_t width, const int64_t D[4]) {
+    size_t bytes = (size_t)(D[0] * D[1] * D[2] * D[3]) * width;
+    /* streaming needs 16-byte aligned destination segments: every row and
+     * every micro-tile column start on one */
+    bool stream = width == 4 && bytes >= DMA_STREAM_BYTES && ((uintptr_t)dst & 15) == 0 && D[3] % 4 == 0;
+    switch (width) {
+    case 1: DMA_TRANSPOSE_ROWS_BODY(uint8_t, DMA_STORE_PLAIN); break;
+    case 2: DMA_TRANSPOSE_ROWS_BODY(uint16_t, DMA_STORE_PLAIN); break;
+    case 4:
+        if (stream) {
+            DMA_TRANSPOSE_ROWS_BODY(uint32_t, DMA_STORE_STREAM);
+            DMA_STREAM_FENCE(); /* the streamed lines are visible before the handler returns */
+        } else {
+            DMA_TRANSPOSE_ROWS_BODY(uint32_t, DMA_STORE_PLAIN);
+        }
+        break;
+    default: DMA_TRANSPOSE_ROWS_BODY(uint64_t, DMA_STORE_PLAIN); break;
+    }
+}
+
 void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width, const int64_t shape[4],
                            const int perm[4]) {
     int64_t D[4], S[4]; /* destination extents, and the source stride of each */
     for (int k = 0; k < 4; ++k) {
         D[k] = shape[perm[k]];
         S[k] = stride[perm[k]];
+    }
+    if (S[2] == 1 && D[3] > 1) {
+        transpose_rows(src, S, dst, width, D);
+        return;
     }
     switch (width) {
     case 1: DMA_TRANSPOSE_BODY(uint8_t); break;

@@ -217,7 +217,9 @@ static void test_transpose_known_2x3(void **st) {
 
 static void test_transpose_all_perms_match_oracle(void **st) {
     (void)st;
-    const int64_t shapes[4][4] = {{2, 3, 5, 7}, {1, 33, 1, 70}, {3, 1, 65, 40}, {1, 1, 128, 96}};
+    /* the last two also take the row-block path past one block of columns */
+    const int64_t shapes[6][4] = {{2, 3, 5, 7}, {1, 33, 1, 70}, {3, 1, 65, 40}, {1, 1, 128, 96}, {2, 1, 9, 530},
+                                  {1, 3, 600, 2}};
     const size_t widths[4] = {1, 2, 4, 8};
     int perms[24][4], np = 0;
     for (int a = 0; a < 4; ++a)
@@ -229,7 +231,7 @@ static void test_transpose_all_perms_match_oracle(void **st) {
                         ++np;
                     }
     assert_int_equal(np, 24);
-    for (int si = 0; si < 4; ++si) {
+    for (int si = 0; si < 6; ++si) {
         const int64_t *sh = shapes[si];
         size_t n = (size_t)(sh[0] * sh[1] * sh[2] * sh[3]);
         for (int wi = 0; wi < 4; ++wi) {
@@ -248,6 +250,32 @@ static void test_transpose_all_perms_match_oracle(void **st) {
             free(ref);
         }
     }
+}
+
+/* Past 1 MiB the 2-D fp32 transpose streams its stores: against the oracle
+ * with the source rows far apart (a partition stride, as in SBUF), with
+ * an aligned destination and one off by an element (ordinary stores), and
+ * with a last micro-tile that is not whole. */
+static void test_transpose_large_strided(void **st) {
+    (void)st;
+    const int64_t P = 132, N = 2100, PS = 2304; /* source rows PS elements apart */
+    uint32_t *src = malloc((size_t)(P * PS) * 4), *dense = malloc((size_t)(P * N) * 4);
+    uint32_t *ref = malloc((size_t)(P * N) * 4), *fast = malloc((size_t)(P * N + 4) * 4);
+    for (int64_t i = 0; i < P * PS; ++i) src[i] = (uint32_t)rnd();
+    for (int64_t p = 0; p < P; ++p) memcpy(dense + p * N, src + p * PS, (size_t)N * 4);
+    const int64_t shape[4] = {1, 1, P, N}, stride[4] = {P * PS, P * PS, PS, 1};
+    const int perm[4] = {0, 1, 3, 2};
+    oracle_transpose(dense, ref, 4, shape, perm);
+    for (int off = 0; off < 2; ++off) {
+        memset(fast, 0xee, (size_t)(P * N + 4) * 4);
+        dma_transpose_strided(src, stride, fast + off, 4, shape, perm);
+        assert_memory_equal(fast + off, ref, (size_t)(P * N) * 4);
+        assert_int_equal(fast[off ? 0 : P * N], 0xeeeeeeeeu); /* nothing past the ends */
+    }
+    free(src);
+    free(dense);
+    free(ref);
+    free(fast);
 }
 
 static void test_perm_valid(void **st) {
@@ -338,6 +366,7 @@ int main(void) {
         cmocka_unit_test(test_cce_nan_and_ties),
         cmocka_unit_test(test_transpose_known_2x3),
         cmocka_unit_test(test_transpose_all_perms_match_oracle),
+        cmocka_unit_test(test_transpose_large_strided),
         cmocka_unit_test(test_perm_valid),
         cmocka_unit_test(test_replicate),
         cmocka_unit_test(test_aluop_mapping),
