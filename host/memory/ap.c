@@ -434,6 +434,15 @@ static uint64_t element_addr(const trn_ap *ap, const walk *w, int64_t k) {
     return trn_mem_addr(w->mem, ap->part_start + (uint32_t)p * ap->part_step, 0) + (uint64_t)elem * w->width;
 }
 
+/* For n indirect accesses into the table ap: is the whole table written?
+ * One range scan of the table's written map (a word per 64 bytes) then
+ * stands for n per-element checks; asked only when the scan is the
+ * cheaper of the two, so false may also mean "not asked". */
+static bool table_written(const trn_ap_env *env, const trn_ap *ap, const walk *w, size_t n) {
+    uint64_t table_words = (uint64_t)trn_ap_elems(ap) * w->width / 64 + 1;
+    return table_words <= 4 * (uint64_t)n && trn_ap_all_written(env, ap);
+}
+
 static int check_indices(const trn_ap *ap, const int64_t *idx, size_t n, trn_error *e) {
     int64_t total = trn_ap_elems(ap);
     for (size_t j = 0; j < n; ++j)
@@ -448,7 +457,8 @@ int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int6
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e)) return -1;
     if (!trn_dtype_widens(ap->dtype))
         return trn_errorf(e, "dtype %s has no fp32 value", trn_dtype_name(ap->dtype));
-    for (size_t j = 0; j < n; ++j) {
+    bool guarded = env->allow_uninit || table_written(env, ap, &w, n);
+    for (size_t j = 0; j < n && !guarded; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
         if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
             char what[96];
@@ -508,7 +518,8 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
                              trn_error *e) {
     walk w;
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e)) return -1;
-    for (size_t j = 0; j < n; ++j) {
+    bool guarded = env->allow_uninit || table_written(env, ap, &w, n);
+    for (size_t j = 0; j < n && !guarded; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
         if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
             char what[96];
@@ -521,19 +532,39 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
     return 0;
 }
 
+#define SCATTER_CHUNK 2048 /* addresses: 16 KiB */
+
 int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
                               const void *src, trn_acc_op op, trn_error *e) {
     walk w;
     if (walk_init(env, ap, &w, e) || check_indices(ap, idx, n, e) || check_op_dtype(ap, op, e)) return -1;
     const uint8_t *s = src;
+    /* Accumulating into elements that were all written: no per-element
+     * bookkeeping, so independent updates overlap their memory latency.
+     * A table known to be written whole takes its addresses in chunks that
+     * stay in L1, in index order as before. */
+    if (op != TRN_ACC_COPY && table_written(env, ap, &w, n)) {
+        uint64_t chunk[SCATTER_CHUNK];
+        /* a flat table, element_addr's first case with the products hoisted */
+        bool flat = ap->part_count == 1 && ap->ndims == 1;
+        uint64_t flat_base = trn_mem_addr(w.mem, ap->part_start, 0) + (uint64_t)(ap->offset * (int64_t)w.width);
+        int64_t flat_step = flat ? ap->dims[0].step * (int64_t)w.width : 0;
+        for (size_t j0 = 0; j0 < n; j0 += SCATTER_CHUNK) {
+            size_t c = n - j0 < SCATTER_CHUNK ? n - j0 : SCATTER_CHUNK;
+            if (flat)
+                for (size_t k = 0; k < c; ++k) chunk[k] = flat_base + (uint64_t)(idx[j0 + k] * flat_step);
+            else
+                for (size_t k = 0; k < c; ++k) chunk[k] = element_addr(ap, &w, idx[j0 + k]);
+            trn_accumulate_scatter(op, w.mem->bytes, chunk, s + j0 * w.width, ap->dtype, c, NULL);
+        }
+        return 0;
+    }
     uint64_t *addr = op != TRN_ACC_COPY ? malloc((n ? n : 1) * sizeof *addr) : NULL;
     bool all_written = addr != NULL;
     for (size_t j = 0; addr && j < n; ++j) {
         addr[j] = element_addr(ap, &w, idx[j]);
         all_written = all_written && trn_mem_is_written(w.mem, addr[j], w.width, NULL);
     }
-    /* Accumulating into elements that were all written: no per-element
-     * bookkeeping, so independent updates overlap their memory latency. */
     if (all_written)
         trn_accumulate_scatter(op, w.mem->bytes, addr, s, ap->dtype, n, NULL);
     else

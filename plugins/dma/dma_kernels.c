@@ -292,9 +292,26 @@ static int64_t load_index(trn_dtype dt, const unsigned char *p, size_t j) {
     }
 }
 
+/* One element per index, 4-byte indices (the usual case): a loop with no
+ * per-element dtype switch. False when an index is out of range (the
+ * general loop then finds the first and says which). */
+static bool expand_i32(bool is_signed, const void *raw, size_t n, int64_t rows, int64_t *out) {
+    uint64_t bad = 0;
+    for (size_t j = 0; j < n; ++j) {
+        uint32_t u;
+        memcpy(&u, (const unsigned char *)raw + 4 * j, 4);
+        int64_t v = is_signed ? (int64_t)(int32_t)u : (int64_t)u;
+        bad |= (uint64_t)v >= (uint64_t)rows; /* negative ones wrap past rows */
+        out[j] = v;
+    }
+    return bad == 0;
+}
+
 int dma_expand_indices(trn_dtype dt, const void *raw, size_t n, int64_t row, int64_t rows, int64_t *out,
                        char *err, size_t errlen) {
     const unsigned char *p = raw;
+    if (row == 1 && (dt == TRN_DT_INT32 || dt == TRN_DT_UINT32) && expand_i32(dt == TRN_DT_INT32, raw, n, rows, out))
+        return 0;
     for (size_t j = 0; j < n; ++j) {
         int64_t v = load_index(dt, p, j);
         if (v < 0 || v >= rows) {

@@ -347,6 +347,17 @@ static void test_expand_indices(void **st) {
     const uint64_t huge[1] = {0xFFFFFFFFFFFFFFFFull};
     assert_int_equal(dma_expand_indices(TRN_DT_UINT64, huge, 1, 1, 5, out, err, sizeof err), -1);
     assert_string_equal(err, "index 18446744073709551615 at position 0 is outside the table of 5 elements");
+    /* 4-byte indices take a loop of their own: uint32 past INT32_MAX is a
+     * large positive index, not a negative one */
+    const uint32_t u32[4] = {0x80000000u, 7, 0xFFFFFFFFu, 1};
+    assert_int_equal(dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x100000000ll, out, err, sizeof err), 0);
+    const int64_t want32[4] = {0x80000000ll, 7, 0xFFFFFFFFll, 1};
+    assert_memory_equal(out, want32, sizeof want32);
+    assert_int_equal(dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x80000000ll, out, err, sizeof err), -1);
+    assert_string_equal(err, "index 2147483648 at position 0 is outside the table of 2147483648 elements");
+    const int32_t i32[3] = {5, 6, 9};
+    assert_int_equal(dma_expand_indices(TRN_DT_INT32, i32, 3, 1, 9, out, err, sizeof err), -1);
+    assert_string_equal(err, "index 9 at position 2 is outside the table of 9 elements");
     const uint16_t u16[2] = {65535, 1};
     assert_int_equal(dma_expand_indices(TRN_DT_UINT16, u16, 2, 1, 65536, out, err, sizeof err), 0);
     assert_int_equal(out[0], 65535);

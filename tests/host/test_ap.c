@@ -1,5 +1,6 @@
 /* AP walks, bounds, the uninitialised-read guard, accumulate and indirect
  * transfers, against hand-computed expectations. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,6 +181,81 @@ static void indirect_repeated_indices_accumulate(void **st) {
     assert_contains(e.msg, "index 1 is 8, outside its table of 8 elements");
 }
 
+static uint64_t rs = 0x2545f4914f6cdd1dull;
+static uint64_t rnd64(void) {
+    rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+    return rs;
+}
+
+/* Scatter-add into a table written whole (addresses in chunks, no
+ * per-element bookkeeping), into one with a never-written hole (element
+ * by element: the first update of the hole stores), and with too few
+ * updates for the whole-table check: each against the arithmetic core
+ * applied element by element in index order. fp32 with NaNs and
+ * infinities in a flat HBM table and a strided one; bf16 over SBUF
+ * partitions. */
+static void scatter_add_paths_agree(void **st) {
+    (void)st;
+    static const uint32_t special[] = {0x7fc00001u, 0xff800000u, 0x7f800000u, 0x80000000u};
+    for (int c = 0; c < 9; ++c) {
+        bool bf16 = c % 3 == 2, hole = c >= 3 && c < 6;
+        trn_dtype dt = bf16 ? TRN_DT_BF16 : TRN_DT_FP32;
+        uint32_t w = bf16 ? 2 : 4;
+        int64_t T = bf16 ? 4 * 512 : 4096, step = c % 3 == 1 ? 2 : 1;
+        trn_ap table;
+        if (bf16) {
+            int64_t d[1][2] = {{1, 512}};
+            table = sbuf_ap(dt, 64, 4, 8, 1, d);
+            table.part_step = 3;
+        } else {
+            table = (trn_ap){.mem = TRN_MEM_HBM, .dtype = dt, .part_count = 1, .part_step = 1, .offset = 16, .ndims = 1};
+            table.dims[0].step = step, table.dims[0].num = T;
+        }
+        size_t n = c >= 6 ? 20 : 5000; /* 20: fewer than the table's map words / 4 */
+        uint8_t *init = malloc((size_t)T * w), *ref = malloc((size_t)T * w), *got = malloc((size_t)T * w);
+        uint8_t *src = malloc(n * w);
+        int64_t *idx = malloc(n * sizeof *idx);
+        bool *written = malloc((size_t)T);
+        for (int64_t k = 0; k < T; ++k) {
+            uint32_t u = rnd64() % 40 == 0 ? special[rnd64() % 4] : (uint32_t)(rnd64() % 2000) * 0x8000u + 0x3c000000u;
+            memcpy(init + k * w, bf16 ? (const uint8_t *)&u + 2 : (const uint8_t *)&u, w);
+            written[k] = true;
+        }
+        for (size_t j = 0; j < n; ++j) {
+            uint32_t u = rnd64() % 50 == 0 ? special[rnd64() % 4] : (uint32_t)(rnd64() % 3000) * 0x4000u + 0x3b000000u;
+            memcpy(src + j * w, bf16 ? (const uint8_t *)&u + 2 : (const uint8_t *)&u, w);
+            idx[j] = (int64_t)(rnd64() % (uint64_t)(j % 3 ? T : 16)); /* many repeats */
+        }
+        trn_error e;
+        assert_int_equal(trn_ap_write_raw(&env, &table, init, &e), 0);
+        int64_t hole_at = 5;
+        if (hole) { /* element 5: never written (its bytes hold 0 and get stored) */
+            trn_ap one = table;
+            one.offset += hole_at * step;
+            one.dims[0].num = 1;
+            trn_memory *m = &core.mem[table.mem];
+            uint64_t a = trn_mem_addr(m, table.part_start, 0) + (uint64_t)(one.offset * (int64_t)w);
+            if (!bf16) {
+                for (uint64_t b = a; b < a + w; ++b) m->written[b >> 6] &= ~(1ull << (b & 63));
+                written[hole_at] = false;
+            }
+        }
+        memcpy(ref, init, (size_t)T * w);
+        for (size_t j = 0; j < n; ++j) {
+            uint8_t *dst = ref + idx[j] * w;
+            if (written[idx[j]]) assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_ADD, dst, src + j * w, dt, &e), 0);
+            else memcpy(dst, src + j * w, w), written[idx[j]] = true;
+        }
+        assert_int_equal(trn_ap_write_indirect_raw(&env, &table, idx, n, src, TRN_ACC_ADD, &e), 0);
+        env.allow_uninit = true; /* the hole's element is written now; the rest of the map as before */
+        assert_int_equal(trn_ap_read_raw(&env, &table, got, &e), 0);
+        env.allow_uninit = false;
+        for (int64_t k = 0; k < T; ++k)
+            if (memcmp(got + k * w, ref + k * w, w)) fail_msg("case %d: element %" PRId64 " differs", c, k);
+        free(init), free(ref), free(got), free(src), free(idx), free(written);
+    }
+}
+
 static void packed_has_no_f32(void **st) {
     trn_error e;
     int64_t d[1][2] = {{1, 1}};
@@ -243,6 +319,7 @@ int main(void) {
         cmocka_unit_test(narrow_and_accumulate),
         cmocka_unit_test(first_accumulate_copies),
         cmocka_unit_test(indirect_repeated_indices_accumulate),
+        cmocka_unit_test(scatter_add_paths_agree),
         cmocka_unit_test(packed_has_no_f32),
         cmocka_unit_test(copy_raw_strided_overlap_and_accumulate),
     };
