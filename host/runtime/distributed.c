@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
+#include "runtime/dist_config.h"
 #include "runtime/remote.h"
 #include "runtime/sim_internal.h"
 
@@ -54,13 +55,34 @@ static uint64_t program_hash(const trn_sim *s) {
     return (h ^ s->prog.n_insts) * 1099511628211ull;
 }
 
-/* What every process must share: the program, and (for remote DMA, whose
- * memories must be laid out alike) the machine. */
+/* What every process must share: the program, and the config as the run
+ * uses it (dist_config.c; the machine among it, which remote DMA needs laid
+ * out alike). */
 typedef struct prog_id {
     uint64_t hash, insts;
-    uint32_t cores, partitions;
-    uint64_t sbuf, psum, hbm;
+    uint32_t cores, pad;
+    uint64_t config;
 } prog_id;
+
+/* The hashes differ: every process sends its config text (each saw the
+ * same hashes, so all of them come here) and the first difference between
+ * process r's and process 0's is the error. */
+static int config_mismatch(trn_sim *s, const char *mine, uint32_t r, trn_error *e) {
+    size_t n = TRN_DIST_CONFIG_TEXT;
+    char *all = calloc(s->tinfo.ranks, n), msg[512] = "", diff[768];
+    if (!all) return trn_errorf(e, "out of memory");
+    int rc = 0;
+    if (s->transport->allgather(s->transport_mod->state, mine, all, n, msg, sizeof msg) != TRN_OK)
+        rc = trn_errorf(e, "%s: before the run: %s", s->prog.path, msg);
+    if (rc == 0) {
+        all[(size_t)r * n + n - 1] = all[n - 1] = 0;
+        trn_dist_config_diff(all, all + (size_t)r * n, r, diff, sizeof diff);
+        rc = trn_errorf(e, "%s: MPI process %u's config differs from process 0's: %s; every process must use the "
+                        "same config and --set options (docs/mpi.md)", s->prog.path, r, diff);
+    }
+    free(all);
+    return rc;
+}
 
 int trn_dist_check_program(trn_sim *s, trn_error *e) {
     if (!distributed(s) || s->dist_checked) return 0; /* once per loaded program (the benchmark reruns) */
@@ -68,30 +90,30 @@ int trn_dist_check_program(trn_sim *s, trn_error *e) {
         return trn_errorf(e, "%s: %u cores do not split evenly over %u MPI processes (cores must be a multiple of "
                           "the processes: process k runs cores k*M .. k*M+M-1)",
                           s->prog.path, s->ncores, s->tinfo.ranks);
-    const trn_machine *mc = &s->cfg.machine;
-    prog_id mine = {program_hash(s),          s->prog.n_insts,          s->ncores,   mc->partitions,
-                    mc->sbuf_partition_bytes, mc->psum_partition_bytes, mc->hbm_bytes};
+    char *text = calloc(1, TRN_DIST_CONFIG_TEXT);
     prog_id *all = calloc(s->tinfo.ranks, sizeof *all);
-    if (!all) return trn_errorf(e, "out of memory");
+    if (!all || !text) {
+        free(all);
+        free(text);
+        return trn_errorf(e, "out of memory");
+    }
+    trn_dist_config_text(s, text, TRN_DIST_CONFIG_TEXT);
+    prog_id mine = {program_hash(s), s->prog.n_insts, s->ncores, 0, trn_dist_config_hash(text)};
     char msg[512] = "";
     int rc = 0;
     if (s->transport->allgather(s->transport_mod->state, &mine, all, sizeof mine, msg, sizeof msg) != TRN_OK)
         rc = trn_errorf(e, "%s: before the run: %s", s->prog.path, msg);
     for (uint32_t r = 1; r < s->tinfo.ranks && rc == 0; ++r)
-        if (memcmp(&all[r], &all[0], offsetof(prog_id, partitions)) == 0 && memcmp(&all[r], &all[0], sizeof all[0]))
-            rc = trn_errorf(e,
-                            "%s: MPI process %u's machine differs from process 0's (partitions %u, sbuf %" PRIu64
-                            ", psum %" PRIu64 " bytes per partition, hbm %" PRIu64 " bytes against %u, %" PRIu64
-                            ", %" PRIu64 ", %" PRIu64 "); every process must use the same config",
-                            s->prog.path, r, all[r].partitions, all[r].sbuf, all[r].psum, all[r].hbm,
-                            all[0].partitions, all[0].sbuf, all[0].psum, all[0].hbm);
-        else if (memcmp(&all[r], &all[0], sizeof all[0]))
+        if (memcmp(&all[r], &all[0], offsetof(prog_id, config)))
             rc = trn_errorf(e,
                             "%s: MPI process %u runs a different program than process 0 (%u cores, %" PRIu64
                             " instructions, hash %016" PRIx64 " against %u cores, %" PRIu64
                             " instructions, hash %016" PRIx64 "); every process must run the same program file",
                             s->prog.path, r, all[r].cores, all[r].insts, all[r].hash, all[0].cores, all[0].insts,
                             all[0].hash);
+    for (uint32_t r = 1; r < s->tinfo.ranks && rc == 0; ++r)
+        if (all[r].config != all[0].config) rc = config_mismatch(s, text, r, e);
+    free(text);
     free(all);
     if (rc == 0) rc = trn_remote_expose(s, e);
     s->dist_checked = rc == 0;

@@ -37,10 +37,10 @@ def case(fn):
     return fn
 
 
-def config(module, settings, top=""):
+def config(module, settings, top="", hbm=1048576):
     s = "".join(f"      {k} = {json.dumps(v)};\n" for k, v in settings.items())
     return (top + "machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608;\n"
-            "  psum_partition_bytes = 16384; hbm_bytes = 1048576; registers = 64; };\n"
+            f"  psum_partition_bytes = 16384; hbm_bytes = {hbm}; registers = 64; }};\n"
             "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; },\n"
             f"  {{ family = \"collective\"; module = \"{module}\";\n"
             f"    settings = {{\n{s}    }}; }} );\n")
@@ -53,12 +53,13 @@ IO_REPORT = '"$0" "$@"; s=$?; cat /proc/$$/io > "$TRNSIM_IO_LOG.$OMPI_COMM_WORLD
 
 
 def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, progs=None, io_log=None, top="",
-        extra=(), mpi_args=()):
+        extra=(), mpi_args=(), rank_configs=None):
     """One run in directory d; np_ None = one process. Returns {name: path}
     and the completed process. io_log: each rank's /proc/PID/io after its
     trnsim ended (through sh, which adds its reaped child's counts) goes to
     io_log.RANK. top: config lines before the machine; extra: more
-    arguments for trnsim run; mpi_args: more arguments for mpirun."""
+    arguments for trnsim run; mpi_args: more arguments for mpirun;
+    rank_configs: one config text per process (the same program on each)."""
     mpi = np_ is not None
     cfg = os.path.join(d, f"{tag}.cfg")
     st = dict(settings)
@@ -79,7 +80,15 @@ def run(d, tag, prog, inputs, outputs, settings, np_=None, expect_error=None, pr
         outs[name] = os.path.join(d, f"{tag}_out_{name.replace('@', '_')}.npy")
         args += ["--output", f"{name}={outs[name]}"]
     base = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"] + list(mpi_args)
-    if progs:  # MPMD: one program file per process
+    if rank_configs:  # MPMD: one config file per process
+        cmd = base[:]
+        for i, text in enumerate(rank_configs):
+            cf = os.path.join(d, f"{tag}_c{i}.cfg")
+            with open(cf, "w") as f:
+                f.write(text)
+            cmd += ["-np", "1", TRNSIM, "run", pfile, "--config", cf] + args[4:]
+            cmd += [":"] if i + 1 < len(rank_configs) else []
+    elif progs:  # MPMD: one program file per process
         cmd = base[:]
         for i, p in enumerate(progs):
             pf = os.path.join(d, f"{tag}_p{i}.json")
@@ -545,6 +554,38 @@ def mismatched_programs():
 
 
 @case
+def mismatched_configs():
+    """Processes with different configs: one error naming the first setting
+    that differs and both values (machine sizes, a module setting, a module
+    present on one side only), no output; a speed knob (direct_access) may
+    differ and the run is then the single-process one. Both processes find
+    the difference, so the line's "MPI process K:" prefix is whichever of
+    them told the other first; the text after it is the same."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    mpi = "trnsim-collective-mpi"
+    plain = config(mpi, {"mpi_timeout": 30})
+    bad = (
+        ("hbm", config(mpi, {"mpi_timeout": 30}, hbm=2097152),
+         "machine.hbm_bytes is 2097152 on process 1, 1048576 on process 0"),
+        ("reduce", config(mpi, {"mpi_timeout": 30, "mpi_reduce": "native"}),
+         'collective.mpi_reduce is "native" on process 1, "exact" on process 0'),
+        ("quirk", config(mpi, {"mpi_timeout": 30, "regime": "multiworker"}),
+         'collective.regime is "multiworker" on process 1, "exact" on process 0'),
+        ("module", plain.replace("plugins = (", 'plugins = ( { family = "bn"; module = "trnsim-bn"; },'),
+         'bn.module is "trnsim-bn"'),
+    )
+    for tag, other, want in bad:
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            run(d, f"config_{tag}", prog, {}, ["y"], {}, np_=2, rank_configs=[plain, other],
+                expect_error=["MPI process ", "MPI process 1's config differs from process 0's: " + want,
+                              "every process must use the same config"])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        one, _ = run(d, "one", prog, {}, ["y"], {})
+        many, _ = run(d, "knob", prog, {}, ["y"], {}, np_=2, rank_configs=[plain, "direct_access = false;\n" + plain])
+        identical("direct_access differing", many, one)
+
+
+@case
 def uneven_split():
     prog = P(3, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
@@ -615,6 +656,37 @@ def remote_dma_out_of_bounds():
                "outputs": [{"memory": "hbm", "dtype": "float32", "core": 1, "offset": 262143, "ap": [[1, 4]]}]}])
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
         run(d, "rdma_oob", prog, {}, ["y"], {}, np_=2, expect_error=["past the end of hbm"])
+
+
+def no_osc_components():
+    """mpirun arguments that leave Open MPI without any one-sided (osc)
+    component, so MPI_Win_create_dynamic fails: what an MPI without RMA
+    support does. The components are the installed ones (ompi_info)."""
+    info = subprocess.run(["ompi_info", "--parsable"], capture_output=True, text=True, check=True).stdout
+    names = sorted({ln.split(":")[2] for ln in info.splitlines() if ln.startswith("mca:osc:")})
+    if not names:
+        raise Fail("ompi_info lists no osc components")
+    return ["--mca", "osc", "^" + ",".join(names)]
+
+
+@case
+def no_rma_window():
+    """Without a usable RMA window (no osc component) a program that stays on
+    each process's own cores runs as usual (byte-identical to one process),
+    and one that reaches another process's core fails at that instruction
+    with one line saying why, with no output written."""
+    off = no_osc_components()
+    local = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    remote = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))],
+               [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": [{"tensor": "y", "core_offset": 1}]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        one, _ = run(d, "one", local, {}, ["y"], {})
+        many, _ = run(d, "nowin", local, {}, ["y"], {}, np_=2, mpi_args=off)
+        identical("no RMA window, no remote access", many, one)
+        run(d, "nowin_remote", remote, {}, ["y"], {}, np_=2, mpi_args=off,
+            expect_error=["MPI process ", "instruction 0 (core ", "opcode TensorCopy", "writing core ",
+                          "memory in another MPI process: this MPI cannot create an RMA window "
+                          "(MPI_Win_create_dynamic failed at start-up)"])
 
 
 @case

@@ -50,12 +50,9 @@ void cmpi_rma_close(cmpi *m) {
 trn_status cmpi_expose(void *state, const trn_region *mine, uint32_t n, char *err, size_t errlen) {
     cmpi *m = ((coll_state *)state)->remote;
     if (m->win != MPI_WIN_NULL) detach_all(m);
-    if (n == 0) return TRN_OK;
-    if (m->win == MPI_WIN_NULL) {
-        snprintf(err, errlen, "this MPI cannot create an RMA window (MPI_Win_create_dynamic failed), which remote "
-                 "DMA across processes needs");
-        return TRN_ERR;
-    }
+    /* No window: programs that stay on their own process's cores run all
+     * the same; the first remote access says why it cannot (remote_begin). */
+    if (n == 0 || m->win == MPI_WIN_NULL) return TRN_OK;
     m->attached = calloc(n, sizeof *m->attached);
     m->bases = calloc((size_t)n * (size_t)m->ranks, sizeof *m->bases);
     MPI_Aint *addr = calloc(n, sizeof *addr);
@@ -86,6 +83,12 @@ trn_status cmpi_expose(void *state, const trn_region *mine, uint32_t n, char *er
 
 trn_status cmpi_remote_begin(void *state, uint32_t rank, int exclusive, char *err, size_t errlen) {
     cmpi *m = ((coll_state *)state)->remote;
+    if (m->win == MPI_WIN_NULL) {
+        snprintf(err, errlen, "this MPI cannot create an RMA window (MPI_Win_create_dynamic failed at start-up), "
+                 "which remote DMA across processes needs (an MPI whose one-sided support covers dynamic windows can, "
+                 "such as Open MPI's osc rdma)");
+        return TRN_ERR;
+    }
     int rc = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, (int)rank, 0, m->win);
     if (rc == MPI_SUCCESS) return TRN_OK;
     mpi_text(rc, "MPI_Win_lock", err, errlen);
