@@ -15,16 +15,43 @@
 
 #define MAX_SUB_DEPTH 8
 
+static size_t name_hash(const char *name) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of name in the index: its entry, or the free slot it would take. */
+static trn_name_ref *name_slot(trn_sim *s, const char *name) {
+    size_t j = name_hash(name) & (TRN_NAME_INDEX - 1);
+    while (s->name_index[j].name && strcmp(s->name_index[j].name, name) != 0) j = (j + 1) & (TRN_NAME_INDEX - 1);
+    return &s->name_index[j];
+}
+
+static void name_add(trn_sim *s, const char *name, uint32_t it) {
+    trn_name_ref *r = name_slot(s, name);
+    if (!r->name) *r = (trn_name_ref){name, it}; /* the first of a name answers */
+}
+
+/* The loaded opcodes' names in IT order, then the known names: the order
+ * the answer is looked for in. */
+static void build_name_index(trn_sim *s) {
+    memset(s->name_index, 0, sizeof s->name_index);
+    for (uint32_t i = 0; i <= TRN_IT_MAX; ++i)
+        if (s->table[i].op) name_add(s, s->table[i].op->name, i);
+    for (uint32_t i = 0; i <= TRN_IT_MAX; ++i) {
+        const trn_known_op *k = trn_known_op_by_it(i);
+        if (k) name_add(s, k->name, k->it);
+    }
+    s->names_ready = true;
+}
+
 int trn_dispatch_resolve_name(void *arg, const char *name, uint32_t *it, trn_error *e) {
-    const trn_sim *s = arg;
-    for (int i = 0; i <= (int)TRN_IT_MAX; ++i)
-        if (s->table[i].op && strcmp(s->table[i].op->name, name) == 0) {
-            *it = (uint32_t)i;
-            return 0;
-        }
-    const trn_known_op *k = trn_known_op_by_name(name);
-    if (k) {
-        *it = k->it;
+    trn_sim *s = arg;
+    if (!s->names_ready) build_name_index(s);
+    const trn_name_ref *r = name_slot(s, name);
+    if (r->name) {
+        *it = r->it;
         return 0;
     }
     const char *cands[2 * (TRN_IT_MAX + 1)];
@@ -102,6 +129,20 @@ static int unhandled(const trn_sim *s, uint32_t it, trn_error *e) {
                       "\"skip\" for the reference's skip-and-note", op_name(s, it), it, fams);
 }
 
+/* " (WHERE)" of an instruction with BIR context, else "". */
+static void inst_where(const trn_inst *in, char *buf, size_t len) {
+    buf[0] = 0;
+    if (in->where) snprintf(buf, len, " (%s)", in->where);
+}
+
+/* Interned operand lists (shared by many instructions) whose bounds check
+ * passed, direct-mapped by address: a list's check depends only on it and
+ * the machine, so a repeat is not checked again. */
+#define CHECKED_LISTS 256
+static size_t list_slot(const trn_operand *ops) {
+    return (size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CHECKED_LISTS - 1);
+}
+
 /* Static checks of a loaded program: opcodes available, operands in bounds. */
 int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
     const trn_program *p = &s->prog;
@@ -113,12 +154,13 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         fake.mem[i].partition_bytes = bytes[i];
     }
     trn_ap_env env = {.cores = &fake, .ncores = 1, .allow_uninit = true};
+    const trn_operand *checked[CHECKED_LISTS] = {0};
     s->max_scratch = 0;
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
         if (in->kind != TRN_INST_OP) continue;
-        char where[TRN_ERROR_MAX / 2] = "";
-        if (in->where) snprintf(where, sizeof where, " (%s)", in->where);
+        char where[TRN_ERROR_MAX / 2];
+        inst_where(in, where, sizeof where);
         if (!s->table[in->it].op && unhandled(s, in->it, e)) {
             trn_error_at(e, in->number, -1, in->it);
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
@@ -137,6 +179,8 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (scratch > s->max_scratch) s->max_scratch = scratch;
         for (int d = 0; d < 2; ++d) {
             const trn_operand *ops = d ? in->out : in->in;
+            const trn_operand **memo = in->shared_operands && ops ? &checked[list_slot(ops)] : NULL;
+            if (memo && *memo == ops) continue; /* the same interned list passed before */
             for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
                 trn_ap ap = ops[k].ap;
                 ap.core = 0;
@@ -150,6 +194,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
                                             s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
                                             d ? "outputs" : "inputs", k);
             }
+            if (memo) *memo = ops;
         }
     }
     return 0;
@@ -312,6 +357,19 @@ trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
     return st;
 }
 
+/* A top-level instruction's context. The error message buffer (1 KiB) is
+ * left as it is: it is read only after api_error wrote it (failed). */
+static inline __attribute__((always_inline)) void ctx_begin(trn_ctx *ctx, trn_sim *s, uint32_t core, uint64_t index,
+                                                            const trn_inst *in) {
+    _Static_assert(offsetof(trn_ctx, err) + sizeof ctx->err == sizeof *ctx, "err must stay the last field");
+    memset(ctx, 0, offsetof(trn_ctx, err));
+    ctx->sim = s;
+    ctx->core = core;
+    ctx->index = index;
+    ctx->inst = in;
+    ctx->slot = &s->table[in->it];
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 #define MAX_CHECK_DEPTH 64 /* deeper than either reader allows */
@@ -348,7 +406,9 @@ int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
         if (index == UINT64_MAX) continue;
         for (uint32_t c = 0; c < s->ncores; ++c) {
             if (!trn_dist_is_local(s, c)) continue; /* another process checks its own cores */
-            trn_ctx ctx = {.sim = s, .core = c, .index = index, .inst = in, .checking = true};
+            trn_ctx ctx;
+            ctx_begin(&ctx, s, c, index, in);
+            ctx.checking = true;
             if (exec(s, &ctx, e) == TRN_ERR) return -1;
         }
     }
@@ -426,19 +486,6 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
  * still looks at each of them itself. */
 static bool slow_path(const trn_sim *s) {
     return s->snap || s->watched || s->n_observers || s->opts.trace || s->opts.stats;
-}
-
-/* A top-level instruction's context. The error message buffer (1 KiB) is
- * left as it is: it is read only after api_error wrote it (failed). */
-static inline __attribute__((always_inline)) void ctx_begin(trn_ctx *ctx, trn_sim *s, uint32_t core, uint64_t index,
-                                                            const trn_inst *in) {
-    _Static_assert(offsetof(trn_ctx, err) + sizeof ctx->err == sizeof *ctx, "err must stay the last field");
-    memset(ctx, 0, offsetof(trn_ctx, err));
-    ctx->sim = s;
-    ctx->core = core;
-    ctx->index = index;
-    ctx->inst = in;
-    ctx->slot = &s->table[in->it];
 }
 
 /* Run core c until it finishes, waits, or completed *budget instructions

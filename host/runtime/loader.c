@@ -353,6 +353,7 @@ static void finish(trn_sim *s, trn_module *m) {
     if (!m->live) return;
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
         if (s->table[it].owner == m) s->table[it] = (trn_slot){NULL, NULL};
+    s->names_ready = false;
     if (m->desc->fini) m->desc->fini(m->state);
     m->live = false;
 }
@@ -392,6 +393,7 @@ static int init_module(trn_sim *s, trn_module *m, trn_error *e) {
         }
     }
     for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->ops[i].it] = (trn_slot){&m->ops[i], m};
+    s->names_ready = false;
     m->live = true;
     return 0;
 }

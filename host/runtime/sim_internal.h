@@ -33,6 +33,14 @@ typedef struct trn_slot {
 } trn_slot;
 
 typedef struct trn_run trn_run;
+
+/* One opcode name of the name index (dispatch.c): open addressing over the
+ * loaded opcodes' names and the known ones. */
+#define TRN_NAME_INDEX 1024 /* a power of two over twice the ITs plus the known names */
+typedef struct trn_name_ref {
+    const char *name; /* NULL: free */
+    uint32_t it;
+} trn_name_ref;
 /* A registered observer (plugin.h, ABI 3): a module's or the host's own. */
 typedef struct trn_observer_reg {
     const trn_observer_desc *desc;
@@ -130,6 +138,10 @@ struct trn_sim {
     /* WRITE views ended with their bytes marked written: how often a fast
      * path stored in place (the tests check that it runs at all) */
     uint64_t lent_writes;
+    /* Opcode names to ITs (dispatch.c), built on first use; the loader
+     * clears names_ready whenever the table changes. */
+    trn_name_ref name_index[TRN_NAME_INDEX];
+    bool names_ready;
 };
 
 extern const trn_host_api trn_host_api_table;

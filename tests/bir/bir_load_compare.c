@@ -237,6 +237,21 @@ static int same_where(const trn_program *a, const trn_program *b) {
     return a->summary.allocations == b->summary.allocations ? 1 : differ("allocation counts differ");
 }
 
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* What the native readers keep as written: the opcode name and the comment
+ * (the document path's comment is in the entry's object). */
+static int same_names(const trn_program *a, const trn_program *b) {
+    for (size_t i = 0; i < a->n_insts; ++i) {
+        const trn_inst *x = &a->insts[i], *y = &b->insts[i];
+        const char *cx = x->comment ? x->comment : json_string_value(json_object_get(x->obj, "comment"));
+        const char *cy = y->comment ? y->comment : json_string_value(json_object_get(y->obj, "comment"));
+        if (!same_text(x->opname, y->opname)) return differ("entry %zu: opcode names differ", i);
+        if (x->kind == TRN_INST_OP && !same_text(cx, cy)) return differ("entry %zu: comments differ", i);
+    }
+    return 1;
+}
+
 /* Fast path against the document path; a file both refuse must get the same
  * message. *fast_read: the entries the fast path read itself. */
 static int compare_readers(trn_sim *s, const char *file, const char *text, const char *label, size_t *fast_read) {
@@ -248,7 +263,8 @@ static int compare_readers(trn_sim *s, const char *file, const char *text, const
     if (rf || rd) {
         ok = rf && rd && !strcmp(ef.msg, ed.msg);
         if (!ok) printf("FAIL: %s: fast: %s / document: %s\n", label, rf ? ef.msg : "loads", rd ? ed.msg : "loads");
-    } else if (!same_program(s, &fast, &doc, true) || !same_where(&fast, &doc)) {
+    } else if (!same_program(s, &fast, &doc, true) || !same_where(&fast, &doc) ||
+               (fast.format == TRN_FORMAT_NATIVE && !same_names(&fast, &doc))) {
         printf("FAIL: %s: fast vs document reading: %s\n", label, why);
     } else if (fast.format != doc.format ||
                ((fast.skip_note || doc.skip_note) &&

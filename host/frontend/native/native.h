@@ -10,7 +10,7 @@ int trn_native_read(trn_program *p, const trn_load_opts *o, trn_error *e);
 /* The whole program from its text, simple instructions without a document
  * each (native_fast.c). 0: read; 1: not read (anything unexpected or any
  * error): read the file as a document instead, whose messages are the
- * ones to give. */
+ * ones to give. text[len] must be 0 (a file's text as read, or a C string). */
 int trn_native_read_text(trn_program *p, const char *text, size_t len, const trn_load_opts *o);
 
 int trn_native_parse_tensors(trn_program *p, json_t *tensors, const trn_machine *m, trn_error *e);
