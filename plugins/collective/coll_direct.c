@@ -32,15 +32,45 @@ static bool safe_overlaps(const trn_view *in, const trn_view *out, uint32_t n) {
 
 static float *row(const trn_view *v, uint32_t p) { return (float *)(void *)(v->base + (int64_t)p * v->part_stride); }
 
+/* Past this many bytes of outputs, the copies of the result row into the
+ * other outputs stream their stores: each output line is written whole,
+ * so it need not be read first, which is half the traffic of a copy into
+ * memory that is not in cache. Smaller results stay in cache for whatever
+ * reads them next. */
+#define STREAM_OUTPUT_BYTES ((size_t)1 << 20)
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* memcpy with streaming stores where dst and src are 16-byte aligned. */
+static void copy_row(float *dst, const float *src, size_t m, bool stream) {
+    if (!stream || ((uintptr_t)dst & 15) || ((uintptr_t)src & 15)) {
+        memcpy(dst, src, m * sizeof(float));
+        return;
+    }
+    size_t k = 0;
+    for (; k + 4 <= m; k += 4) _mm_stream_ps(dst + k, _mm_load_ps(src + k));
+    memcpy(dst + k, src + k, (m - k) * sizeof(float));
+}
+static void stream_fence(void) { _mm_sfence(); }
+#else
+static void copy_row(float *dst, const float *src, size_t m, bool stream) {
+    (void)stream;
+    memcpy(dst, src, m * sizeof(float));
+}
+static void stream_fence(void) {}
+#endif
+
 static void fold_rows(const coll_exec *x, const trn_view *in, const trn_view *out, const float **ins) {
     size_t m = (size_t)in[0].free_elems;
+    bool stream = (size_t)in[0].parts * m * sizeof(float) * x->n >= STREAM_OUTPUT_BYTES;
     for (uint32_t p = 0; p < in[0].parts; ++p) {
         for (uint32_t i = 0; i < x->n; ++i) ins[i] = row(&in[i], p);
         float *res = row(&out[0], p);
         coll_reduce(x->sp->op, ins, x->n, m, x->sp->has_scale, x->sp->scale, res);
         for (uint32_t o = 1; o < x->n; ++o)
-            if (row(&out[o], p) != res) memcpy(row(&out[o], p), res, m * sizeof(float));
+            if (row(&out[o], p) != res) copy_row(row(&out[o], p), res, m, stream);
     }
+    if (stream) stream_fence(); /* the streamed lines are in memory before the views end */
 }
 
 static void end_all(const coll_exec *x, trn_view *v, uint32_t n, bool used) {

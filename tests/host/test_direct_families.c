@@ -15,8 +15,11 @@
 #define PARTS 16
 #define PBYTES 4096
 #define HBM 65536
+#define MACHINE "machine = { partitions = 16; sbuf_partition_bytes = 4096; hbm_bytes = 65536; }; "
+/* partitions of 80 KiB: operands past the 1 MiB where the kernels stream their stores */
+#define BIG_MACHINE "machine = { partitions = 16; sbuf_partition_bytes = 81920; hbm_bytes = 65536; }; "
 #define CFG(extra)                                                                                                    \
-    "machine = { partitions = 16; sbuf_partition_bytes = 4096; hbm_bytes = 65536; }; " extra                          \
+    "%s" extra                                                                                                        \
     " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = \"trnsim-bn\"; },"      \
     " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
     " { family = \"collective\"; module = \"trnsim-collective\"; }, { family = \"rng\"; module = \"trnsim-rng\"; } );"
@@ -30,10 +33,14 @@ static uint64_t rnd(void) {
 }
 static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
+static const char *machine = MACHINE;
+
 static trn_sim *open_loaded(bool direct, const char *prog) {
     trn_sim *s;
     trn_error e;
-    if (test_open(direct ? CFG("") : CFG("direct_access = false;"), &s, &e)) fail_msg("%s", e.msg);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, direct ? CFG("") : CFG("direct_access = false;"), machine);
+    if (test_open(cfg, &s, &e)) fail_msg("%s", e.msg);
     if (trn_sim_load_program_text(s, prog, "p.json", &e)) fail_msg("%s\n%s", e.msg, prog);
     return s;
 }
@@ -188,6 +195,28 @@ static void collective_cases(void **st) {
     }
 }
 
+/* AllReduce over [16 x 8192] fp32 on 4 cores: 2 MiB of outputs, so the
+ * copies into outputs 1..3 stream their stores; then rows misaligned by
+ * one element (the ordinary copy) and rows of a length that is not a
+ * multiple of 4 (a streamed body and an ordinary tail). */
+static void collective_streamed_outputs(void **st) {
+    (void)st;
+    machine = BIG_MACHINE;
+    static const int64_t cols[3] = {8192, 8191, 8190};
+    static const int64_t off[3] = {0, 1, 8200};
+    for (int i = 0; i < 3; ++i) {
+        char prog[1024];
+        snprintf(prog, sizeof prog,
+                 "{\"cores\": 4, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
+                 "\"reduce_op\": \"add\", \"inputs\": [{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": 16, "
+                 "\"offset\": %" PRId64 ", \"ap\": [[1, %" PRId64 "]]}], \"outputs\": [{\"memory\": \"sbuf\", \"dtype\": "
+                 "\"float32\", \"partitions\": 16, \"offset\": %" PRId64 ", \"ap\": [[1, %" PRId64 "]]}]}]}",
+                 off[i] == 8200 ? (int64_t)0 : (int64_t)8200, cols[i], off[i], cols[i]);
+        if (!run_both(prog, false)) fail_msg("a streamed AllReduce took the copying path in\n%s", prog);
+    }
+    machine = MACHINE;
+}
+
 static void dma_cases(void **st) {
     (void)st;
     int fast = 0;
@@ -309,6 +338,7 @@ static void rng_cases(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collective_cases),
+        cmocka_unit_test(collective_streamed_outputs),
         cmocka_unit_test(dma_cases),
         cmocka_unit_test(bn_cases),
         cmocka_unit_test(search_cases),
