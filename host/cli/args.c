@@ -97,6 +97,21 @@ static int parse_seconds(const char *t, double *out, trn_error *e) {
     return 0;
 }
 
+/* --function NAME: the config setting bir_function, quoted so any name stays a string. */
+static int function_arg(config_args *c, const char *name, trn_error *e) {
+    for (const char *p = name; *p; ++p)
+        if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+            return trn_errorf(e, "--function '%s': a function name has no quotes, backslashes or control characters",
+                              name);
+    if (!*name || strlen(name) > sizeof c->function_set - 20)
+        return trn_errorf(e, "--function: give the name of one of the BIR file's functions (1 to %zu characters)",
+                          sizeof c->function_set - 20);
+    if (c->n_sets == MAX_FILES) return trn_errorf(e, "more than %d --set options", MAX_FILES);
+    snprintf(c->function_set, sizeof c->function_set, "bir_function=\"%s\"", name);
+    c->sets[c->n_sets++] = c->function_set;
+    return 0;
+}
+
 int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_error *e) {
     const char *s = argv[*i];
     if (*i + 1 >= argc) return 0;
@@ -104,6 +119,8 @@ int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_erro
     else if (!strcmp(s, "--set")) {
         if (c->n_sets == MAX_FILES) return trn_errorf(e, "more than %d --set options", MAX_FILES);
         c->sets[c->n_sets++] = argv[++*i];
+    } else if (!strcmp(s, "--function")) {
+        if (function_arg(c, argv[++*i], e)) return -1;
     } else return 0;
     return 1;
 }

@@ -25,6 +25,7 @@ typedef struct config_args {
     const char *config;
     const char *sets[MAX_FILES];
     int n_sets;
+    char function_set[160]; /* --function NAME as the set bir_function="NAME", or empty */
 } config_args;
 
 /* One --dump-at INDEX[@CORE]=DIR. */

@@ -88,8 +88,11 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
     d->b = d->a;
     d->b.stats = false; /* --stats: A's, with the comparisons as #wrong */
     d->b.cfg.config = d->against ? d->against : a->cfg.config;
-    d->b.cfg.n_sets = nb;
-    memcpy(d->b.cfg.sets, bsets, (size_t)nb * sizeof bsets[0]);
+    d->b.cfg.n_sets = 0;
+    if (a->cfg.function_set[0]) d->b.cfg.sets[d->b.cfg.n_sets++] = a->cfg.function_set; /* both run that function */
+    if (nb > MAX_FILES - d->b.cfg.n_sets) return trn_errorf(e, "more than %d --against-set options", MAX_FILES - 1);
+    memcpy(d->b.cfg.sets + d->b.cfg.n_sets, bsets, (size_t)nb * sizeof bsets[0]);
+    d->b.cfg.n_sets += nb;
     memcpy(d->b.module_swaps, swaps, (size_t)nswaps * sizeof swaps[0]);
     d->b.n_module_swaps = nswaps;
     d->a.progress = d->b.progress = 0;

@@ -13,12 +13,16 @@
 #define FORMAT_OPTION                                                                                          \
     {"--format", "bir|native",                                                                                 \
      "read PROGRAM as the compiler's BIR JSON or as a native program; without it the content decides"}
+#define FUNCTION_OPTION                                                                                        \
+    {"--function", "NAME",                                                                                     \
+     "a BIR file with several functions: run the one named NAME (the config setting bir_function)"}
 #define END_OPTIONS {NULL, NULL, NULL}
 
 static const cli_option run_options[] = {
     CONFIG_OPTION,
     SET_OPTION,
     FORMAT_OPTION,
+    FUNCTION_OPTION,
     {"--input", "NAME[@CORE]=FILE.npy",
      "set tensor NAME from a .npy file, on every core (a [cores, ...] file gives core k slice k) or on core CORE; "
      "repeatable"},
@@ -58,6 +62,7 @@ static const cli_option diff_options[] = {
     {"--against-set", "KEY=VALUE", "change one setting of B, e.g. search.duplicate_match_order=descending; repeatable"},
     {"--against-module", "FAMILY=PATH", "load B's module of FAMILY from the .so file PATH instead; repeatable"},
     FORMAT_OPTION,
+    FUNCTION_OPTION,
     {"--input", "NAME[@CORE]=FILE.npy", "set tensor NAME from a .npy file in both runs, as run does; repeatable"},
     {"--max-instructions", "N", "stop with an error before either run would start instruction N+1"},
     {"--timeout", "SECONDS", "stop with an error once either run took longer than SECONDS"},
@@ -66,10 +71,10 @@ static const cli_option diff_options[] = {
     {"--stats", NULL, "after the report, A's statistics as run --stats prints them, each collective's #wrong from the comparison"},
     END_OPTIONS,
 };
-static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, END_OPTIONS};
+static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, FUNCTION_OPTION, END_OPTIONS};
 static const cli_option convert_options[] = {
     {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, SET_OPTION,
-    FORMAT_OPTION, END_OPTIONS};
+    FORMAT_OPTION, FUNCTION_OPTION, END_OPTIONS};
 static const cli_option config_only[] = {CONFIG_OPTION, SET_OPTION, END_OPTIONS};
 static const cli_option opcodes_options[] = {
     {"--attrs", NULL, "print each opcode's operands and attributes from its module's schema, as describe does"},

@@ -119,6 +119,7 @@ typedef struct trn_load_opts {
     trn_opname_resolver resolve;
     trn_opcode_handled handled;   /* may be NULL: every resolved IT counts as handled */
     trn_opcode_schema schema;     /* may be NULL: no schemas (the BIR reader keeps fields as written) */
+    const char *function;         /* BIR: the function to run when the file has several (NULL: the only one) */
     bool document_only;           /* read the file as one jansson document (no text fast path; tests compare the two) */
     void *arg;                    /* for resolve and handled */
 } trn_load_opts;

@@ -175,8 +175,8 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
 }
 
 static int parse_root(trn_config *c, trn_error *e) {
-    static const char *const keys[] = {"machine",      "unknown_opcode", "max_executions", "direct_access",
-                                       "plugins",      "plugin_paths",   NULL};
+    static const char *const keys[] = {"machine", "unknown_opcode", "max_executions", "direct_access",
+                                       "bir_function", "plugins", "plugin_paths", NULL};
     config_t *lc = c->lc;
     const config_setting_t *root = config_root_setting(lc);
     if (check_keys(c, root, keys, "the top level", e)) return -1;
@@ -195,6 +195,12 @@ static int parse_root(trn_config *c, trn_error *e) {
         long long v = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? config_setting_get_int64(mx) : 0;
         if (v < 1) return cfg_error(c, mx, e, "max_executions must be a positive integer (instruction executions per core)");
         c->max_executions = (uint64_t)v;
+    }
+    const config_setting_t *bf = config_setting_get_member(root, "bir_function");
+    if (bf) {
+        if (config_setting_type(bf) != CONFIG_TYPE_STRING || !*config_setting_get_string(bf))
+            return cfg_error(c, bf, e, "bir_function must be a function name (a non-empty string)");
+        c->bir_function = config_setting_get_string(bf);
     }
     const config_setting_t *da = config_setting_get_member(root, "direct_access");
     if (da) {

@@ -30,6 +30,7 @@ typedef struct trn_config {
     bool unknown_skip; /* unknown_opcode = "skip" */
     bool no_direct;    /* direct_access = false: modules get no lent memory */
     uint64_t max_executions; /* instruction executions per core a program may ask for */
+    const char *bir_function; /* bir_function: the BIR function to run (NULL: the file's only one); lives in lc */
     char **plugin_paths;
     size_t n_paths;
     trn_plugin_cfg *plugins;

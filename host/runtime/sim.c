@@ -183,6 +183,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
                        .resolve = trn_dispatch_resolve_name,
                        .handled = trn_dispatch_handled,
                        .schema = opcode_schema,
+                       .function = s->cfg.bir_function,
                        .arg = s};
     if (root ? trn_program_load_document(&s->prog, path, root, &o, e) : trn_program_load(&s->prog, path, text, &o, e))
         return -1;

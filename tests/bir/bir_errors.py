@@ -124,7 +124,59 @@ def main():
             else:
                 print(f"ok: {name}: {lines[0]}")
         failures += check_skip(trnsim, base, tmp, x)
+        failures += check_functions(trnsim, base, tmp, x, cfg)
     sys.exit(1 if failures else 0)
+
+
+def check_functions(trnsim, base, tmp, x, cfg):
+    """Several functions in one file: --function NAME picks the one to run
+    (the same bits as the file with that function alone); without it, or
+    with a name the file lacks or repeats, one error line lists the names."""
+    other = copy.deepcopy(base["functions"][0])
+    other["name"] = "warmup"
+    loop(other)["LoopAxis"]["ub"] = 16  # two rounds: other values
+    doc = copy.deepcopy(base)
+    doc["functions"] = [other, doc["functions"][0]]
+    path = os.path.join(tmp, "two.bir.json")
+    with open(path, "w") as fh:
+        json.dump(doc, fh)
+    dup = copy.deepcopy(doc)
+    dup["functions"][0]["name"] = "sg0000"
+    dup_path = os.path.join(tmp, "dup.bir.json")
+    with open(dup_path, "w") as fh:
+        json.dump(dup, fh)
+    x = os.path.join(tmp, "x_random.npy")  # distinct values: the top 64 tell the functions apart
+    np.save(x, np.random.default_rng(5).permutation(8 * 512).reshape(8, 512).astype(np.float32))
+    single = os.path.join(tmp, "single.npy")
+    subprocess.run([trnsim, "run", os.path.join(os.path.dirname(cfg), "../tests/bir/programs/topk64.bir.json"),
+                    "--config", cfg, "--input", f"x={x}", "--output", f"values={single}"], check=True)
+    failures = 0
+    for name, prog, args, needle in [
+            ("two functions", path, [], f"trnsim: {path}: 2 functions (warmup, sg0000); give --function NAME "
+             "(config bir_function) to choose the one to run"),
+            ("unknown function", path, ["--function", "sg0001"],
+             f"trnsim: {path}: no function named 'sg0001' (the file's functions: warmup, sg0000)"),
+            ("repeated function", dup_path, ["--function", "sg0000"],
+             f"trnsim: {dup_path}: more than one function is named 'sg0000'")]:
+        out = os.path.join(tmp, "f.npy")
+        r = subprocess.run([trnsim, "run", prog, "--config", cfg, "--input", f"x={x}", "--output", f"values={out}"]
+                           + args, capture_output=True, text=True)
+        if r.returncode != 1 or r.stderr.strip() != needle or os.path.exists(out):
+            print(f"FAIL: {name}: exit {r.returncode}, stderr {r.stderr!r}")
+            failures += 1
+        else:
+            print(f"ok: {name}: {r.stderr.strip()}")
+    for flag in (["--function", "sg0000"], ["--set", "bir_function=sg0000"]):
+        out = os.path.join(tmp, "chosen.npy")
+        r = subprocess.run([trnsim, "run", path, "--config", cfg, "--input", f"x={x}", "--output", f"values={out}"]
+                           + flag, capture_output=True, text=True)
+        if r.returncode != 0 or not np.array_equal(np.load(out), np.load(single)):
+            print(f"FAIL: {' '.join(flag)}: exit {r.returncode}, stderr {r.stderr!r}")
+            failures += 1
+        else:
+            print(f"ok: {' '.join(flag)}: the same values as the file with that function alone")
+        os.remove(out)
+    return failures
 
 
 def check_skip(trnsim, base, tmp, x):

@@ -3,7 +3,8 @@
  * blocks, nested blocks and loops; instructions with physical_ap and
  * register_ap arguments in bounds, ignored fields, and now and then what
  * only the document path reads (an immediate, can_read_uninit, an escaped
- * name, a non-string ignored field). Keys come in varied orders. */
+ * name, a non-string ignored field). Keys come in varied orders; some
+ * files have several functions, the one to run named sg0000. */
 #include "bir_generate.h"
 
 #include <jansson.h>
@@ -177,16 +178,27 @@ static json_t *entries(gen *g, int *number, int depth) {
     return l;
 }
 
-char *bir_generate(uint32_t seed) {
-    gen g = {.r = {seed * 2654435761u + 1}};
+static json_t *function(gen *g, const char *name) {
     int number = 0;
     json_t *blocks = json_array();
-    for (int i = 0, n = 1 + below(&g.r, 3); i < n; ++i) json_array_append_new(blocks, block(&g, &number, 0));
+    for (int i = 0, n = 1 + below(&g->r, 3); i < n; ++i) json_array_append_new(blocks, block(g, &number, 0));
     const char *fkeys[3] = {"name", "allocations", "blocks"};
-    json_t *fv[3] = {json_string("sg0000"), allocations(), blocks};
-    json_t *fn = object(&g.r, below(&g.r, 4) == 0, 3, fkeys, fv);
+    json_t *fv[3] = {json_string(name), allocations(), blocks};
+    return object(&g->r, below(&g->r, 4) == 0, 3, fkeys, fv);
+}
+
+char *bir_generate(uint32_t seed, const char **run) {
+    gen g = {.r = {seed * 2654435761u + 1}};
+    json_t *fns = json_array();
+    int n = below(&g.r, 4) ? 1 : 2 + below(&g.r, 2), chosen = below(&g.r, n);
+    for (int i = 0; i < n; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        json_array_append_new(fns, function(&g, i == chosen ? "sg0000" : name));
+    }
+    *run = n > 1 || below(&g.r, 2) ? "sg0000" : NULL;
     const char *tkeys[3] = {"version", "arch", "functions"};
-    json_t *tv[3] = {json_integer(2), json_string("gen3"), json_pack("[o]", fn)};
+    json_t *tv[3] = {json_integer(2), json_string("gen3"), fns};
     json_t *root = object(&g.r, below(&g.r, 4) == 0, 3, tkeys, tv);
     char *text = json_dumps(root, below(&g.r, 2) ? JSON_INDENT(1) : JSON_COMPACT);
     json_decref(root);

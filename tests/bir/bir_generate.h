@@ -5,8 +5,9 @@
 
 #include <stdint.h>
 
-/* A valid BIR file (the caller frees it); the same seed, the same file. */
-char *bir_generate(uint32_t seed);
+/* A valid BIR file (the caller frees it); the same seed, the same file.
+ * *run: the function to name when loading it (NULL: its only one). */
+char *bir_generate(uint32_t seed, const char **run);
 /* text with one to three bytes deleted, replaced or inserted. */
 char *bir_mutate(const char *text, uint32_t seed);
 

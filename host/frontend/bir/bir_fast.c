@@ -1,7 +1,8 @@
 /* Reading a BIR file from its text without a document for every
  * instruction (docs/internals/programs.md, "The BIR fast path"). The top
  * level and the function's members other than `blocks` are parsed by
- * jansson and read by the document reader's own code (bir_read_header).
+ * jansson and read by the document reader's own code (bir_read_header);
+ * in a file with several functions, the others are parsed and dropped.
  * The blocks are scanned in place: blocks and loops by their keys, and each
  * simple instruction (an opcode a loaded module handles, a `name`, the
  * ignored fields as strings, `ins` / `outs` of physical_ap and register_ap
@@ -456,7 +457,41 @@ static bool function(fast *f, file *x) {
     return trn_scan_lit(sc, '}') && x->have_blocks;
 }
 
-/* The top level: root gets its members, functions a list of one fn. */
+/* The functions: the one to run read by function(); with o->function
+ * naming one, each other one is parsed by jansson (so the file is checked
+ * as the document reader checks it) and dropped. */
+static bool functions(fast *f, file *x) {
+    trn_scan *sc = &f->sc;
+    const char *want = f->c->o->function;
+    bool chosen = false;
+    if (!trn_scan_lit(sc, '[')) return false;
+    do {
+        trn_scan_ws(sc);
+        size_t at = sc->i;
+        const char *k, *name = NULL;
+        size_t kl, nl = 0;
+        bool named_first = trn_scan_lit(sc, '{') && trn_scan_str(sc, &k, &kl) && trn_scan_key_is(k, kl, "name") &&
+                           trn_scan_lit(sc, ':') && trn_scan_str(sc, &name, &nl);
+        sc->i = at;
+        bool run = !want || (named_first && nl == strlen(want) && !memcmp(name, want, nl));
+        if (!run) { /* parsed (its name may come later), then dropped or read */
+            json_t *other = trn_scan_value(sc);
+            const char *on = json_string_value(json_object_get(other, "name"));
+            bool ok = json_is_object(other) && on;
+            run = ok && !strcmp(on, want);
+            json_decref(other);
+            if (!ok) return false;
+            if (run) sc->i = at;
+        }
+        if (run) {
+            if (chosen || !function(f, x)) return false;
+            chosen = true;
+        }
+    } while (trn_scan_lit(sc, ','));
+    return trn_scan_lit(sc, ']') && chosen;
+}
+
+/* The top level: root gets its members, functions a list of the one to run. */
 static bool top_level(fast *f, file *x) {
     trn_scan *sc = &f->sc;
     bool have_functions = false;
@@ -467,7 +502,7 @@ static bool top_level(fast *f, file *x) {
         char key[NAME_MAX_LEN + 1];
         if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !copy_name(k, kl, key)) return false;
         if (!strcmp(key, "functions")) {
-            if (have_functions || !trn_scan_lit(sc, '[') || !function(f, x) || !trn_scan_lit(sc, ']')) return false;
+            if (have_functions || !functions(f, x)) return false;
             have_functions = true;
         } else if (!member_into(sc, x->root, key, top_keys)) {
             return false;

@@ -1,4 +1,4 @@
-/* The BIR file's top level: one function, its allocations and blocks,
+/* The BIR file's top level: the function to run, its allocations and blocks,
  * read straight into the loaded program; the BIR document is dropped once
  * read (trn_program_to_native writes the equivalent native program). */
 #include <inttypes.h>
@@ -37,20 +37,56 @@ int bir_check_unhandled(bir_ctx *c, trn_error *e) {
                       c->o->families ? c->o->families : "?", c->n_unhandled == 1 ? "it" : "them");
 }
 
+/* "a, b, c" (cut short past len). */
+static void function_names(json_t *fns, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < json_array_size(fns) && n < len; ++i)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+                              json_string_value(json_object_get(json_array_get(fns, i), "name")));
+}
+
+/* The function to run: the only one, or the one o->function names. */
+static int choose_function(bir_ctx *c, json_t *fns, json_t **fn, trn_error *e) {
+    size_t n = json_array_size(fns);
+    if (!json_is_array(fns) || n == 0)
+        return trn_errorf(e, "%s: 'functions' must be a list of functions (found %s)", c->path,
+                          json_is_array(fns) ? "an empty list" : "no list");
+    for (size_t i = 0; i < n; ++i) {
+        json_t *f = json_array_get(fns, i);
+        if (!json_is_object(f)) return trn_errorf(e, "%s: functions[%zu] must be an object", c->path, i);
+        if (!json_is_string(json_object_get(f, "name")))
+            return trn_errorf(e, "%s: functions[%zu]: 'name' must be a string", c->path, i);
+    }
+    char names[400];
+    function_names(fns, names, sizeof names);
+    const char *want = c->o->function;
+    if (!want) {
+        if (n > 1)
+            return trn_errorf(e, "%s: %zu functions (%s); give --function NAME (config bir_function) to choose the one "
+                              "to run", c->path, n, names);
+        *fn = json_array_get(fns, 0);
+        return 0;
+    }
+    *fn = NULL;
+    for (size_t i = 0; i < n; ++i) {
+        json_t *f = json_array_get(fns, i);
+        if (strcmp(json_string_value(json_object_get(f, "name")), want)) continue;
+        if (*fn) return trn_errorf(e, "%s: more than one function is named '%s'", c->path, want);
+        *fn = f;
+    }
+    if (!*fn) return trn_errorf(e, "%s: no function named '%s' (the file's functions: %s)", c->path, want, names);
+    return 0;
+}
+
 static int read_top(bir_ctx *c, json_t *root, json_t **fn, trn_error *e) {
     if (trn_check_keys(root, top_keys, "BIR file", e)) return trn_error_prefix(e, "%s", c->path);
     json_t *v = json_object_get(root, "version");
     if (!json_is_integer(v)) return trn_errorf(e, "%s: 'version' must be an integer", c->path);
     json_t *attrs = json_object_get(root, "attributes");
     if (attrs && !json_is_object(attrs)) return trn_errorf(e, "%s: 'attributes' must be an object", c->path);
-    json_t *fns = json_object_get(root, "functions");
-    if (!json_is_array(fns) || json_array_size(fns) != 1)
-        return trn_errorf(e, "%s: 'functions' must be a list of one function (trnsim runs one function per file, "
-                          "found %zu)", c->path, json_array_size(fns));
-    *fn = json_array_get(fns, 0);
-    if (!json_is_object(*fn)) return trn_errorf(e, "%s: functions[0] must be an object", c->path);
+    if (choose_function(c, json_object_get(root, "functions"), fn, e)) return -1;
     c->function = json_string_value(json_object_get(*fn, "name"));
-    if (!c->function) return trn_errorf(e, "%s: functions[0]: 'name' must be a string", c->path);
     char where[200];
     snprintf(where, sizeof where, "%s: function %s", c->path, c->function);
     if (trn_check_keys(*fn, function_keys, where, e)) return -1;
