@@ -6,7 +6,7 @@ binary while it runs the suite's error tests (tests/validation/check_vs_run.py).
 
 It runs the real trnsim with ARGS and returns exactly what it did. When the
 command was `run` and it failed, it also runs `check` on the same program
-with the options check takes (--config, --set, --format) and appends one
+with the options check takes (--config, --set, --format, --function) and appends one
 JSON line to TRNSIM_BOTH_LOG: the program's text, both exit statuses and
 both stderr texts, and the run-only options the check could not take."""
 import json
@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-CHECK_OPTIONS = {"--config", "--set", "--format"}
+CHECK_OPTIONS = {"--config", "--set", "--format", "--function"}
 
 
 def check_args(args):
