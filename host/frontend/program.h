@@ -102,7 +102,9 @@ typedef struct trn_program {
     char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
 } trn_program;
 
-/* Resolves an opcode name to an IT; -1 with a message if unknown. */
+/* Resolves an opcode name to an IT; -1 with a message if unknown. A NULL e
+ * asks for no message: a caller that only tests a name skips the spelling
+ * suggestion, which costs an edit distance against every name. */
 typedef int (*trn_opname_resolver)(void *arg, const char *name, uint32_t *it, trn_error *e);
 /* Whether a loaded module handles the IT. */
 typedef bool (*trn_opcode_handled)(void *arg, uint32_t it);

@@ -54,6 +54,7 @@ int trn_dispatch_resolve_name(void *arg, const char *name, uint32_t *it, trn_err
         *it = r->it;
         return 0;
     }
+    if (!e) return -1;
     const char *cands[2 * (TRN_IT_MAX + 1)];
     size_t n = 0;
     for (int i = 0; i <= (int)TRN_IT_MAX; ++i) {

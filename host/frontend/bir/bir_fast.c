@@ -287,13 +287,12 @@ static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 |
  * interned name); else as documents. */
 static int fast_opcode(fast *f, const char *opcode, uint32_t *it, const char **interned) {
     bir_ctx *c = f->c;
-    trn_error e;
     if (f->last.interned && !strcmp(f->last.name, opcode)) {
         *it = f->last.it;
         *interned = f->last.interned;
         return READ;
     }
-    if (c->o->resolve(c->o->arg, opcode, it, &e) || (c->o->handled && !c->o->handled(c->o->arg, *it)))
+    if (c->o->resolve(c->o->arg, opcode, it, NULL) || (c->o->handled && !c->o->handled(c->o->arg, *it)))
         return AS_DOCUMENT; /* unhandled: counted there */
     const bir_opcode_extra *x = bir_opcode_extra_lookup(opcode);
     const trn_opcode_desc *d = c->o->schema ? c->o->schema(c->o->arg, *it) : NULL;

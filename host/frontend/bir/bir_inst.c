@@ -41,8 +41,7 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, tr
     json_t *name = json_object_get(inst, "name");
     if (name && !json_is_string(name)) return trn_errorf(e, "'name' must be a string");
     uint32_t it;
-    trn_error ignored;
-    bool resolved = c->o->resolve(c->o->arg, op, &it, &ignored) == 0;
+    bool resolved = c->o->resolve(c->o->arg, op, &it, NULL) == 0;
     bool handled = resolved && (!c->o->handled || c->o->handled(c->o->arg, it));
     /* Unhandled: counted for the one message (or, with unknown_opcode =
      * "skip", the load-time note) and left out, except a known IT under

@@ -116,8 +116,7 @@ static int opcode_name(fast *f, const char *name, size_t len, uint32_t *it, cons
     char buf[NAME_MAX_LEN + 1];
     memcpy(buf, name, len);
     buf[len] = 0;
-    trn_error e;
-    if (f->ls.o->resolve(f->ls.o->arg, buf, it, &e)) return 0;
+    if (f->ls.o->resolve(f->ls.o->arg, buf, it, NULL)) return 0;
     if (!(*copy = trn_program_strdup(f->ls.p, name, len))) return -1;
     if (2 * (f->n_names + 1) > NAME_SLOTS) return 1; /* more names than any resolver knows: not kept */
     f->names[j] = (name_entry){*copy, len, *it};
