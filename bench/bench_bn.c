@@ -116,17 +116,22 @@ static size_t bench_cols(int k) {
 
 static double min_s(double full) { return bench_quick() ? full / 10 : full; }
 
-static void stats_aggregate_at(size_t N) {
-    const size_t P = 128;
-    bn_bench *b = bench_make(P, N);
-    char prog[1024], size[48];
-    snprintf(prog, sizeof prog,
+/* The BNStats + BNStatsAggregate program over an SBUF [P x N] fp32 input. */
+static void stats_aggregate_program(char *prog, size_t len, size_t P, size_t N) {
+    snprintf(prog, len,
              "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
              " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 6]},"
              " {\"name\": \"mv\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]}],"
              " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
              " {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}",
              P, N, P, P);
+}
+
+static void stats_aggregate_at(size_t N) {
+    const size_t P = 128;
+    bn_bench *b = bench_make(P, N);
+    char prog[1024], size[48];
+    stats_aggregate_program(prog, sizeof prog, P, N);
     trn_sim *s = bench_open(bn_config);
     bench_load(s, prog);
     bench_set(s, "x", b->x, P * N * sizeof(float));
@@ -319,13 +324,7 @@ BENCH_CASE(bn_stats_aggregate_512m) {
              "machine = { sbuf_partition_bytes = %zu; };\n"
              "plugins = ( { family = \"bn\"; module = \"trnsim-bn\"; } );",
              N * sizeof(float) + 128);
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 6]},"
-             " {\"name\": \"mv\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]}],"
-             " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
-             " {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}",
-             P, N, P, P);
+    stats_aggregate_program(prog, sizeof prog, P, N);
     float *x = malloc(n * sizeof(float)), st[128 * 6], mv[128 * 2], got[128 * 6];
     void *dst = malloc(n * sizeof(float));
     if (!x || !dst) {

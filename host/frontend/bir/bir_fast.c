@@ -407,7 +407,7 @@ static bool member_into(trn_scan *sc, json_t *obj, const char *key, const char *
 typedef struct file {
     json_t *root, *fn;
     size_t blocks_at;
-    bool have_blocks, walked, failed;
+    bool walked, failed;
 } file;
 
 static bool read_header(fast *f, file *x) {
@@ -431,29 +431,40 @@ static bool blocks_now(fast *f, file *x) {
     return true;
 }
 
-/* One function: its members but `blocks` into fn; the blocks read now or their place. */
-static bool function(fast *f, file *x) {
+/* An object's members: `special` (required, once) by its reader, each
+ * other known one into obj. Nothing may follow walked blocks. */
+static bool object_members(fast *f, file *x, json_t *obj, const char *const *known, const char *special,
+                           bool (*read_special)(fast *, file *)) {
     trn_scan *sc = &f->sc;
+    bool have_special = false;
     if (!trn_scan_lit(sc, '{') || trn_scan_peek(sc, '}')) return false;
     do {
         const char *k;
         size_t kl;
         char key[NAME_MAX_LEN + 1];
         if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !copy_name(k, kl, key)) return false;
-        if (!strcmp(key, "blocks")) {
-            if (x->have_blocks || !trn_scan_peek(sc, '[')) return false;
-            x->have_blocks = true;
-            x->blocks_at = sc->i;
-            if (blocks_now(f, x)) {
-                if (x->failed) return false;
-            } else if (!trn_scan_skip(sc)) {
-                return false;
-            }
-        } else if (!member_into(sc, x->fn, key, function_keys)) {
+        if (!strcmp(key, special)) {
+            if (have_special || !read_special(f, x)) return false;
+            have_special = true;
+        } else if (!member_into(sc, obj, key, known)) {
             return false;
         }
     } while (trn_scan_lit(sc, ','));
-    return trn_scan_lit(sc, '}') && x->have_blocks;
+    return trn_scan_lit(sc, '}') && have_special;
+}
+
+/* A function's blocks: read now, or their place kept for after the header. */
+static bool function_blocks(fast *f, file *x) {
+    trn_scan *sc = &f->sc;
+    if (!trn_scan_peek(sc, '[')) return false;
+    x->blocks_at = sc->i;
+    if (blocks_now(f, x)) return !x->failed;
+    return trn_scan_skip(sc);
+}
+
+/* One function: its members but `blocks` into fn. */
+static bool function(fast *f, file *x) {
+    return object_members(f, x, x->fn, function_keys, "blocks", function_blocks);
 }
 
 /* The functions: the one to run read by function(); with o->function
@@ -492,24 +503,9 @@ static bool functions(fast *f, file *x) {
 
 /* The top level: root gets its members, functions a list of the one to run. */
 static bool top_level(fast *f, file *x) {
-    trn_scan *sc = &f->sc;
-    bool have_functions = false;
-    if (!trn_scan_lit(sc, '{') || trn_scan_peek(sc, '}')) return false;
-    do {
-        const char *k;
-        size_t kl;
-        char key[NAME_MAX_LEN + 1];
-        if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !copy_name(k, kl, key)) return false;
-        if (!strcmp(key, "functions")) {
-            if (have_functions || !functions(f, x)) return false;
-            have_functions = true;
-        } else if (!member_into(sc, x->root, key, top_keys)) {
-            return false;
-        }
-    } while (trn_scan_lit(sc, ','));
-    if (!trn_scan_lit(sc, '}')) return false;
-    trn_scan_ws(sc);
-    return sc->i == sc->n && have_functions;
+    if (!object_members(f, x, x->root, top_keys, "functions", functions)) return false;
+    trn_scan_ws(&f->sc);
+    return f->sc.i == f->sc.n;
 }
 
 int trn_bir_read_text(trn_program *p, const char *text, size_t len, const trn_load_opts *o) {
