@@ -133,8 +133,10 @@ void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape
 /* Streaming stores pay off once the destination is well past the caches:
  * each destination line is written whole at once, so the store needs no
  * read of the line first. Below this size, ordinary stores leave the
- * result in cache for whatever reads it next. */
-#define DMA_STREAM_BYTES ((size_t)1 << 20)
+ * result in cache for whatever reads it next (measured on an AMD EPYC with
+ * 512 KiB of L2 per core: at 1 MiB streaming halved the speed, at 2 MiB
+ * it was even, at 4 MiB 1.5x faster; docs/internals/dma.md). */
+#define DMA_STREAM_BYTES ((size_t)2 << 20)
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -155,62 +157,117 @@ static void store_row_f32(uint32_t *d, const uint32_t *t, int64_t n, bool stream
 #define DMA_STREAM_FENCE() ((void)0)
 #endif
 
-#define DMA_TRANSPOSE_ROWS_BODY(T, STORE)                                                            \
+/* The micro-tiles of one rectangle of a plane: destination rows
+ * [r0, r1) x columns [c0, c1), source row c at sb + c * S3. */
+#define DMA_TRANSPOSE_RECT_BODY(T, STORE)                                                            \
     do {                                                                                             \
-        const T *s = (const T *)src;                                                                 \
-        T *d = (T *)dst;                                                                             \
         T tile[DMA_MICRO][DMA_MICRO];                                                                \
-        for (int64_t o0 = 0; o0 < D[0]; ++o0)                                                        \
-            for (int64_t o1 = 0; o1 < D[1]; ++o1) {                                                  \
-                const T *sb = s + o0 * S[0] + o1 * S[1];                                             \
-                T *db = d + (o0 * D[1] + o1) * D[2] * D[3];                                          \
-                for (int64_t b3 = 0; b3 < D[3]; b3 += DMA_MICRO) {                                   \
-                    int64_t n3 = D[3] - b3 < DMA_MICRO ? D[3] - b3 : DMA_MICRO;                      \
-                    for (int64_t b2 = 0; b2 < D[2]; b2 += DMA_MICRO) {                               \
-                        int64_t n2 = D[2] - b2 < DMA_MICRO ? D[2] - b2 : DMA_MICRO;                  \
-                        for (int64_t i3 = 0; i3 < n3; ++i3) {                                        \
-                            const T *sr = sb + (b3 + i3) * S[3] + b2;                                \
-                            for (int64_t i2 = 0; i2 < n2; ++i2) tile[i2][i3] = sr[i2];               \
-                        }                                                                            \
-                        T *dr = db + b2 * D[3] + b3;                                                 \
-                        for (int64_t i2 = 0; i2 < n2; ++i2) STORE(dr + i2 * D[3], tile[i2], n3);     \
-                    }                                                                                \
+        for (int64_t b3 = c0; b3 < c1; b3 += DMA_MICRO) {                                            \
+            int64_t n3 = c1 - b3 < DMA_MICRO ? c1 - b3 : DMA_MICRO;                                  \
+            for (int64_t b2 = r0; b2 < r1; b2 += DMA_MICRO) {                                        \
+                int64_t n2 = r1 - b2 < DMA_MICRO ? r1 - b2 : DMA_MICRO;                              \
+                for (int64_t i3 = 0; i3 < n3; ++i3) {                                                \
+                    const T *sr = sb + (b3 + i3) * S3 + b2;                                          \
+                    for (int64_t i2 = 0; i2 < n2; ++i2) tile[i2][i3] = sr[i2];                       \
                 }                                                                                    \
+                T *dr = db + b2 * D3 + b3;                                                           \
+                for (int64_t i2 = 0; i2 < n2; ++i2) STORE(dr + i2 * D3, tile[i2], n3);               \
             }                                                                                        \
+        }                                                                                            \
     } while (0)
 
 #define DMA_STORE_PLAIN(dp, tp, n) memcpy((dp), (tp), (size_t)(n) * sizeof *(tp))
 #define DMA_STORE_STREAM(dp, tp, n) store_row_f32((dp), (tp), (n), true)
 
-static void transpose_rows(const void *src, const int64_t S[4], void *dst, size_t width, const int64_t D[4]) {
+#define DMA_RECT_FN(NAME, T, STORE)                                                                  \
+    static void NAME(const T *sb, int64_t S3, T *db, int64_t D3, int64_t r0, int64_t r1, int64_t c0, \
+                     int64_t c1) {                                                                   \
+        DMA_TRANSPOSE_RECT_BODY(T, STORE);                                                           \
+    }
+DMA_RECT_FN(rect_u8, uint8_t, DMA_STORE_PLAIN)
+DMA_RECT_FN(rect_u16, uint16_t, DMA_STORE_PLAIN)
+DMA_RECT_FN(rect_u32, uint32_t, DMA_STORE_PLAIN)
+DMA_RECT_FN(rect_u32_stream, uint32_t, DMA_STORE_STREAM)
+DMA_RECT_FN(rect_u64, uint64_t, DMA_STORE_PLAIN)
+
+/* Destination rows [r0, r1) x columns [c0, c1) of one plane in the portable
+ * micro-tiles. */
+static void rect(const void *sb, int64_t S3, void *db, size_t width, int64_t D3, bool stream, int64_t r0, int64_t r1,
+                 int64_t c0, int64_t c1) {
+    if (r0 >= r1 || c0 >= c1) return;
+    switch (width) {
+    case 1: rect_u8(sb, S3, db, D3, r0, r1, c0, c1); break;
+    case 2: rect_u16(sb, S3, db, D3, r0, r1, c0, c1); break;
+    case 4: (stream ? rect_u32_stream : rect_u32)(sb, S3, db, D3, r0, r1, c0, c1); break;
+    default: rect_u64(sb, S3, db, D3, r0, r1, c0, c1); break;
+    }
+}
+
+/* One plane, D2 x D3 destination elements: the fp32 tiles on AVX2 where
+ * the CPU has it, whose edges (under 8 elements wide) and every other
+ * width take the portable micro-tiles. */
+static void plane(dma_isa isa, const void *sb, int64_t S3, void *db, size_t width, int64_t D2, int64_t D3,
+                  bool stream) {
+    int64_t r8 = 0, c8 = 0; /* the part the vector tiles cover */
+#if DMA_HAVE_AVX2_KERNELS
+    if (isa == DMA_ISA_AVX2 && width == 4) {
+        r8 = D2 & ~(int64_t)7, c8 = D3 & ~(int64_t)7;
+        if (r8 && c8) dma_transpose_plane_f32_avx2(sb, S3, db, D2, D3, r8, c8, stream);
+    }
+#else
+    (void)isa;
+#endif
+    if (!r8 || !c8) r8 = c8 = 0;
+    rect(sb, S3, db, width, D3, stream, 0, D2, c8, D3); /* the columns right of the vector part */
+    rect(sb, S3, db, width, D3, stream, r8, D2, 0, c8); /* the rows below it */
+}
+
+static void transpose_rows(dma_isa isa, const void *src, const int64_t S[4], void *dst, size_t width,
+                           const int64_t D[4]) {
     size_t bytes = (size_t)(D[0] * D[1] * D[2] * D[3]) * width;
     /* streaming needs 16-byte aligned destination segments: every row and
      * every micro-tile column start on one */
     bool stream = width == 4 && bytes >= DMA_STREAM_BYTES && ((uintptr_t)dst & 15) == 0 && D[3] % 4 == 0;
-    switch (width) {
-    case 1: DMA_TRANSPOSE_ROWS_BODY(uint8_t, DMA_STORE_PLAIN); break;
-    case 2: DMA_TRANSPOSE_ROWS_BODY(uint16_t, DMA_STORE_PLAIN); break;
-    case 4:
-        if (stream) {
-            DMA_TRANSPOSE_ROWS_BODY(uint32_t, DMA_STORE_STREAM);
-            DMA_STREAM_FENCE(); /* the streamed lines are visible before the handler returns */
-        } else {
-            DMA_TRANSPOSE_ROWS_BODY(uint32_t, DMA_STORE_PLAIN);
-        }
-        break;
-    default: DMA_TRANSPOSE_ROWS_BODY(uint64_t, DMA_STORE_PLAIN); break;
-    }
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    for (int64_t o0 = 0; o0 < D[0]; ++o0)
+        for (int64_t o1 = 0; o1 < D[1]; ++o1)
+            plane(isa, s + (o0 * S[0] + o1 * S[1]) * (int64_t)width, S[3],
+                  d + (o0 * D[1] + o1) * D[2] * D[3] * (int64_t)width, width, D[2], D[3], stream);
+    if (stream) DMA_STREAM_FENCE(); /* the streamed lines are visible before the handler returns */
 }
+
+dma_isa dma_isa_best(void) {
+#if DMA_HAVE_AVX2_KERNELS
+    static int have = -1; /* a benign race: every thread stores the same answer */
+    if (have < 0) {
+        /* idempotent, and right even before libgcc's own constructor ran;
+         * "avx2" includes the OS check that YMM registers are saved */
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return have == 1 ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE;
+#else
+    return DMA_ISA_PORTABLE;
+#endif
+}
+
+const char *dma_isa_name(dma_isa isa) { return isa == DMA_ISA_AVX2 ? "avx2" : "portable"; }
 
 void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width, const int64_t shape[4],
                            const int perm[4]) {
+    dma_transpose_strided_isa(dma_isa_best(), src, stride, dst, width, shape, perm);
+}
+
+void dma_transpose_strided_isa(dma_isa isa, const void *src, const int64_t stride[4], void *dst, size_t width,
+                               const int64_t shape[4], const int perm[4]) {
     int64_t D[4], S[4]; /* destination extents, and the source stride of each */
     for (int k = 0; k < 4; ++k) {
         D[k] = shape[perm[k]];
         S[k] = stride[perm[k]];
     }
     if (S[2] == 1 && D[3] > 1) {
-        transpose_rows(src, S, dst, width, D);
+        transpose_rows(isa, src, S, dst, width, D);
         return;
     }
     switch (width) {

@@ -53,6 +53,41 @@ void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, 
                            const int perm[4]);
 bool dma_perm_valid(const int64_t perm[4]);
 
+/* Which tiles the 2-D transpose (a source read along its rows into
+ * destination columns) uses, chosen at run time: the build needs no
+ * -march, the AVX2 tiles are compiled for AVX2 alone and run only where
+ * dma_isa_best() found the CPU and the OS support it. Both move the same
+ * bits; tests/dma runs each one this CPU has against the oracle. */
+typedef enum dma_isa {
+    DMA_ISA_PORTABLE = 0, /* plain C micro-tiles (SSE2 streaming stores on x86-64) */
+    DMA_ISA_AVX2 = 1,     /* 8 x 8 blocks of 4-byte elements in registers */
+} dma_isa;
+
+/* The AVX2 tiles exist on x86 with GNU C (gcc, clang). */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define DMA_HAVE_AVX2_KERNELS 1
+#else
+#define DMA_HAVE_AVX2_KERNELS 0
+#endif
+
+/* The widest set this CPU runs (asked once), and its name ("portable",
+ * "avx2"). */
+dma_isa dma_isa_best(void);
+const char *dma_isa_name(dma_isa isa);
+
+/* dma_transpose_strided with the tiles of isa (tests; the others use
+ * dma_isa_best()). isa must be one this CPU runs. */
+void dma_transpose_strided_isa(dma_isa isa, const void *src, const int64_t stride[4], void *dst, size_t width,
+                               const int64_t shape[4], const int perm[4]);
+
+/* One plane on AVX2 (dma_transpose_avx2.c): destination rows [0, r8) x
+ * columns [0, c8) (multiples of 8) of a plane `cols` wide, source row c
+ * at src + c * sstride elements; 4-byte elements; stream: 16-byte
+ * streaming stores of whole tiles (16-byte aligned rows; the caller
+ * fences). */
+void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows, int64_t cols,
+                                  int64_t r8, int64_t c8, bool stream);
+
 /* ---- replicate (DMACopy mode 3) ----------------------------------------- */
 
 /* dst = copies concatenated copies of the bytes src[0..bytes). */

@@ -215,11 +215,38 @@ static void test_transpose_known_2x3(void **st) {
     assert_memory_equal(dst, want, sizeof want);
 }
 
+/* Every tile set this CPU runs: the portable one, and AVX2 where the CPU
+ * has it (said once, so a run without it is visible in the log). */
+static size_t transpose_isas(dma_isa isas[2]) {
+    static int told;
+    size_t k = 0;
+    isas[k++] = DMA_ISA_PORTABLE;
+    if (dma_isa_best() == DMA_ISA_AVX2) isas[k++] = DMA_ISA_AVX2;
+    if (!told) {
+        print_message("transpose tiles tested on this CPU: portable%s\n",
+                      k == 2 ? ", avx2" : " (no AVX2 here: the AVX2 tiles are not exercised)");
+        told = 1;
+    }
+    return k;
+}
+
+static void test_transpose_isa_matches_cpu(void **st) {
+    (void)st;
+#if DMA_HAVE_AVX2_KERNELS
+    __builtin_cpu_init();
+    assert_int_equal(dma_isa_best(), __builtin_cpu_supports("avx2") ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE);
+#else
+    assert_int_equal(dma_isa_best(), DMA_ISA_PORTABLE);
+#endif
+    assert_string_equal(dma_isa_name(DMA_ISA_AVX2), "avx2");
+    assert_string_equal(dma_isa_name(DMA_ISA_PORTABLE), "portable");
+}
+
 static void test_transpose_all_perms_match_oracle(void **st) {
     (void)st;
-    /* the last two also take the row-block path past one block of columns */
-    const int64_t shapes[6][4] = {{2, 3, 5, 7}, {1, 33, 1, 70}, {3, 1, 65, 40}, {1, 1, 128, 96}, {2, 1, 9, 530},
-                                  {1, 3, 600, 2}};
+    /* the last ones also take the row-block path past one block of columns */
+    const int64_t shapes[7][4] = {{2, 3, 5, 7},   {1, 33, 1, 70},  {3, 1, 65, 40}, {1, 1, 128, 96},
+                                  {2, 1, 9, 530}, {1, 3, 600, 2}, {2, 2, 24, 17}};
     const size_t widths[4] = {1, 2, 4, 8};
     int perms[24][4], np = 0;
     for (int a = 0; a < 4; ++a)
@@ -231,9 +258,12 @@ static void test_transpose_all_perms_match_oracle(void **st) {
                         ++np;
                     }
     assert_int_equal(np, 24);
-    for (int si = 0; si < 6; ++si) {
+    dma_isa isas[2];
+    size_t ni = transpose_isas(isas);
+    for (int si = 0; si < 7; ++si) {
         const int64_t *sh = shapes[si];
         size_t n = (size_t)(sh[0] * sh[1] * sh[2] * sh[3]);
+        int64_t stride[4] = {sh[1] * sh[2] * sh[3], sh[2] * sh[3], sh[3], 1};
         for (int wi = 0; wi < 4; ++wi) {
             size_t w = widths[wi];
             unsigned char *src = malloc(n * w), *fast = malloc(n * w), *ref = malloc(n * w);
@@ -241,9 +271,14 @@ static void test_transpose_all_perms_match_oracle(void **st) {
             for (int p = 0; p < np; ++p) {
                 int64_t p64[4] = {perms[p][0], perms[p][1], perms[p][2], perms[p][3]};
                 assert_true(dma_perm_valid(p64));
-                dma_transpose(src, fast, w, sh, perms[p]);
                 oracle_transpose(src, ref, w, sh, perms[p]);
+                dma_transpose(src, fast, w, sh, perms[p]);
                 assert_memory_equal(fast, ref, n * w);
+                for (size_t i = 0; i < ni; ++i) {
+                    memset(fast, 0xa5, n * w);
+                    dma_transpose_strided_isa(isas[i], src, stride, fast, w, sh, perms[p]);
+                    assert_memory_equal(fast, ref, n * w);
+                }
             }
             free(src);
             free(fast);
@@ -252,13 +287,64 @@ static void test_transpose_all_perms_match_oracle(void **st) {
     }
 }
 
-/* Past 1 MiB the 2-D fp32 transpose streams its stores: against the oracle
+/* The 2-D case (destination rows are source columns) over many shapes,
+ * with the source rows padded apart (as partitions are) and the
+ * destination off by one element from its allocation or not: every plane
+ * size around the 8 x 8 blocks and the 16 x 16 tiles (whole, edge blocks,
+ * edges under 8 wide), several planes, every width, against the oracle on
+ * the dense source, with nothing written outside the destination. */
+static void transpose_2d_case(dma_isa isa, size_t w, int64_t outer, int64_t P, int64_t N, int64_t pad, int off) {
+    const int64_t PS = N + pad; /* source row stride, elements */
+    size_t n = (size_t)(outer * P * N), sn = (size_t)(outer * P * PS);
+    unsigned char *src = malloc(sn * w), *dense = malloc(n * w), *ref = malloc(n * w);
+    unsigned char *fast = malloc((n + 2) * w);
+    for (size_t i = 0; i < sn * w; ++i) src[i] = (unsigned char)rnd();
+    for (int64_t r = 0; r < outer * P; ++r) memcpy(dense + (size_t)(r * N) * w, src + (size_t)(r * PS) * w, (size_t)N * w);
+    const int64_t shape[4] = {1, outer, P, N}, stride[4] = {outer * P * PS, P * PS, PS, 1};
+    const int perm[4] = {0, 1, 3, 2};
+    oracle_transpose(dense, ref, w, shape, perm);
+    memset(fast, 0xee, (n + 2) * w);
+    dma_transpose_strided_isa(isa, src, stride, fast + (size_t)off * w, w, shape, perm);
+    if (memcmp(fast + (size_t)off * w, ref, n * w) != 0)
+        fail_msg("%s 2-D transpose differs from the oracle: width %zu, %lld planes of %lld source rows x %lld, "
+                 "row pad %lld, destination offset %d",
+                 dma_isa_name(isa), w, (long long)outer, (long long)P, (long long)N, (long long)pad, off);
+    for (size_t b = 0; b < (size_t)off * w; ++b) assert_int_equal(fast[b], 0xee); /* nothing before */
+    for (size_t b = (n + (size_t)off) * w; b < (n + 2) * w; ++b) assert_int_equal(fast[b], 0xee); /* or after */
+    free(src);
+    free(dense);
+    free(ref);
+    free(fast);
+}
+
+static void test_transpose_2d_shapes(void **st) {
+    (void)st;
+    const int64_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 40, 47, 64, 65};
+    const size_t ns = sizeof sizes / sizeof *sizes;
+    const size_t widths[4] = {4, 1, 2, 8};
+    dma_isa isas[2];
+    size_t ni = transpose_isas(isas);
+    int cases = 0;
+    for (size_t i = 0; i < ni; ++i)
+        for (size_t wi = 0; wi < 4; ++wi)
+            for (size_t a = 0; a < ns; ++a)
+                for (size_t b = 0; b < ns; ++b) {
+                    /* pads: none, odd (unaligned rows), a cache-set-sized step */
+                    int64_t pad = (int64_t)((a + b) % 3 == 0 ? 0 : (a + b) % 3 == 1 ? 3 : 1021);
+                    int64_t outer = (a * ns + b) % 5 == 0 ? 2 : 1;
+                    transpose_2d_case(isas[i], widths[wi], outer, sizes[a], sizes[b], pad, (int)((a ^ b) & 1));
+                    ++cases;
+                }
+    assert_int_equal(cases, (int)(ni * 4 * ns * ns));
+}
+
+/* Past 2 MiB the 2-D fp32 transpose streams its stores: against the oracle
  * with the source rows far apart (a partition stride, as in SBUF), with
  * an aligned destination and one off by an element (ordinary stores), and
- * with a last micro-tile that is not whole. */
+ * with a last micro-tile that is not whole, on every tile set. */
 static void test_transpose_large_strided(void **st) {
     (void)st;
-    const int64_t P = 132, N = 2100, PS = 2304; /* source rows PS elements apart */
+    const int64_t P = 132, N = 4100, PS = 4608; /* source rows PS elements apart */
     uint32_t *src = malloc((size_t)(P * PS) * 4), *dense = malloc((size_t)(P * N) * 4);
     uint32_t *ref = malloc((size_t)(P * N) * 4), *fast = malloc((size_t)(P * N + 4) * 4);
     for (int64_t i = 0; i < P * PS; ++i) src[i] = (uint32_t)rnd();
@@ -266,12 +352,15 @@ static void test_transpose_large_strided(void **st) {
     const int64_t shape[4] = {1, 1, P, N}, stride[4] = {P * PS, P * PS, PS, 1};
     const int perm[4] = {0, 1, 3, 2};
     oracle_transpose(dense, ref, 4, shape, perm);
-    for (int off = 0; off < 2; ++off) {
-        memset(fast, 0xee, (size_t)(P * N + 4) * 4);
-        dma_transpose_strided(src, stride, fast + off, 4, shape, perm);
-        assert_memory_equal(fast + off, ref, (size_t)(P * N) * 4);
-        assert_int_equal(fast[off ? 0 : P * N], 0xeeeeeeeeu); /* nothing past the ends */
-    }
+    dma_isa isas[2];
+    size_t ni = transpose_isas(isas);
+    for (size_t i = 0; i < ni; ++i)
+        for (int off = 0; off < 2; ++off) {
+            memset(fast, 0xee, (size_t)(P * N + 4) * 4);
+            dma_transpose_strided_isa(isas[i], src, stride, fast + off, 4, shape, perm);
+            assert_memory_equal(fast + off, ref, (size_t)(P * N) * 4);
+            assert_int_equal(fast[off ? 0 : P * N], 0xeeeeeeeeu); /* nothing past the ends */
+        }
     free(src);
     free(dense);
     free(ref);
@@ -376,7 +465,9 @@ int main(void) {
         cmocka_unit_test(test_cce_zeroed_accumulator_quirk),
         cmocka_unit_test(test_cce_nan_and_ties),
         cmocka_unit_test(test_transpose_known_2x3),
+        cmocka_unit_test(test_transpose_isa_matches_cpu),
         cmocka_unit_test(test_transpose_all_perms_match_oracle),
+        cmocka_unit_test(test_transpose_2d_shapes),
         cmocka_unit_test(test_transpose_large_strided),
         cmocka_unit_test(test_perm_valid),
         cmocka_unit_test(test_replicate),
