@@ -488,4 +488,5 @@ const trn_host_api trn_host_api_table = {
     .lend = trn_api_lend,
     .lend_end = trn_api_lend_end,
     .lend_cancel = trn_api_lend_cancel,
+    .rendezvous_met = trn_api_rendezvous_met,
 };

@@ -117,12 +117,17 @@ trn_status trn_observe_exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     call_all(s, &ev, false);
     trn_status st = TRN_OK;
     if (!ev.stopped) { /* stopped before: the instruction does not run */
+        trn_party_log party = {0};
+        c->party_log = &party;
         t0 = trn_now_ns(); /* the handler's time, not the observers' */
         st = trn_dispatch_handler(s, c, e);
         ev.pub.duration_ns = trn_now_ns() - t0;
+        c->party_log = NULL;
         ev.pub.status = st;
         ev.pub.error = st == TRN_ERR ? e->msg : NULL;
+        if (st == TRN_OK && party.n) ev.pub.party = party.items, ev.pub.n_party = party.n;
         call_all(s, &ev, true);
+        free(party.items);
     }
     if (ev.stopped && st != TRN_ERR) {
         *e = ev.stop;

@@ -78,6 +78,14 @@ struct trn_run {
 
 typedef struct trn_snapshot_cfg trn_snapshot_cfg; /* runtime/snapshot.h */
 
+/* The cores an observed handler reported meeting (rendezvous_met,
+ * api_party.c): observe.c hands one to the handler and the report to the
+ * observers. */
+typedef struct trn_party_log {
+    trn_party *items; /* malloc'ed by the report, freed by observe.c */
+    uint32_t n;
+} trn_party_log;
+
 /* An instruction executing on one core: the opaque trn_ctx of plugin.h. */
 struct trn_ctx {
     trn_sim *sim;
@@ -90,6 +98,8 @@ struct trn_ctx {
     bool checking; /* the opcode's static check runs, not its handler */
     bool failed;
     uint32_t open_views; /* views lent to this handler and not yet ended (api_lend.c) */
+    bool party_reported; /* rendezvous_met was called (once per call) */
+    trn_party_log *party_log; /* observed: where the report goes; NULL: checked, not kept */
     trn_error err;
 };
 
@@ -196,6 +206,9 @@ trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, vo
 trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, float *dst);
 trn_status trn_observed_digest(const trn_observation *ob, const trn_ap *ap, uint64_t *out);
 trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) TRN_PRINTF(2, 3);
+
+/* api_party.c: the rendezvous_met host function. */
+trn_status trn_api_rendezvous_met(trn_ctx *ctx, const trn_party *party, uint32_t n);
 
 /* api_lend.c: the lend / lend_end / lend_cancel host functions, and the end of every view
  * a handler still holds when it returns (mark: WRITE views become written). */

@@ -3,11 +3,15 @@
  * chrome://tracing load. pid 1 is the run; tid c is core c. Each executed
  * instruction is a complete event ('X'); the attempts of an instruction
  * that waited fold into one "wait" slice between its first attempt and the
- * one that completed; at a rendezvous of every core, each core that arrived
- * earlier gets a flow arrow ('s' -> 'f', bound to the enclosing slices)
- * into the slice of the core whose arrival completed it. Sub-instructions are slices nested in
- * their parent's (held back until the parent's slice is written, so each
- * track's events come in time order). */
+ * one that completed. Flow arrows ('s' -> 'f', bound to the enclosing
+ * slices) show who met, as the module reports it (rendezvous_met): from
+ * each group member that waited into the slice that completed the group,
+ * and from a send into its receive. The host never guesses: which cores
+ * took part is the module's rule (a core with peer_id -1 runs the same
+ * instruction and meets no one), so a module that does not report gets no
+ * arrows. Sub-instructions are
+ * slices nested in their parent's (held back until the parent's slice is
+ * written, so each track's events come in time order). */
 #include "runtime/timeline.h"
 
 #include <errno.h>
@@ -21,21 +25,25 @@
 #include "runtime/sim_internal.h"
 
 #define TIMELINE_BUFFER (1u << 16)
-#define MAX_RENDEZVOUS 64 /* open rendezvous at once; the oldest is dropped past it */
+
+/* An arrow into a core's completing slice, held until that slice exists:
+ * a send that completed a transfer the receiving core was waiting for. */
+typedef struct pending_flow {
+    bool on;
+    uint64_t id, index; /* the flow; the instruction whose completion it ends in */
+    uint32_t from_core;
+    uint64_t from_ns;   /* inside the sending core's slice */
+} pending_flow;
 
 typedef struct core_track {
     bool waiting;          /* its current instruction returned TRN_WAIT */
     uint64_t wait_from_ns; /* the end of its first attempt */
+    uint64_t wait_index;   /* the instruction it waits at */
+    uint64_t arrive_ns;    /* a moment inside that first attempt */
     uint32_t attempts;
+    pending_flow pending;
     trn_strbuf subs;       /* sub-instruction slices waiting for their parent's */
 } core_track;
-
-typedef struct rendezvous {
-    bool used, released;
-    uint64_t number, index;
-    uint32_t arrived, done;
-    uint64_t *arrive_ns; /* [cores]: a moment inside each core's first attempt; 0: not arrived */
-} rendezvous;
 
 struct trn_timeline {
     trn_sim *sim;
@@ -45,7 +53,6 @@ struct trn_timeline {
     int write_errno;
     uint32_t cores;
     core_track *track;
-    rendezvous rv[MAX_RENDEZVOUS];
     uint64_t next_flow, events;
     trn_strbuf line;
     char *stdio_buf;
@@ -109,50 +116,51 @@ static void flow(trn_timeline *t, const char *ph, uint32_t core, uint64_t ts, ui
                   ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
 }
 
-static rendezvous *find_rendezvous(trn_timeline *t, const trn_observation *ob) {
-    rendezvous *free_slot = NULL;
-    for (int i = 0; i < MAX_RENDEZVOUS; ++i) {
-        rendezvous *r = &t->rv[i];
-        if (r->used && r->number == ob->number && r->index == ob->index) return r;
-        if (!r->used && !free_slot) free_slot = r;
-    }
-    rendezvous *r = free_slot ? free_slot : &t->rv[ob->index % MAX_RENDEZVOUS]; /* full: reuse one */
-    uint64_t *arr = r->arrive_ns;
-    memset(arr, 0, t->cores * sizeof *arr);
-    *r = (rendezvous){.used = true, .number = ob->number, .index = ob->index, .arrive_ns = arr};
-    return r;
+static uint64_t mid(const trn_observation *ob) { return ob->start_ns + ob->duration_ns / 2; }
+
+/* An arrow from core `from` at from_ns to core `to` at to_ns. */
+static void arrow(trn_timeline *t, uint32_t from, uint64_t from_ns, uint32_t to, uint64_t to_ns) {
+    uint64_t id = ++t->next_flow;
+    flow(t, "s", from, from_ns < to_ns ? from_ns : to_ns, id);
+    flow(t, "f", to, to_ns, id);
 }
 
-/* A rendezvous instruction (TRN_OPF_MAY_WAIT): note each core's arrival;
- * the first completion releases it and gets an arrow from every core that
- * arrived before. */
-static void rendezvous_step(trn_timeline *t, const trn_observation *ob, bool first_attempt) {
-    rendezvous *r = find_rendezvous(t, ob);
-    if (first_attempt && !r->arrive_ns[ob->core]) {
-        r->arrive_ns[ob->core] = ob->start_ns + ob->duration_ns / 2 + 1;
-        r->arrived++;
-    }
-    if (ob->status != TRN_OK) return;
-    /* Only a full rendezvous gets arrows: every core arrived before the first
-     * completion. Point-to-point pairs (CollectiveSend / Recv are different
-     * instructions) and group subsets release earlier and get none, so an
-     * arrow never links cores that did not meet. */
-    if (!r->released && r->arrived == t->cores) {
-        uint64_t at = ob->start_ns + ob->duration_ns / 2;
-        for (uint32_t c = 0; c < t->cores; ++c) {
-            if (c == ob->core || !r->arrive_ns[c]) continue;
-            uint64_t id = ++t->next_flow;
-            flow(t, "s", c, r->arrive_ns[c] - 1 < at ? r->arrive_ns[c] - 1 : at, id);
-            flow(t, "f", ob->core, at, id);
-        }
-    }
-    r->released = true;
-    if (++r->done >= t->cores) r->used = false;
+/* Is core m (a core this timeline tracks) waiting at the party's
+ * instruction, so its first attempt is the slice an arrow leaves from? */
+static const core_track *waiting_at(const trn_timeline *t, const trn_party *m) {
+    const core_track *c = m->core < t->cores ? &t->track[m->core] : NULL;
+    return c && c->waiting && c->wait_index == m->index ? c : NULL;
 }
 
-static bool may_wait(const trn_timeline *t, uint32_t it) {
-    const trn_opcode_desc *op = t->sim->table[it].op;
-    return op && (op->flags & TRN_OPF_MAY_WAIT);
+/* The module said who met (rendezvous_met). A group: an arrow from each
+ * member that waited into the slice that completed it. A transfer: an
+ * arrow from the send's slice into the receive's: when the receiver waited,
+ * the arrow ends in its completing attempt, which comes later (pending).
+ * Cores that are not waiting here (another process's) get none. */
+static void party_arrows(trn_timeline *t, const trn_observation *ob) {
+    const trn_party *sender = NULL, *receiver = NULL;
+    for (uint32_t i = 0; i < ob->n_party; ++i) {
+        const trn_party *m = &ob->party[i];
+        if (m->role == TRN_PARTY_SENDER) sender = m;
+        else if (m->role == TRN_PARTY_RECEIVER) receiver = m;
+        else if (m->core != ob->core && waiting_at(t, m))
+            arrow(t, m->core, t->track[m->core].arrive_ns, ob->core, mid(ob));
+    }
+    if (!sender || !receiver) return;
+    if (receiver->core == ob->core && waiting_at(t, sender)) {
+        arrow(t, sender->core, t->track[sender->core].arrive_ns, ob->core, mid(ob));
+    } else if (sender->core == ob->core && waiting_at(t, receiver)) {
+        t->track[receiver->core].pending = (pending_flow){.on = true, .id = ++t->next_flow, .index = receiver->index,
+                                                          .from_core = sender->core, .from_ns = mid(ob)};
+    }
+}
+
+/* The completing slice of a core that a pending arrow ends in. */
+static void pending_arrow(trn_timeline *t, const trn_observation *ob, core_track *c) {
+    if (!c->pending.on || c->pending.index != ob->index) return;
+    flow(t, "s", c->pending.from_core, c->pending.from_ns, c->pending.id);
+    flow(t, "f", ob->core, mid(ob), c->pending.id);
+    c->pending.on = false;
 }
 
 static trn_status timeline_after(const trn_host_api *api, const trn_observation *ob, void *state) {
@@ -163,26 +171,31 @@ static trn_status timeline_after(const trn_host_api *api, const trn_observation 
         uint64_t keep = t->events;
         slice(t, &c->subs, ob, ob->start_ns, ob->duration_ns);
         t->events = keep + 1;
+        if (ob->party) party_arrows(t, ob);
+        emit(t, &t->line);
         return TRN_OK;
     }
-    bool first_attempt = !c->waiting;
     if (ob->status == TRN_WAIT) {
         if (!c->waiting) {
             slice(t, &t->line, ob, ob->start_ns, ob->duration_ns);
             c->waiting = true;
             c->wait_from_ns = ob->start_ns + ob->duration_ns;
+            c->wait_index = ob->index;
+            c->arrive_ns = mid(ob);
             c->attempts = 1;
         } else {
             c->attempts++;
         }
     } else {
         if (c->waiting) wait_slice(t, ob, c);
+        /* before this core stops waiting: the arrows leave from the waiting cores */
+        if (ob->party) party_arrows(t, ob);
+        pending_arrow(t, ob, c);
         c->waiting = false;
         slice(t, &t->line, ob, ob->start_ns, ob->duration_ns);
         emit(t, &t->line);
         emit(t, &c->subs);
     }
-    if (may_wait(t, ob->it)) rendezvous_step(t, ob, first_attempt);
     emit(t, &t->line);
     if (t->write_failed)
         return api->observer_stop(ob, "--timeline %s: writing failed: %s", t->path, strerror(t->write_errno));
@@ -213,7 +226,6 @@ static void free_timeline(trn_timeline *t) {
     if (!t) return;
     for (uint32_t c = 0; t->track && c < t->cores; ++c) trn_sb_free(&t->track[c].subs);
     free(t->track);
-    if (t->rv[0].arrive_ns) free(t->rv[0].arrive_ns);
     trn_sb_free(&t->line);
     free(t->path);
     free(t->stdio_buf);
@@ -224,15 +236,12 @@ int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_err
     *out = NULL;
     trn_timeline *t = calloc(1, sizeof *t);
     uint32_t n = s->ncores ? s->ncores : 1;
-    uint64_t *arrive = t ? calloc((size_t)n * MAX_RENDEZVOUS, sizeof *arrive) : NULL;
     if (t) t->cores = n, t->track = calloc(n, sizeof *t->track), t->path = strdup(path);
     if (t) t->stdio_buf = malloc(TIMELINE_BUFFER);
-    if (!t || !arrive || !t->track || !t->path || !t->stdio_buf) {
-        free(arrive);
+    if (!t || !t->track || !t->path || !t->stdio_buf) {
         free_timeline(t);
         return trn_errorf(e, "out of memory for the timeline");
     }
-    for (int i = 0; i < MAX_RENDEZVOUS; ++i) t->rv[i].arrive_ns = arrive + (size_t)i * n;
     t->sim = s;
     int fd = strcmp(path, "-") ? -1 : dup(2);
     t->out = fd >= 0 ? fdopen(fd, "w") : fopen(path, "w");

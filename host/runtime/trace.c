@@ -136,6 +136,17 @@ static void put_operands(trn_trace *t, const trn_host_api *api, const trn_observ
     trn_sb_putc(b, ']');
 }
 
+/* The cores the module reported meeting (rendezvous_met). */
+static void put_party(trn_strbuf *b, const trn_observation *ob) {
+    static const char *const role[] = {"member", "sender", "receiver"};
+    if (!ob->party) return;
+    trn_sb_printf(b, ",\"party\":[");
+    for (uint32_t i = 0; i < ob->n_party; ++i)
+        trn_sb_printf(b, "%s{\"core\":%u,\"index\":%" PRIu64 ",\"role\":\"%s\"}", i ? "," : "", ob->party[i].core,
+                      ob->party[i].index, role[ob->party[i].role <= TRN_PARTY_RECEIVER ? ob->party[i].role : 0]);
+    trn_sb_putc(b, ']');
+}
+
 static void emit(trn_trace *t) {
     trn_sb_putc(&t->line, '\n');
     if (t->line.failed) {
@@ -170,6 +181,7 @@ static trn_status trace_after(const trn_host_api *api, const trn_observation *ob
         trn_sb_printf(b, ",\"error\":");
         trn_sb_json_string(b, ob->error);
     }
+    put_party(b, ob);
     put_operands(t, api, ob, false);
     put_operands(t, api, ob, true);
     trn_sb_putc(b, '}');

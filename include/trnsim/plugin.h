@@ -36,6 +36,9 @@
  *      Host functions lend / lend_end / lend_cancel: direct access to the
  *      memory under an AP (trn_view) instead of a dense copy, and the
  *      TRN_API_HAS helper.
+ *      Host function rendezvous_met (appended after those): a module says
+ *      which cores a rendezvous brought together (trn_party), and observers
+ *      see it in trn_observation.party / n_party (the timeline's arrows).
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -211,6 +214,22 @@ typedef struct trn_view {
 /* What lend() did. NOT_LENT is not an error: the AP or the mode does not
  * allow direct access here (see lend), so use the copying calls. */
 typedef enum trn_lend_status { TRN_LENT = 0, TRN_NOT_LENT = 1, TRN_LEND_ERR = -1 } trn_lend_status;
+
+/* ---- ABI 3: who met at a rendezvous --------------------------------- */
+
+/* A core's part in a rendezvous, as rendezvous_met() reports it.
+ *   MEMBER    a member of a group collective (CollectiveCompute over a
+ *             replica group, a Permute's ranks): the members met each other.
+ *   SENDER / RECEIVER   the two sides of a point-to-point transfer. */
+#define TRN_PARTY_MEMBER 0u
+#define TRN_PARTY_SENDER 1u
+#define TRN_PARTY_RECEIVER 2u
+
+typedef struct trn_party {
+    uint32_t core;  /* a core of the run */
+    uint32_t role;  /* TRN_PARTY_* */
+    uint64_t index; /* instruction_index() of its instruction on that core */
+} trn_party;
 
 /* ---- the host API ----------------------------------------------------- */
 
@@ -393,6 +412,19 @@ typedef struct trn_host_api {
      * state they had (for a handler that lent and then takes the copying
      * path after all). The module must not have stored through it. */
     trn_status (*lend_cancel)(trn_ctx *ctx, trn_view *view);
+    /* ABI 3. Which cores the rendezvous this call completes brought
+     * together, for observers (the timeline draws its arrows from it; the
+     * host cannot tell from outside which cores met, since that is the
+     * module's rule: peer lists, replica groups, logical cores). Call it at
+     * most once, from the handler call that completes the operation and
+     * returns TRN_OK, with every core that took part (the executing core
+     * included, at its own instruction_index()): either all MEMBERs, or one
+     * SENDER and one RECEIVER. It changes nothing in the run; a report of a
+     * call that then returns TRN_WAIT or TRN_ERR is dropped. An error (a
+     * module bug: a core outside the run or given twice, a mix of roles,
+     * the executing core missing, a second call, a static check) is
+     * recorded like error()'s. Without it, observers see no party. */
+    trn_status (*rendezvous_met)(trn_ctx *ctx, const trn_party *party, uint32_t n);
 } trn_host_api;
 
 /* Whether a host provides a host function appended after ABI 1 (its table
@@ -594,6 +626,10 @@ struct trn_observation {
     uint64_t start_ns;   /* when the handler was called, ns since the run began */
     uint64_t duration_ns; /* after: how long the handler took (0 before) */
     const char *error;   /* after, status TRN_ERR: the handler's message; else NULL */
+    /* ABI 3, appended (read when `size` covers them): after, status TRN_OK,
+     * the cores the handler reported meeting (rendezvous_met), else NULL, 0. */
+    const trn_party *party;
+    uint32_t n_party;
 };
 
 /* A callback returns TRN_OK. Anything else ends the run with an error

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "coll_exec.h"
+#include "coll_met.h"
 #include "coll_ops.h"
 
 /* Operands: one input and one output; PermuteReduceImplicit two inputs. */
@@ -125,6 +126,7 @@ static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_
     if (ready) {
         coll_exec x = {api, ctx, st, &rec->spec, recs, p->n, p->src_of};
         rc = coll_exec_run(&x);
+        if (rc == TRN_OK) rc = coll_met_group(api, ctx, recs, p->n);
         for (uint32_t i = 0; i < p->n && rc == TRN_OK; ++i) recs[i]->done = true;
     }
     free(recs);

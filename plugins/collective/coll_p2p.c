@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "coll_exec.h"
+#include "coll_met.h"
 #include "coll_ops.h"
 #include "registry.h"
 
@@ -94,7 +95,9 @@ static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, col
         return st->remote_ops->p2p(api, ctx, st, rec, side == COLL_SEND);
     coll_record *other = coll_registry_p2p_get(st->reg, src, dst, side == COLL_SEND ? COLL_RECV : COLL_SEND, rec->seq);
     if (!other) return coll_wait_on(me, instr, rec);
-    rc = side == COLL_SEND ? coll_exec_p2p(api, ctx, st, rec, other) : coll_exec_p2p(api, ctx, st, other, rec);
+    const coll_record *send = side == COLL_SEND ? rec : other, *recv = side == COLL_SEND ? other : rec;
+    rc = coll_exec_p2p(api, ctx, st, send, recv);
+    if (rc == TRN_OK) rc = coll_met_p2p(api, ctx, send, recv);
     if (rc == TRN_OK) rec->done = other->done = true;
     return rc;
 }

@@ -33,7 +33,7 @@ def opcodes():
     r = run("opcodes", "--config", cfg)
     rows = [l.split() for l in r.stdout.splitlines()[1:]]
     assert ["200", "TestCopy", "test", "trnsim-test"] == rows[0][:4], rows[0]
-    assert len(rows) == 12, rows
+    assert len(rows) == 13, rows
 
 
 def quirks():

@@ -1,79 +1,27 @@
 #!/usr/bin/python3
 """--timeline FILE.json (docs/observability.md) against the Chrome
-trace-event format: the object form with traceEvents; every event's fields
-and ph type; metadata naming the process and one track per core; complete
-('X') slices with a name, ts and dur, in time order on each track; waits as
-their own slices; sub-instructions nested in their parent's slice; every
-flow id used by exactly one 's' and one 'f' (bound to the enclosing slice),
-each inside a slice of its track; and one slice per executed instruction.
+trace-event format (timeline_format.py: fields and ph types, metadata, one
+track per core, slices in time order and nested, flows paired and inside
+instruction slices); waits as their own slices; sub-instructions nested in
+their parent's slice; one slice per executed instruction; and, for
+collective programs, one arrow per core that met another (as many as the
+JSONL trace's `party` lists name).
 
-    timeline_schema.py TRNSIM TEST_MODULE_CONFIG [COLLECTIVE_PROGRAM]"""
+    timeline_schema.py TRNSIM TEST_MODULE_CONFIG [ALLREDUCE_PROGRAM [COLLECTIVE_PROGRAM...]]"""
 import json
 import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 from clicase import Cli, case, finish, one_line_error  # noqa: E402
+from timeline_format import validate  # noqa: E402
 
 TRNSIM, TEST_CFG = sys.argv[1], sys.argv[2]
 COLLECTIVE = sys.argv[3] if len(sys.argv) > 3 else None
+MORE = sys.argv[4:]
 run = Cli(TRNSIM).run
-
-REQUIRED = {"X": {"name", "ph", "ts", "dur", "pid", "tid", "cat", "args"},
-            "M": {"name", "ph", "pid", "tid", "args"},
-            "s": {"name", "ph", "ts", "pid", "tid", "id", "cat"},
-            "f": {"name", "ph", "ts", "pid", "tid", "id", "cat", "bp"}}
-
-
-def validate(path, cores):
-    """The schema checks; returns the events by kind for the caller's own."""
-    doc = json.load(open(path))
-    assert set(doc) >= {"traceEvents", "displayTimeUnit"} and doc["displayTimeUnit"] == "ns", set(doc)
-    ev = doc["traceEvents"]
-    for e in ev:
-        assert e.get("ph") in REQUIRED, e
-        missing = REQUIRED[e["ph"]] - set(e)
-        assert not missing, (missing, e)
-        assert e["pid"] == 1 and isinstance(e["tid"], int) and 0 <= e["tid"] < cores, e
-        if "ts" in e:
-            assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0, e
-    meta = [e for e in ev if e["ph"] == "M"]
-    names = {(e["name"], e["tid"]): e["args"] for e in meta}
-    assert names[("process_name", 0)]["name"].startswith("trnsim "), names
-    for c in range(cores):
-        assert names[("thread_name", c)] == {"name": f"core {c}"}, names
-        assert names[("thread_sort_index", c)] == {"sort_index": c}
-    slices = [e for e in ev if e["ph"] == "X"]
-    by_track = defaultdict(list)
-    for e in slices:
-        assert e["dur"] >= 0 and isinstance(e["name"], str) and e["name"], e
-        by_track[e["tid"]].append(e)
-    for tid, xs in by_track.items():
-        ts = [x["ts"] for x in xs]
-        assert ts == sorted(ts), f"core {tid}: slices out of time order {ts}"
-    # slices on one track nest or follow each other, never overlap partly
-    for tid, xs in by_track.items():
-        stack = []
-        for x in xs:
-            while stack and x["ts"] >= stack[-1]["ts"] + stack[-1]["dur"] - 1e-9:
-                stack.pop()
-            if stack:
-                assert x["ts"] + x["dur"] <= stack[-1]["ts"] + stack[-1]["dur"] + 1e-6, (stack[-1], x)
-            stack.append(x)
-    flows = defaultdict(list)
-    for e in ev:
-        if e["ph"] in "sf":
-            assert e["bp"] == "e" if e["ph"] == "f" else True
-            inside = [x for x in by_track[e["tid"]] if x["ts"] <= e["ts"] <= x["ts"] + x["dur"] + 1e-6]
-            assert inside, f"flow event outside every slice of core {e['tid']}: {e}"
-            flows[e["id"]].append(e)
-    for fid, es in flows.items():
-        kinds = sorted(x["ph"] for x in es)
-        assert kinds == ["f", "s"], (fid, es)
-        s, f = (x for x in sorted(es, key=lambda x: x["ph"], reverse=True))
-        assert s["ts"] <= f["ts"] and s["tid"] != f["tid"], (s, f)
-    return slices, flows
 
 
 def test_module_run(d):
@@ -134,8 +82,21 @@ def failed_run_still_closes(d):
     one_line_error(r, "--timeline " + os.path.join(d, "no", "t.json") + ": cannot create it")
 
 
+def collective_programs(d):
+    for prog in MORE:
+        tl, tr = os.path.join(d, "t.json"), os.path.join(d, "t.jsonl")
+        run("run", prog, "--timeline", tl, "--trace", tr)
+        cores = json.load(open(prog))["cores"]
+        _, flows = validate(tl, cores)
+        parties = [json.loads(line).get("party") for line in open(tr)]
+        met = sum(len(p) - 1 for p in parties if p)
+        assert met > 0 and len(flows) == met, (prog, len(flows), met)
+
+
 case("test module: tracks, a wait slice, a flow, nested sub-instructions", test_module_run)
 if COLLECTIVE:
     case("AllReduce: a flow from every earlier core to the one that completed it", collective_run)
+if MORE:
+    case("Send/Recv and replica-group programs: valid, one arrow per core met", collective_programs)
 case("a failed run's timeline is complete JSON with the failed slice", failed_run_still_closes)
 sys.exit(finish())

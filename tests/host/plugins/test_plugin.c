@@ -1,6 +1,7 @@
 /* A small module for the host's tests (family "test"):
  *   TestCopy    (200) read_f32 inputs[0], write_f32 outputs[0] (op attr "acc": 0..3)
- *   TestRendezvous (201) every core waits until all cores have arrived
+ *   TestRendezvous (201) every core waits until all cores have arrived; the
+ *               last to arrive reports every core as met (ABI 3 builds)
  *   TestWaitForever (202) always waits (deadlock)
  *   TestFail    (203) fails with the message in attr "message"
  *   TestScatter (204) write_indirect_f32 of inputs[0] into outputs[0] at attr "indices", op attr "acc"
@@ -21,6 +22,11 @@
  *               catch (1 write_raw while a view is open, 2 no lend_end, 3
  *               dispatch while open, 4 lend_end twice) or 5: lend_cancel the
  *               output and write nothing
+ *   TestMet     (221) reports a party through rendezvous_met: attr "cores"
+ *               (default: this core alone), "roles" (TRN_PARTY_* per core,
+ *               default members), "index" (added to instruction_index() in
+ *               every entry), "twice" (report it twice), "in_check" (report
+ *               from the static check as well)
  * Settings: scale (float, default 2.0, range [0, 100]), mode (string a|b),
  * fail_init (bool): init fails when true. */
 #include <stdlib.h>
@@ -36,6 +42,7 @@ typedef struct state {
     uint32_t *arrived; /* per rendezvous round: how many cores arrived */
     uint32_t *round;   /* per core: rendezvous rounds it has passed */
     uint8_t *waiting;  /* per core: arrived at its current round */
+    uint64_t *at;      /* per core: the instruction index it arrived at */
 } state;
 
 static trn_status test_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
@@ -52,15 +59,33 @@ static trn_status test_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
     return rc;
 }
 
+/* Every core met at the rendezvous the last arrival completes. */
+static trn_status report_all_met(const trn_host_api *api, trn_ctx *ctx, const state *s) {
+#if TRN_ABI_VERSION >= 3
+    trn_party *party = malloc(s->cores * sizeof *party);
+    if (!party) return api->error(ctx, "out of memory");
+    for (uint32_t c = 0; c < s->cores; ++c) party[c] = (trn_party){.core = c, .role = TRN_PARTY_MEMBER, .index = s->at[c]};
+    trn_status rc = api->rendezvous_met(ctx, party, s->cores);
+    free(party);
+    return rc;
+#else /* the frozen ABI 2 header has no rendezvous_met: such a module reports nothing */
+    (void)api, (void)ctx, (void)s;
+    return TRN_OK;
+#endif
+}
+
 static trn_status test_rendezvous(const trn_host_api *api, trn_ctx *ctx, void *vs) {
     state *s = vs;
     uint32_t c = api->core_id(ctx), r = s->round[c];
     if (r >= MAX_ROUNDS) return api->error(ctx, "more than %d rendezvous", MAX_ROUNDS);
+    int last = 0;
     if (!s->waiting[c]) { /* first arrival at this instruction */
         s->waiting[c] = 1;
-        s->arrived[r]++;
+        s->at[c] = api->instruction_index(ctx);
+        last = ++s->arrived[r] == s->cores;
     }
     if (s->arrived[r] < s->cores) return TRN_WAIT;
+    if (last && report_all_met(api, ctx, s) != TRN_OK) return TRN_ERR;
     s->waiting[c] = 0;
     s->round[c]++;
     return TRN_OK;
@@ -133,6 +158,34 @@ static trn_status test_operand_fail(const trn_host_api *api, trn_ctx *ctx, void 
 }
 
 #if TRN_ABI_VERSION >= 3 /* TestLend needs lent memory; the frozen ABI 2 header builds without it */
+/* The party of attrs "cores" / "roles" / "index", reported once or twice. */
+static trn_status report_party(const trn_host_api *api, trn_ctx *ctx) {
+    int64_t cores[16], roles[16] = {0}, add = 0, twice = 0;
+    size_t n = 0, n_roles = 0;
+    trn_party party[16];
+    if (api->attr_int_array(ctx, "cores", cores, 16, &n) == TRN_ABSENT) cores[0] = api->core_id(ctx), n = 1;
+    if (api->attr_int_array(ctx, "roles", roles, 16, &n_roles) == TRN_BADTYPE ||
+        api->attr_int(ctx, "index", &add) == TRN_BADTYPE || api->attr_int(ctx, "twice", &twice) == TRN_BADTYPE)
+        return TRN_ERR;
+    for (size_t i = 0; i < n; ++i)
+        party[i] = (trn_party){.core = (uint32_t)cores[i], .role = (uint32_t)roles[i],
+                               .index = api->instruction_index(ctx) + (uint64_t)add};
+    if (api->rendezvous_met(ctx, party, (uint32_t)n) != TRN_OK) return TRN_ERR;
+    return twice ? api->rendezvous_met(ctx, party, (uint32_t)n) : TRN_OK;
+}
+
+static trn_status test_met(const trn_host_api *api, trn_ctx *ctx, void *st) {
+    (void)st;
+    return report_party(api, ctx);
+}
+
+static trn_status check_met(const trn_host_api *api, trn_ctx *ctx, void *st) {
+    (void)st;
+    int64_t in_check = 0;
+    if (api->attr_int(ctx, "in_check", &in_check) == TRN_BADTYPE) return TRN_ERR;
+    return in_check ? report_party(api, ctx) : TRN_OK;
+}
+
 /* Address of element k of a view's visiting order. */
 static uint8_t *view_elem(const trn_view *v, int64_t k) {
     int64_t p = k / v->free_elems, f = k % v->free_elems;
@@ -230,10 +283,12 @@ static trn_status run_begin(void *vs, const trn_run_info *info, char *err, size_
     free(s->arrived);
     free(s->round);
     free(s->waiting);
+    free(s->at);
     s->cores = info->cores;
     s->arrived = calloc(MAX_ROUNDS, sizeof *s->arrived);
     s->round = calloc(info->cores, sizeof *s->round);
     s->waiting = calloc(info->cores, 1);
+    s->at = calloc(info->cores, sizeof *s->at);
     return TRN_OK;
 }
 
@@ -243,6 +298,7 @@ static void fini(void *vs) {
     free(s->arrived);
     free(s->round);
     free(s->waiting);
+    free(s->at);
     free(s);
 }
 
@@ -279,6 +335,13 @@ static const trn_attr_desc lend_attrs[] = {
     {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
     {.name = "misuse", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 5, .help = "a module bug to make, or 5: cancel"},
 };
+static const trn_attr_desc met_attrs[] = {
+    {.name = "cores", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 16, .help = "the party's cores"},
+    {.name = "roles", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 16, .help = "TRN_PARTY_* of each"},
+    {.name = "index", .types = TRN_ATTR_INT, .def = "0", .help = "added to each entry's instruction index"},
+    {.name = "twice", .types = TRN_ATTR_BOOL, .def = "false", .help = "report twice (a module bug)"},
+    {.name = "in_check", .types = TRN_ATTR_BOOL, .def = "false", .help = "report from the static check (a module bug)"},
+};
 #endif
 static const trn_operand_desc copy_operands[] = {
     {TRN_IN, "src", 0, "any dtype"}, {TRN_OUT, "dst", 0, "as many elements as src"},
@@ -301,6 +364,7 @@ static const trn_opcode_desc ops[] = {
     {.it = 210, .name = "TestOperandFail", .handler = test_operand_fail, .flags = TRN_OPF_NO_ATTRS},
 #if TRN_ABI_VERSION >= 3
     {.it = 220, .name = "TestLend", .handler = test_lend, TRN_ARRAY(attrs, lend_attrs)},
+    {.it = 221, .name = "TestMet", .handler = test_met, TRN_ARRAY(attrs, met_attrs), .check = check_met},
 #endif
 };
 
