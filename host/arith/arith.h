@@ -90,9 +90,14 @@ int trn_cast_copy_or_accumulate(trn_acc_op op, void *dst, const void *src, trn_d
 int trn_accumulate_span(trn_acc_op op, void *dst, const void *src, trn_dtype dt, size_t n, trn_error *e);
 
 /* The same at scattered places: element j is base + offsets[j] (bytes);
- * applied in order j = 0..n-1, so repeated offsets accumulate. */
+ * applied in order j = 0..n-1, so repeated offsets accumulate
+ * (arith_scatter.c). */
 int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
                            size_t n, trn_error *e);
+
+/* The checks the three forms above share: a known dtype and op, and a
+ * reducing dtype unless op is copy; -1 with the message otherwise. */
+int trn_accumulate_check(trn_acc_op op, trn_dtype dt, trn_error *e);
 
 /* The fp32 ALU core (sub_28f700): acc = op(acc, x) with SSE semantics. */
 float trn_alu_f32(trn_acc_op op, float acc, float x);

@@ -59,9 +59,9 @@ float trn_alu_f32(trn_acc_op op, float acc, float x) {
     }
 }
 
-/* ---- validation shared by the element and span forms -------------------- */
+/* ---- validation shared by the element, span and scatter forms ----------- */
 
-static int check(trn_acc_op op, trn_dtype dt, trn_error *e) {
+int trn_accumulate_check(trn_acc_op op, trn_dtype dt, trn_error *e) {
     if ((unsigned)dt >= TRN_DT_COUNT)
         return trn_errorf(e, "cast_accumulate: unknown dtype %d (expected 0..%d)", (int)dt, TRN_DT_COUNT - 1);
     if ((unsigned)op > TRN_ACC_MAX)
@@ -96,7 +96,7 @@ static void acc_i64(trn_acc_op op, void *dst, const void *src) {
 }
 
 int trn_cast_copy_or_accumulate(trn_acc_op op, void *dst, const void *src, trn_dtype dt, trn_error *e) {
-    if (check(op, dt, e))
+    if (trn_accumulate_check(op, dt, e))
         return -1;
     if (op == TRN_ACC_COPY) {
         memmove(dst, src, trn_dtype_width(dt));   /* the reference's memcpy; dst == src is fine */
@@ -186,7 +186,7 @@ static void span_narrow_float(trn_acc_op op, void *dst, const void *src, trn_dty
 }
 
 int trn_accumulate_span(trn_acc_op op, void *dst, const void *src, trn_dtype dt, size_t n, trn_error *e) {
-    if (check(op, dt, e))
+    if (trn_accumulate_check(op, dt, e))
         return -1;
     if (n == 0)
         return 0;
@@ -247,25 +247,5 @@ int trn_aluop_to_memop(int64_t aluop, bool allow_minmax, trn_acc_op *out, trn_er
     }
     if (out)
         *out = op;
-    return 0;
-}
-
-/* ---- scatter: n elements at scattered byte offsets ------------------------ */
-
-int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
-                           size_t n, trn_error *e) {
-    if (check(op, dt, e))
-        return -1;
-    const unsigned char *s = src;
-    if (dt == TRN_DT_FP32 && op != TRN_ACC_COPY) { /* the dtype and op switches hoisted out of the loop */
-        for (size_t j = 0; j < n; j++) {
-            float a = LOAD(float, base + offsets[j]), x = LOAD(float, s + j * 4);
-            STORE(float, base + offsets[j], op == TRN_ACC_ADD ? sse_add(a, x) : op == TRN_ACC_MIN ? sse_min(a, x) : sse_max(a, x));
-        }
-        return 0;
-    }
-    uint32_t w = trn_dtype_width(dt);
-    for (size_t j = 0; j < n; j++)
-        trn_cast_copy_or_accumulate(op, base + offsets[j], s + j * w, dt, NULL);
     return 0;
 }
