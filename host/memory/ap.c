@@ -99,10 +99,25 @@ int trn_ap_check(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     return 0;
 }
 
-/* Merge dims that are contiguous in each other so runs are as long as possible. */
-static int walk_init(const trn_ap_env *env, const trn_ap *ap, walk *w, trn_error *e) {
+trn_box trn_ap_box(const trn_ap *ap) {
+    int64_t lo = ap->offset, hi = ap->offset;
+    for (uint32_t d = 0; d < ap->ndims; ++d) {
+        int64_t span = ap->dims[d].step * (ap->dims[d].num - 1);
+        if (span < 0) lo += span;
+        else hi += span;
+    }
+    uint32_t w = trn_dtype_width(ap->dtype);
+    return (trn_box){ap->part_start, ap->part_start + (ap->part_count - 1) * ap->part_step + 1, (uint64_t)lo * w,
+                     (uint64_t)(hi + 1) * w};
+}
+
+/* Merge dims that are contiguous in each other so runs are as long as
+ * possible. settle: the walk moves data, so bindings its box meets are
+ * copied in first (memory/bindings.h); the written map alone needs none. */
+static int walk_init_as(const trn_ap_env *env, const trn_ap *ap, walk *w, bool settle, trn_error *e) {
     if (trn_ap_check(env, ap, e)) return -1;
     w->mem = &env->cores[ap->core].mem[ap->mem];
+    if (settle && w->mem->n_bound) trn_mem_settle(w->mem, trn_ap_box(ap));
     w->width = trn_dtype_width(ap->dtype);
     w->ndims = 0;
     w->free_elems = trn_ap_free_elems(ap);
@@ -123,6 +138,10 @@ static int walk_init(const trn_ap_env *env, const trn_ap *ap, walk *w, trn_error
         w->ndims = 1;
     }
     return 0;
+}
+
+static int walk_init(const trn_ap_env *env, const trn_ap *ap, walk *w, trn_error *e) {
+    return walk_init_as(env, ap, w, true, e);
 }
 
 /* Calls fn for each innermost run: byte address of its first element, element
@@ -405,7 +424,7 @@ static int mark_whole_run(void *arg, uint64_t addr, int64_t n, int64_t stride, i
 
 int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
     walk w;
-    if (walk_init(env, ap, &w, e)) return -1;
+    if (walk_init_as(env, ap, &w, false, e)) return -1;
     mark_arg m = {&w};
     walk_runs(&w, ap, mark_whole_run, &m);
     return 0;
@@ -414,7 +433,7 @@ int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e) {
 bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap) {
     walk w;
     trn_error e;
-    if (walk_init(env, ap, &w, &e)) return false;
+    if (walk_init_as(env, ap, &w, false, &e)) return false;
     guard_arg g = {&w, 0};
     return walk_runs(&w, ap, guard_run, &g) == 0;
 }
@@ -482,7 +501,7 @@ int trn_ap_write_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int
 
 int trn_ap_check_access(const trn_ap_env *env, const trn_ap *ap, bool reading, trn_error *e) {
     walk w;
-    if (walk_init(env, ap, &w, e)) return -1;
+    if (walk_init_as(env, ap, &w, false, e)) return -1;
     return reading ? guard_reads(env, &w, ap, e) : 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "memory/bindings.h"
 #include "memory/memory.h"
 #include "trnsim/plugin.h"
 
@@ -63,6 +64,9 @@ int trn_ap_digest(const trn_ap_env *env, const trn_ap *ap, uint64_t *out, trn_er
  * whether every byte it reaches was written (ignoring allow_uninit). */
 int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e);
 bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap);
+
+/* The partitions and per-partition bytes a checked AP can touch. */
+trn_box trn_ap_box(const trn_ap *ap);
 
 /* "sbuf[p0:+n:s] off=.. ap=[[s,n],..] float32" for messages. */
 void trn_ap_describe(const trn_ap *ap, char *buf, size_t len);

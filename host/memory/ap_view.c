@@ -16,7 +16,7 @@ static bool rows_contiguous(const trn_ap *ap) {
     return true;
 }
 
-void trn_ap_view_fill(const trn_ap_env *env, const trn_ap *ap, trn_view *v) {
+void trn_ap_view_fill(const trn_ap_env *env, const trn_ap *ap, bool read_only, trn_view *v) {
     trn_memory *m = &env->cores[ap->core].mem[ap->mem];
     uint32_t w = trn_dtype_width(ap->dtype);
     memset(v, 0, sizeof *v);
@@ -25,6 +25,19 @@ void trn_ap_view_fill(const trn_ap_env *env, const trn_ap *ap, trn_view *v) {
     v->parts = ap->part_count;
     v->part_stride = (int64_t)ap->part_step * (int64_t)m->partition_bytes;
     v->base = m->bytes + trn_mem_addr(m, ap->part_start, 0) + ap->offset * (int64_t)w;
+    if (m->n_bound) {
+        trn_box box = trn_ap_box(ap);
+        const trn_binding *b = read_only ? trn_mem_binding_over(m, box) : NULL;
+        if (b) { /* the same elements, in the caller's rows */
+            int64_t row = (int64_t)(b->box.b_hi - b->box.b_lo);
+            v->part_stride = (int64_t)ap->part_step * row;
+            /* a READ view is never written through (plugin.h) */
+            v->base = (uint8_t *)(uintptr_t)b->data + (int64_t)(ap->part_start - b->box.p_lo) * row +
+                      ap->offset * (int64_t)w - (int64_t)b->box.b_lo;
+        } else {
+            trn_mem_settle(m, box);
+        }
+    }
     v->ndims = ap->ndims ? ap->ndims : 1;
     int64_t lo = 0, hi = 0; /* element offsets from base, within a partition */
     for (uint32_t d = 0; d < v->ndims; ++d) {

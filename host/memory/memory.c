@@ -1,5 +1,7 @@
 #include "memory/memory.h"
 
+#include "memory/bindings.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -68,6 +70,7 @@ void trn_core_state_free(trn_core_state *c) {
         lazy_free(m->bytes, (uint64_t)m->partitions * m->partition_bytes);
         lazy_free(m->written, map_bytes(m));
         if (m->remote_written) lazy_free(m->remote_written, map_bytes(m));
+        trn_mem_free_bindings(m);
     }
     free(c->regs);
     memset(c, 0, sizeof *c);

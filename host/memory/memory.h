@@ -19,6 +19,9 @@ typedef struct trn_memory {
     uint64_t *remote_written;
     uint32_t partitions;      /* 1 for HBM */
     uint64_t partition_bytes; /* bytes per partition (HBM: its size) */
+    /* Boxes whose bytes the embedding program lent (memory/bindings.h). */
+    struct trn_binding *bound;
+    uint32_t n_bound, cap_bound;
 } trn_memory;
 
 typedef struct trn_machine {

@@ -35,6 +35,7 @@ static int for_each_run(const trn_ap_env *env, const trn_ap *ap, uint32_t core, 
     uint64_t run;
     if (check_dense(env, ap, &run, e)) return -1;
     trn_memory *m = &env->cores[core].mem[ap->mem];
+    if (m->n_bound) trn_mem_settle(m, trn_ap_box(ap)); /* the bytes are handed out in place */
     uint64_t first = (uint64_t)ap->offset * trn_dtype_width(ap->dtype);
     /* runs of whole partitions laid end to end merge into one */
     bool adjacent = ap->part_step == 1 && first == 0 && run == m->partition_bytes;
@@ -82,6 +83,8 @@ static int visit_copy(void *arg, trn_memory *from, uint64_t addr, uint64_t len, 
 int trn_ap_spans_copy(const trn_ap_env *env, const trn_ap *ap, uint32_t from, trn_error *e) {
     if (from >= env->ncores) return trn_errorf(e, "AP names core %u, the run has %u", from, env->ncores);
     if (trn_ap_check(env, ap, e)) return -1;
+    trn_memory *to = &env->cores[ap->core].mem[ap->mem];
+    if (to->n_bound) trn_mem_drop_within(to, trn_ap_box(ap)); /* overwritten whole */
     copy_arg c = {env, ap, ap->core};
     return for_each_run(env, ap, from, visit_copy, &c, e);
 }

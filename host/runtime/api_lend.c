@@ -43,7 +43,7 @@ trn_lend_status trn_api_lend(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_
     if (s->cfg.no_direct || slot < 0) return TRN_NOT_LENT;
     if ((mode & TRN_LEND_WRITE) && !trn_ap_injective(&env, ap)) return TRN_NOT_LENT;
     if (mode == (TRN_LEND_READ | TRN_LEND_WRITE) && !trn_ap_all_written(&env, ap)) return TRN_NOT_LENT;
-    trn_ap_view_fill(&env, ap, view);
+    trn_ap_view_fill(&env, ap, mode == TRN_LEND_READ, view);
     view->mode = mode;
     view->slot = (uint32_t)slot;
     s->views[slot] = (trn_lent){.ap = *ap, .owner = ctx, .mode = mode};

@@ -222,6 +222,21 @@ int trnsim_set_tensor(trnsim_sim *s, const char *name, int core, const void *dat
     return 0;
 }
 
+int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, const void *data, size_t bytes) {
+    NEED(s, "trnsim_bind_tensor");
+    if (!name || (!data && bytes)) return usage("trnsim_bind_tensor: name or data is NULL");
+    if (trn_sim_bind_tensor(s->sim, name, core, data, bytes, host_error()))
+        return publish(s->sim, trn_sim_program_path(s->sim));
+    return 0;
+}
+
+int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core) {
+    NEED(s, "trnsim_unbind_tensor");
+    if (!name) return usage("trnsim_unbind_tensor: name is NULL");
+    if (trn_sim_unbind_tensor(s->sim, name, core, host_error())) return publish(s->sim, trn_sim_program_path(s->sim));
+    return 0;
+}
+
 int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, void *data, size_t bytes) {
     NEED(s, "trnsim_get_tensor");
     if (!name || (!data && bytes)) return usage("trnsim_get_tensor: name or data is NULL");

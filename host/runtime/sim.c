@@ -232,7 +232,7 @@ int trn_sim_load_program_document(trn_sim *s, json_t *root, const char *name, tr
     return load_common(s, name, NULL, root, e);
 }
 
-static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes, trn_error *e) {
+static const trn_tensor *find_named(const trn_sim *s, const char *name, int core, trn_error *e) {
     if (!s->have_prog) {
         trn_errorf(e, "no program is loaded");
         return NULL;
@@ -247,6 +247,12 @@ static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int cor
         trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
         return NULL;
     }
+    return t;
+}
+
+static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes, trn_error *e) {
+    const trn_tensor *t = find_named(s, name, core, e);
+    if (!t) return NULL;
     if (bytes != (size_t)t->count * trn_dtype_width(t->dtype)) {
         trn_errorf(e, "tensor '%s': %zu bytes given, the tensor has %" PRId64 " bytes", name, bytes,
                    t->count * (int64_t)trn_dtype_width(t->dtype));
@@ -264,9 +270,64 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
         if (core >= 0 && (uint32_t)core != c) continue;
         trn_ap ap = t->ap;
         ap.core = c;
+        trn_memory *m = &s->cores[c].mem[ap.mem];
+        if (m->n_bound && trn_ap_check(&env, &ap, NULL) == 0) trn_mem_drop_within(m, trn_ap_box(&ap));
         if (trn_ap_write_raw(&env, &ap, data, e)) return -1;
     }
     return 0;
+}
+
+/* The tensor's box when its rows abut in one run of partitions: the
+ * caller's buffer then holds it row for row. */
+static bool bindable_box(const trn_sim *s, const trn_tensor *t, trn_box *box) {
+    if (s->transport || s->local_lo != 0 || s->local_hi != s->ncores) return false; /* other processes read memory */
+    const trn_ap *ap = &t->ap;
+    int64_t expect = 1;
+    for (int d = (int)ap->ndims - 1; d >= 0; --d) {
+        if (ap->dims[d].num == 1) continue;
+        if (ap->dims[d].step != expect) return false;
+        expect *= ap->dims[d].num;
+    }
+    if (ap->part_count > 1 && ap->part_step != 1) return false;
+    *box = trn_ap_box(ap);
+    return box->b_hi - box->b_lo == (uint64_t)expect * trn_dtype_width(ap->dtype);
+}
+
+int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e) {
+    const trn_tensor *t = find_tensor(s, name, core, bytes, e);
+    if (e) e->kind = TRN_EK_INPUT;
+    if (!t) return -1;
+    uint32_t w = trn_dtype_width(t->dtype);
+    if ((uintptr_t)data % w)
+        return trn_errorf(e,
+                          "tensor '%s': a bound buffer must be aligned to the %u-byte width of %s, this one is %u "
+                          "byte(s) past it (use an aligned buffer, or copy it in: trnsim_set_tensor, Simulator.set)",
+                          name, w, trn_dtype_name(t->dtype), (unsigned)((uintptr_t)data % w));
+    trn_box box;
+    if (!bindable_box(s, t, &box)) return trn_sim_set_tensor(s, name, core, data, bytes, e);
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    if (trn_ap_check(&env, &t->ap, e)) return -1;
+    for (uint32_t c = 0; c < s->ncores; ++c) {
+        if (core >= 0 && (uint32_t)core != c) continue;
+        if (trn_mem_bind(&s->cores[c].mem[t->ap.mem], data, box, e)) return -1;
+    }
+    return 0;
+}
+
+int trn_sim_unbind_tensor(trn_sim *s, const char *name, int core, trn_error *e) {
+    const trn_tensor *t = find_named(s, name, core, e);
+    if (e) e->kind = TRN_EK_INPUT;
+    if (!t) return -1;
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    if (trn_ap_check(&env, &t->ap, e)) return -1;
+    for (uint32_t c = 0; c < s->ncores; ++c)
+        if (core < 0 || (uint32_t)core == c) trn_mem_settle(&s->cores[c].mem[t->ap.mem], trn_ap_box(&t->ap));
+    return 0;
+}
+
+void trn_sim_settle_bindings(trn_sim *s) {
+    for (uint32_t c = 0; c < s->ncores; ++c)
+        for (int m = 0; m < 3; ++m) trn_mem_settle_all(&s->cores[c].mem[m]);
 }
 
 int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes,

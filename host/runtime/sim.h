@@ -51,6 +51,17 @@ int trn_sim_load_program_document(trn_sim *s, struct json_t *root, const char *n
  * (set) / core 0 (get). Marks the bytes written. */
 int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
+/* As trn_sim_set_tensor, but the tensor's bytes stay in the caller's
+ * buffer (memory/bindings.h) until it is set or bound again, a run writes
+ * into it, the program is replaced or the sim closed; data must stay valid
+ * and unchanged that long and be aligned to the dtype's width. A tensor
+ * whose rows do not abut in one partition range, or a distributed run, gets
+ * a copy instead. */
+int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
+/* Settle the tensor's bindings on core (-1: every core) into simulator memory. */
+int trn_sim_unbind_tensor(trn_sim *s, const char *name, int core, trn_error *e);
+/* Copy every binding into simulator memory (for readers of raw memory). */
+void trn_sim_settle_bindings(trn_sim *s);
 
 /* The same without a caller's buffer: fn(ctx, bytes, len, e) is handed
  * the tensor's own bytes in simulator memory, run by run in C order (one

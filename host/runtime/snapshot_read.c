@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frontend/npy.h"
+#include "memory/bindings.h"
 #include "runtime/snapshot.h"
 
 static json_t *load_manifest(const char *dir, trn_error *e) {
@@ -110,6 +111,7 @@ int trn_snapshot_check(trn_sim *s, const char *dir, trn_error *e) {
 
 /* Forget what memory holds: zero every written byte and clear its bit. */
 static void clear_memory(trn_memory *m) {
+    trn_mem_free_bindings(m); /* the dump replaces what they lent */
     uint64_t total = (uint64_t)m->partitions * m->partition_bytes, words = (total + 63) / 64;
     for (uint64_t w = 0; w < words; ++w) {
         if (!m->written[w]) continue;

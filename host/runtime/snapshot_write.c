@@ -295,6 +295,7 @@ static int write_manifest(const char *dir, json_t *man, trn_error *e) {
 }
 
 static int write_into(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e) {
+    trn_sim_settle_bindings(s); /* the dump reads memory bytes directly */
     json_t *man = json_object(), *mods = json_array();
     manifest_header(s, kind, why, man);
     json_object_set_new(man, "modules", mods);

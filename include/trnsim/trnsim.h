@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TRNSIM_API_VERSION 2
+#define TRNSIM_API_VERSION 3
 
 #if defined(__GNUC__)
 #define TRNSIM_EXPORT __attribute__((visibility("default")))
@@ -116,6 +116,23 @@ TRNSIM_EXPORT int trnsim_tensor_find(trnsim_sim *s, const char *name, trnsim_ten
  * tensor's size. core -1: every core (set) or core 0 (get). */
 TRNSIM_EXPORT int trnsim_set_tensor(trnsim_sim *s, const char *name, int core, const void *data, size_t bytes);
 TRNSIM_EXPORT int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, void *data, size_t bytes);
+
+/* API version 3: a tensor's input bound in place instead of copied.
+ * Results are the same bytes as trnsim_set_tensor of the same data gives;
+ * the simulator reads the caller's buffer where it would have read its
+ * copy, and never writes it. The binding lasts until the tensor is set or
+ * bound again, a run writes into its bytes (they are copied in first, and
+ * the tensor keeps them), trnsim_unbind_tensor, the next program load or
+ * trnsim_close. Until then data must stay valid, and must not change while
+ * a call into the library is running (a change between runs is what the
+ * next run reads). data must be aligned to the dtype's width; bytes and
+ * core as for trnsim_set_tensor. A tensor whose rows do not lie side by
+ * side in one run of partitions, or a run spread over MPI processes, is
+ * copied in instead (the same results; data is then free at once). */
+TRNSIM_EXPORT int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, const void *data, size_t bytes);
+/* End every binding of the tensor on core (-1: every core), copying the
+ * caller's bytes into simulator memory: data may be freed afterwards. */
+TRNSIM_EXPORT int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core);
 
 /* Run the loaded program on every core. Memories keep their contents
  * between runs: set what changes, run again. */

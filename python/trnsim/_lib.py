@@ -9,7 +9,7 @@ import os
 
 from . import errors
 
-API_VERSION = 2  # trnsim_load_program and the in-memory builder
+API_VERSION = 3  # trnsim_bind_tensor / trnsim_unbind_tensor
 
 
 class _Error(ctypes.Structure):
@@ -101,6 +101,9 @@ def _load():
         "trnsim_program_to_json": (ctypes.c_void_p, [p]),
         "trnsim_free": (None, [vp]),
         "trnsim_load_program": (c_int, [p, p, cstr]),
+        # API version 3: inputs bound in place
+        "trnsim_bind_tensor": (c_int, [p, cstr, c_int, vp, c_size]),
+        "trnsim_unbind_tensor": (c_int, [p, cstr, c_int]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

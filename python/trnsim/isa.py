@@ -24,6 +24,7 @@ from .simulator import Simulator
 
 PARTITIONS = 128
 _CACHE_SIZE = 48
+_BIND_BYTES = 1 << 16  # inputs this large are bound in place rather than copied
 
 _config = {"config": None, "settings": {}}
 _cache = collections.OrderedDict()
@@ -50,7 +51,7 @@ def clear_cache():
 class _Kernel:
     """A loaded program and what its calls move in and out."""
 
-    __slots__ = ("sim", "h", "program", "ins", "outs", "settings")
+    __slots__ = ("sim", "h", "program", "ins", "outs", "settings", "bound")
 
     def __init__(self, program, ins, outs, extra_settings):
         settings = dict(_config["settings"])
@@ -67,6 +68,7 @@ class _Kernel:
         self.ins = [(n.encode(), c) for n, c in ins]
         self.outs = [(n.encode(), c, tuple(self.sim.tensor(n).shape), dtypes.storage(self.sim.tensor(n).dtype))
                      for n, c in outs]
+        self.bound = [None] * len(self.ins)  # the arrays the simulator reads in place
 
 
 def _call(key, build, arrays, raw_outputs=False, settings=None):
@@ -83,8 +85,16 @@ def _call(key, build, arrays, raw_outputs=False, settings=None):
     else:
         _cache.move_to_end(key)
     h = k.h
-    for (name, core), a in zip(k.ins, arrays):
-        if lib.trnsim_set_tensor(h, name, core, a.ctypes.data, a.nbytes):
+    for j, ((name, core), a) in enumerate(zip(k.ins, arrays)):
+        # a large input is lent in place, not copied (trnsim_bind_tensor):
+        # the kernel keeps the array alive until its next call rebinds it
+        if a.nbytes >= _BIND_BYTES and a.flags.aligned:
+            rc = lib.trnsim_bind_tensor(h, name, core, a.ctypes.data, a.nbytes)
+            k.bound[j] = a
+        else:
+            rc = lib.trnsim_set_tensor(h, name, core, a.ctypes.data, a.nbytes)
+            k.bound[j] = None
+        if rc:
             raise last_error(errors.InputError)
     if lib.trnsim_run(h):
         raise last_error(errors.RunError)

@@ -102,6 +102,7 @@ class Simulator:
         self._text = None
         self._name = None
         self._tensors = {}
+        self._bound = {}  # (name, core) -> the array a binding reads
         sets = settings_to_sets(settings)
         arr = (ctypes.c_char_p * max(len(sets), 1))(*[s.encode() for s in sets])
         opts = Options(size=ctypes.sizeof(Options), sets=arr, n_sets=len(sets),
@@ -124,6 +125,7 @@ class Simulator:
             self._lib.trnsim_close(self._h)
             self._h = None
             self._tensors = {}
+            self._bound = {}
 
     def __del__(self):
         self.close()
@@ -151,6 +153,7 @@ class Simulator:
         h = self._handle()
         self._text = None
         self._tensors = {}
+        self._bound = {}
         if built:  # through the in-memory builder: no JSON text on the way
             ph = _build.build(program)
             try:
@@ -208,6 +211,51 @@ class Simulator:
         if lib.trnsim_set_tensor(self._handle(), t._cname, -1 if core is None else int(core),
                                  raw.ctypes.data, raw.nbytes):
             raise last_error(errors.InputError)
+        if core is None:
+            self._forget_bound(name)
+
+    def bind(self, name, array, core=None):
+        """Lend a whole tensor's contents in place instead of copying them
+        (trnsim_bind_tensor): runs read the array's memory where they would
+        read set()'s copy, with the same results, and never write it. The
+        array must be a C-contiguous, aligned numpy array of exactly the
+        tensor's storage dtype and shape. The simulator keeps a reference to
+        it until the binding ends (set or bind again, unbind, load, close);
+        changing the array between runs is what the next run reads."""
+        t = self.tensor(name)
+        st = np.dtype(dtypes.storage(t.dtype))
+        where = "tensor '%s': bind" % name
+        if type(array) is not np.ndarray:
+            raise errors.InputError("%s needs a numpy array, got %s (use set() to convert)" %
+                                    (where, type(array).__name__), file=self._name)
+        if array.dtype != st:
+            raise errors.InputError("%s needs dtype %s (the tensor is %s), got %s; convert it or use set()" %
+                                    (where, st, t.dtype, array.dtype), file=self._name)
+        if array.shape != t.shape:
+            raise errors.InputError("%s needs shape %s, got %s" % (where, list(t.shape), list(array.shape)),
+                                    file=self._name)
+        if not array.flags.c_contiguous:
+            raise errors.InputError("%s needs a C-contiguous array (np.ascontiguousarray, or use set())" % where,
+                                    file=self._name)
+        c = -1 if core is None else int(core)
+        if lib.trnsim_bind_tensor(self._handle(), t._cname, c, array.ctypes.data, array.nbytes):
+            raise last_error(errors.InputError)
+        if c < 0:
+            self._forget_bound(name)
+        self._bound[(name, c)] = array
+
+    def unbind(self, name, core=None):
+        """End the tensor's binding on every core (core None) or one core,
+        copying the array's contents in: the tensor keeps them."""
+        t = self.tensor(name)
+        if lib.trnsim_unbind_tensor(self._handle(), t._cname, -1 if core is None else int(core)):
+            raise last_error(errors.InputError)
+        if core is None:
+            self._forget_bound(name)
+
+    def _forget_bound(self, name):
+        for key in [k for k in self._bound if k[0] == name]:
+            del self._bound[key]
 
     def get(self, name, core=None, raw_bits=None):
         """A tensor's contents as an array of its dtype: core 0 of a one-core

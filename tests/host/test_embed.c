@@ -135,6 +135,55 @@ static void input_errors(void **st) {
     trnsim_close(s);
 }
 
+/* Bound inputs: the same bytes out as set ones; each bad argument one error
+ * naming the tensor, and nothing bound. */
+static void bind_tensor(void **st) {
+    trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
+    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
+                       " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
+                       " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}";
+    assert_int_equal(trnsim_load_program_text(s, prog, "copy"), 0);
+    float x[8] = {1.00390625f, 1.01171875f, 3.14159f, -2.5f, 0.001f, 65504.0f, 0.1f, 100.5f};
+    uint16_t by_set[8], by_bind[8];
+    assert_int_equal(trnsim_set_tensor(s, "x", -1, x, sizeof x), 0);
+    assert_int_equal(trnsim_run(s), 0);
+    assert_int_equal(trnsim_get_tensor(s, "y", 0, by_set, sizeof by_set), 0);
+    float zero[8] = {0};
+    assert_int_equal(trnsim_set_tensor(s, "x", -1, zero, sizeof zero), 0);
+    assert_int_equal(trnsim_bind_tensor(s, "x", -1, x, sizeof x), 0);
+    assert_int_equal(trnsim_run(s), 0);
+    assert_int_equal(trnsim_get_tensor(s, "y", 0, by_bind, sizeof by_bind), 0);
+    assert_memory_equal(by_set, by_bind, sizeof by_set);
+    assert_int_equal(trnsim_unbind_tensor(s, "x", -1), 0);
+
+    assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, x, 4), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
+    assert_string_equal(trnsim_last_error()->message, "tensor 'x': 4 bytes given, the tensor has 32 bytes");
+    assert_string_equal(trnsim_last_error()->file, "copy");
+    char raw[40];
+    assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, raw + ((uintptr_t)raw % 4 == 3 ? 2 : 1), sizeof x), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
+    assert_contains(trnsim_last_error()->message, "tensor 'x': a bound buffer must be aligned to the 4-byte width of "
+                                                  "float32, this one is ");
+    assert_contains(trnsim_last_error()->message, "(use an aligned buffer, or copy it in: trnsim_set_tensor, Simulator.set)");
+    assert_int_not_equal(trnsim_bind_tensor(s, "nope", -1, x, sizeof x), 0);
+    assert_contains(trnsim_last_error()->message, "copy: no tensor named 'nope'");
+    assert_int_not_equal(trnsim_bind_tensor(s, "x", 2, x, sizeof x), 0);
+    assert_contains(trnsim_last_error()->message, "tensor 'x': core 2 does not exist (the run has 1 cores)");
+    assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, NULL, sizeof x), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    assert_string_equal(trnsim_last_error()->message, "trnsim_bind_tensor: name or data is NULL");
+    assert_int_not_equal(trnsim_unbind_tensor(s, "nope", -1), 0);
+    assert_contains(trnsim_last_error()->message, "copy: no tensor named 'nope'");
+    assert_int_not_equal(trnsim_bind_tensor(NULL, "x", -1, x, sizeof x), 0);
+    assert_string_equal(trnsim_last_error()->message, "trnsim_bind_tensor: the simulator handle is NULL");
+    /* none of the refused calls bound anything: x still holds the unbound copy */
+    float got[8];
+    assert_int_equal(trnsim_get_tensor(s, "x", 0, got, sizeof got), 0);
+    assert_memory_equal(got, x, sizeof x);
+    trnsim_close(s);
+}
+
 static void overrides(void **st) {
     /* a module setting and a machine key, checked like the file's */
     const char *ok[] = {"test.scale=7.25", "machine.partitions=4", "unknown_opcode=skip"};
@@ -366,7 +415,7 @@ static void builder_usage_errors(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(versions),       cmocka_unit_test(copy_roundtrip), cmocka_unit_test(run_error_fields),
-        cmocka_unit_test(program_error_fields), cmocka_unit_test(input_errors), cmocka_unit_test(overrides),
+        cmocka_unit_test(program_error_fields), cmocka_unit_test(input_errors), cmocka_unit_test(bind_tensor), cmocka_unit_test(overrides),
         cmocka_unit_test(module_error),       cmocka_unit_test(built_program_matches_json),
         cmocka_unit_test(built_program_errors_match_json), cmocka_unit_test(builder_usage_errors),
     };
