@@ -145,8 +145,10 @@ static const char *no_ulp(const trn_diff_found *x) {
 }
 
 static void print_found_text(const diff_run *r, const trn_diff_found *x) {
+    bool written = x->kind == TRN_DIFF_WRITTEN;
     printf("  operand:   %s (%s, %" PRId64 " elements)", x->operand, dtype_name(x->dtype), x->count);
     if (x->tensor && strncmp(x->operand, "tensor", 6)) printf(", tensor '%s'", x->tensor);
+    if (written) printf(": the written bytes differ");
     printf("\n  element:   ");
     print_index(stdout, x->index, x->ndim);
     printf(" of the operand");
@@ -155,6 +157,7 @@ static void print_found_text(const diff_run *r, const trn_diff_found *x) {
         print_index(stdout, x->tensor_index, x->tensor_ndim);
         printf(" of tensor '%s'", x->tensor);
     }
+    if (written) printf(" (its byte %u first)", x->byte);
     for (int i = 0; i < 2; ++i) {
         printf("\n  %c:         ", "AB"[i]);
         print_bits(stdout, x, i);
@@ -162,11 +165,13 @@ static void print_found_text(const diff_run *r, const trn_diff_found *x) {
             printf(" = ");
             print_value(stdout, x->value[i], false);
         }
+        if (written) printf(", %s", x->written_by == i ? "written" : "never written");
         printf("  (%s)", r->sides[i].label);
     }
     if (x->ulp_known) printf("\n  ulp:       %" PRIu64 "\n", x->ulp);
     else printf("\n  ulp:       %s\n", no_ulp(x));
-    printf("  differing: %" PRId64 " of %" PRId64 " elements\n", x->differing, x->count);
+    printf("  differing: %" PRId64 " of %" PRId64 " elements%s\n", x->differing, x->count,
+           written ? " hold bytes one side wrote and the other did not" : "");
 }
 
 static void json_str(const char *s) {
@@ -180,7 +185,7 @@ static void json_str(const char *s) {
 }
 
 static void print_found_json(const trn_diff_found *x) {
-    printf("\"operand\": ");
+    printf("\"kind\": \"%s\", \"operand\": ", x->kind == TRN_DIFF_WRITTEN ? "written" : "value");
     json_str(x->operand);
     printf(", \"tensor\": ");
     if (x->tensor) json_str(x->tensor);
@@ -203,8 +208,10 @@ static void print_found_json(const trn_diff_found *x) {
         print_value(stdout, x->value[1], true);
         printf("]");
     } else printf("null");
-    if (x->ulp_known) printf(", \"ulp\": %" PRIu64 "}", x->ulp);
-    else printf(", \"ulp\": null}");
+    if (x->ulp_known) printf(", \"ulp\": %" PRIu64, x->ulp);
+    else printf(", \"ulp\": null");
+    if (x->kind == TRN_DIFF_WRITTEN) printf(", \"byte\": %u, \"written_by\": \"%c\"", x->byte, "AB"[x->written_by]);
+    printf("}");
 }
 
 /* One instruction (st NULL: the tensors after the run) with n differing operands. */
@@ -247,7 +254,9 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
                 printf("%11" PRIu64 " %9" PRIu64 " %4u  %-24s", st->inst->number, st->index, st->core, trn_diff_opname(a, st->inst));
             else
                 printf("%11s %9s %4s  %-24s", "-", "-", "-", "(after the run)");
-            printf(" %-22s %9" PRId64 " %9" PRId64 "  %-14s %s\n", f[k].operand, f[k].differing, f[k].count, first, ulp);
+            char operand[128];
+            snprintf(operand, sizeof operand, "%s%s", f[k].operand, f[k].kind == TRN_DIFF_WRITTEN ? " written" : "");
+            printf(" %-22s %9" PRId64 " %9" PRId64 "  %-14s %s\n", operand, f[k].differing, f[k].count, first, ulp);
         }
         return;
     }
@@ -298,7 +307,8 @@ static void print_footer(const diff_run *r, int status) {
         return;
     }
     if (status == 0)
-        printf("identical: %" PRIu64 " instructions on %u core%s, every output bit equal, and every tensor after the "
+        printf("identical: %" PRIu64 " instructions on %u core%s, every output bit and written byte equal, and every "
+               "tensor after the "
                "run\n", r->compared, cores, cores == 1 ? "" : "s");
     else if (r->args->keep_going)
         printf("%" PRIu64 " of %" PRIu64 " instructions differ, %" PRId64 " elements in all\n", r->differing,

@@ -1,6 +1,7 @@
 /* trnsim diff's comparisons (diff.h): operands are read raw from both
  * simulators' memories through the same access pattern and compared
- * byte for byte, element by element. */
+ * byte for byte, element by element; so are their written-byte maps, asked
+ * of the memory module byte range by byte range. */
 #include "runtime/diff.h"
 
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 
 #include "arith/arith.h"
 #include "frontend/tensor_bounds.h"
+#include "memory/memory.h"
 #include "runtime/sim_internal.h"
 
 static bool is_packed(int dt) {
@@ -123,8 +125,99 @@ static bool compare_elements(const uint8_t *x, const uint8_t *y, int64_t n, int 
     return true;
 }
 
+/* ---- written bytes ---- */
+
+static void set_bits(uint64_t *bits, uint64_t from, uint64_t n) {
+    for (; n && (from & 63); --n, ++from) bits[from >> 6] |= 1ull << (from & 63);
+    for (; n >= 64; n -= 64, from += 64) bits[from >> 6] = ~0ull;
+    for (; n; --n, ++from) bits[from >> 6] |= 1ull << (from & 63);
+}
+
+/* Which of the len bytes at addr were written, as bits from pos on: one
+ * query for a run written whole, one more per byte that was not. */
+static void query_run(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *bits, uint64_t pos) {
+    uint64_t end = addr + len, bad;
+    while (addr < end) {
+        if (trn_mem_is_written(m, addr, end - addr, &bad)) {
+            set_bits(bits, pos, end - addr);
+            return;
+        }
+        set_bits(bits, pos, bad - addr);
+        pos += bad - addr + 1;
+        addr = bad + 1;
+    }
+}
+
+/* Which bytes of an AP (checked, on a core of s) were ever written: one
+ * bit per byte, in the AP's visiting order, into bits (zeroed, enough
+ * words). The memory module answers through its query; the map's layout
+ * is its business. */
+static void written_bits(const trn_sim *s, const trn_ap *ap, uint64_t *bits) {
+    const trn_memory *m = &s->cores[ap->core].mem[ap->mem];
+    uint32_t w = width_of((int)ap->dtype), nd = ap->ndims;
+    int64_t step = nd ? ap->dims[nd - 1].step : 1, num = nd ? ap->dims[nd - 1].num : 1;
+    int64_t outer = trn_ap_free_elems(ap) / num;
+    uint64_t pos = 0;
+    for (uint32_t p = 0; p < ap->part_count; ++p) {
+        uint32_t part = ap->part_start + p * ap->part_step;
+        for (int64_t o = 0; o < outer; ++o) {
+            int64_t off = ap->offset, rest = o;
+            for (int d = (int)nd - 2; d >= 0; --d) {
+                off += (rest % ap->dims[d].num) * ap->dims[d].step;
+                rest /= ap->dims[d].num;
+            }
+            if (step == 1) { /* the innermost dim is one run of bytes */
+                query_run(m, trn_mem_addr(m, part, (uint64_t)off * w), (uint64_t)num * w, bits, pos);
+                pos += (uint64_t)num * w;
+                continue;
+            }
+            for (int64_t i = 0; i < num; ++i, pos += w)
+                query_run(m, trn_mem_addr(m, part, (uint64_t)(off + i * step) * w), w, bits, pos);
+        }
+    }
+}
+
+static size_t written_words(int64_t n, uint32_t w) { return ((size_t)n * w + 63) / 64 + 1; }
+
+/* The written bits of an AP, allocated; NULL when out of memory. */
+static uint64_t *written_of(const trn_sim *s, const trn_ap *ap) {
+    uint64_t *bits = calloc(written_words(trn_ap_elems(ap), width_of((int)ap->dtype)), sizeof *bits);
+    if (bits) written_bits(s, ap, bits);
+    return bits;
+}
+
+/* Compare two written maps of n elements: false when equal; else f names
+ * the element of the first byte only one side wrote, which side, that
+ * byte's place in it, and how many elements hold such a byte. x / y are
+ * the elements' bytes (for the report). */
+static bool compare_written(const uint64_t *wa, const uint64_t *wb, const uint8_t *x, const uint8_t *y, int64_t n,
+                            int dt, trn_diff_found *f) {
+    uint32_t w = width_of(dt);
+    uint64_t last = UINT64_MAX, first = 0;
+    int64_t elements = 0;
+    for (size_t k = 0; k < written_words(n, w); ++k)
+        for (uint64_t d = wa[k] ^ wb[k]; d; d &= d - 1) {
+            uint64_t byte = k * 64 + (uint64_t)__builtin_ctzll(d);
+            if (!elements) first = byte;
+            if (byte / w != last) last = byte / w, ++elements;
+        }
+    if (!elements) return false;
+    *f = (trn_diff_found){.kind = TRN_DIFF_WRITTEN, .dtype = dt, .count = n, .differing = elements,
+                          .first = (int64_t)(first / w), .byte = (uint32_t)(first % w),
+                          .written_by = (wa[first >> 6] >> (first & 63)) & 1 ? 0 : 1};
+    f->bits[0] = load_bits(x + (size_t)f->first * w, w);
+    f->bits[1] = load_bits(y + (size_t)f->first * w, w);
+    f->has_value = !is_packed(dt);
+    f->value[0] = f->has_value ? value_of(dt, f->bits[0]) : 0;
+    f->value[1] = f->has_value ? value_of(dt, f->bits[1]) : 0;
+    f->ulp_known = trn_diff_ulp(dt, f->bits[0], f->bits[1], &f->ulp);
+    return true;
+}
+
 /* Both sides' bytes of one AP (resolved on a). 1: they differ, 0: equal. */
-static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found *f, trn_error *e) {
+/* Both sides' bytes and written maps of one AP (resolved on a): how many
+ * of the two comparisons differ (f[0], f[1]), -1 on an error. */
+static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found f[2], trn_error *e) {
     int64_t n = trn_ap_elems(ap);
     size_t bytes = (size_t)n * width_of((int)ap->dtype);
     uint8_t *x = malloc(bytes ? bytes : 1), *y = malloc(bytes ? bytes : 1);
@@ -132,10 +225,12 @@ static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found *
     trn_ap_env ea = {.cores = a->cores, .ncores = a->ncores, .allow_uninit = true};
     trn_ap_env eb = {.cores = b->cores, .ncores = b->ncores, .allow_uninit = true};
     if (rc == 0) rc = trn_ap_read_raw(&ea, ap, x, e) || trn_ap_read_raw(&eb, ap, y, e) ? -1 : 0;
-    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, f)) {
-        tensor_place(&a->prog, ap, f);
-        rc = 1;
-    }
+    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, &f[rc])) tensor_place(&a->prog, ap, &f[rc++]);
+    uint64_t *wa = rc >= 0 ? written_of(a, ap) : NULL, *wb = rc >= 0 ? written_of(b, ap) : NULL;
+    if (rc >= 0 && (!wa || !wb)) rc = trn_errorf(e, "out of memory for the written-byte maps of %zu bytes", bytes);
+    if (rc >= 0 && compare_written(wa, wb, x, y, n, (int)ap->dtype, &f[rc])) tensor_place(&a->prog, ap, &f[rc++]);
+    free(wa);
+    free(wb);
     free(x);
     free(y);
     return rc;
@@ -147,6 +242,7 @@ struct trn_diff_snap {
     int n;
     trn_ap *aps;
     uint8_t **bytes;
+    uint64_t **written; /* each output's written bytes, a bit each in visiting order */
     int64_t *regs;
     uint32_t nregs;
     size_t size; /* bytes held */
@@ -154,8 +250,9 @@ struct trn_diff_snap {
 
 void trn_diff_snap_free(trn_diff_snap *d) {
     if (!d) return;
-    for (int k = 0; k < d->n; ++k) free(d->bytes[k]);
+    for (int k = 0; k < d->n; ++k) free(d->bytes[k]), free(d->written[k]);
     free(d->bytes);
+    free(d->written);
     free(d->aps);
     free(d->regs);
     free(d);
@@ -167,9 +264,10 @@ static int snap_fill(trn_diff_snap *d, trn_sim *s, const trn_step *st, trn_error
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     d->aps = calloc((size_t)in->n_out + 1, sizeof *d->aps);
     d->bytes = calloc((size_t)in->n_out + 1, sizeof *d->bytes);
+    d->written = calloc((size_t)in->n_out + 1, sizeof *d->written);
     const trn_core_state *cs = &s->cores[st->core];
     d->regs = malloc(cs->nregs * sizeof *d->regs + 1);
-    if (!d->aps || !d->bytes || !d->regs) return trn_errorf(e, "out of memory");
+    if (!d->aps || !d->bytes || !d->written || !d->regs) return trn_errorf(e, "out of memory");
     d->nregs = cs->nregs;
     memcpy(d->regs, cs->regs, cs->nregs * sizeof *d->regs);
     for (int k = 0; k < in->n_out; ++k, ++d->n) {
@@ -179,6 +277,9 @@ static int snap_fill(trn_diff_snap *d, trn_sim *s, const trn_step *st, trn_error
         if (!(d->bytes[k] = malloc(bytes + 1))) return trn_errorf(e, "outputs[%d]: out of memory for %zu bytes", k, bytes);
         d->size += bytes;
         if (trn_ap_read_raw(&env, &d->aps[k], d->bytes[k], e)) return trn_error_prefix(e, "outputs[%d]", k);
+        if (!(d->written[k] = written_of(s, &d->aps[k])))
+            return trn_errorf(e, "outputs[%d]: out of memory for the written-byte map of %zu bytes", k, bytes);
+        d->size += bytes / 8;
     }
     return 0;
 }
@@ -207,12 +308,16 @@ int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_di
                           int cap) {
     int found = 0;
     for (int k = 0; k < a->n && k < b->n; ++k) {
-        trn_diff_found f = {0};
-        if (!compare_elements(a->bytes[k], b->bytes[k], trn_ap_elems(&a->aps[k]), (int)a->aps[k].dtype, &f)) continue;
-        tensor_place(&s->prog, &a->aps[k], &f);
-        snprintf(f.operand, sizeof f.operand, "outputs[%d]", k);
-        if (found < cap) out[found] = f;
-        ++found;
+        int64_t n = trn_ap_elems(&a->aps[k]);
+        int dt = (int)a->aps[k].dtype;
+        trn_diff_found f[2] = {{0}};
+        int m = compare_elements(a->bytes[k], b->bytes[k], n, dt, &f[0]);
+        m += compare_written(a->written[k], b->written[k], a->bytes[k], b->bytes[k], n, dt, &f[m]);
+        for (int j = 0; j < m; ++j, ++found) {
+            tensor_place(&s->prog, &a->aps[k], &f[j]);
+            snprintf(f[j].operand, sizeof f[j].operand, "outputs[%d]", k);
+            if (found < cap) out[found] = f[j];
+        }
     }
     trn_diff_found f = {0};
     if (a->nregs == b->nregs &&
@@ -234,13 +339,13 @@ int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_e
         for (uint32_t c = a->local_lo; c < a->local_hi; ++c) {
             trn_ap ap = t->ap;
             ap.core = c;
-            trn_diff_found f = {0};
-            int r = compare_ap(a, b, &ap, &f, e);
+            trn_diff_found f[2] = {{0}};
+            int r = compare_ap(a, b, &ap, f, e);
             if (r < 0) return trn_error_prefix(e, "tensor '%s' on core %u", t->name, c);
-            if (!r) continue;
-            snprintf(f.operand, sizeof f.operand, "tensor '%.48s' on core %u", t->name, c);
-            if (found < cap) out[found] = f;
-            ++found;
+            for (int j = 0; j < r; ++j, ++found) {
+                snprintf(f[j].operand, sizeof f[j].operand, "tensor '%.48s' on core %u", t->name, c);
+                if (found < cap) out[found] = f[j];
+            }
         }
     }
     return found;

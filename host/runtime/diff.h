@@ -1,6 +1,7 @@
 /* Lockstep comparison of two simulators running one program (trnsim diff,
  * docs/cli.md): after an instruction both completed, every output operand
- * and the core's registers, bit for bit; after the run, every tensor. */
+ * (its bits and its written-byte map) and the core's registers, bit for
+ * bit; after the run, every tensor. */
 #ifndef TRNSIM_HOST_DIFF_H
 #define TRNSIM_HOST_DIFF_H
 
@@ -11,15 +12,24 @@
 #include "frontend/program.h"
 #include "runtime/sim.h"
 
+/* What differs: the bits of elements, or which bytes were ever written
+ * (one side wrote a byte the other did not, whatever the values). */
+enum { TRN_DIFF_VALUE = 0, TRN_DIFF_WRITTEN = 1 };
+
 /* One operand that differs. Indices are C order: `index` over the
  * operand's access pattern ([partition, dim 0, ...]), `tensor_index` over
- * the shape of the tensor holding the first differing element. */
+ * the shape of the tensor holding the first differing element (for
+ * TRN_DIFF_WRITTEN: the element holding the first byte only one side
+ * wrote). */
 typedef struct trn_diff_found {
+    int kind;             /* TRN_DIFF_VALUE or TRN_DIFF_WRITTEN */
+    int written_by;       /* WRITTEN: 0 A wrote that byte and B did not, 1 the reverse */
+    uint32_t byte;        /* WRITTEN: the byte's place in its element */
     char operand[96];     /* "outputs[0]", "register 5", "tensor 'y' on core 1" */
     const char *tensor;   /* the tensor of the first differing element, NULL: none */
     int dtype;            /* trn_dtype; -1: a register (int64) */
     int64_t count;        /* elements compared */
-    int64_t differing;    /* elements whose bits differ */
+    int64_t differing;    /* elements whose bits differ (WRITTEN: that hold a byte one side wrote) */
     int64_t first;        /* the first of them, in the operand's order */
     int ndim;
     int64_t index[TRN_AP_MAX_DIMS + 1];

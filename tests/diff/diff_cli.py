@@ -45,7 +45,8 @@ def bits(x):
 
 def identical():
     r = run("diff", dups, "--config", cfg, "--against", cfg)
-    assert r.stdout == "identical: 3 instructions on 1 core, every output bit equal, and every tensor after the run\n", r.stdout
+    assert r.stdout == ("identical: 3 instructions on 1 core, every output bit and written byte equal, and every "
+                        "tensor after the run\n"), r.stdout
     assert r.stderr == "", r.stderr
     # the same .so loaded twice with different settings: each keeps its own state
     r = run("diff", dups, "--config", cfg, "--against", desc_cfg, "--set", DESC)
