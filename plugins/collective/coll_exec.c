@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll_direct.h"
 #include "coll_exec_common.h"
 #include "coll_route.h"
 #include "coll_xfer.h"
@@ -39,6 +40,11 @@ static trn_status all_gather(const coll_exec *x) {
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
+    if (raw) {
+        bool done;
+        trn_status rc = coll_direct_all_gather(x, &done);
+        if (done) return rc;
+    }
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)e * w), bytes;
     char *buf = route_buffers(x, stride, (size_t)e * w * x->n, &bytes);
     const void **srcs = malloc(x->n * sizeof *srcs);
@@ -88,6 +94,11 @@ static trn_status all_to_all(const coll_exec *x, bool v) {
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
+    if (raw) {
+        bool done;
+        trn_status rc = coll_direct_all_to_all(x, v, &done);
+        if (done) return rc;
+    }
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)emax * w), bytes;
     char *buf = route_buffers(x, stride, (size_t)omax * w, &bytes);
     const void **srcs = malloc(x->n * sizeof *srcs);
@@ -127,6 +138,17 @@ static trn_status permute(const coll_exec *x) {
     bool raw = coll_all_same_dtype(x, 1);
     if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
+    if (raw) {
+        uint32_t *source = malloc(x->n * sizeof *source);
+        bool done = false;
+        trn_status rc = TRN_OK;
+        if (source) { /* else the copying path reports running out of memory */
+            for (uint32_t j = 0; j < x->n; ++j) source[j] = source_of(x, j);
+            rc = coll_direct_permute(x, source, &done);
+            free(source);
+        }
+        if (done) return rc;
+    }
     size_t w = coll_elem_width(x->api, &x->recs[0]->out, raw), stride = ALIGN64((size_t)emax * w), bytes;
     char *buf = route_buffers(x, stride, 0, &bytes);
     trn_status rc = !buf ? coll_oom(x, bytes) : coll_read_all(x, 1, raw, buf, stride);
@@ -164,6 +186,9 @@ static trn_status copy_one(const trn_host_api *api, trn_ctx *ctx, coll_state *st
     char who[256];
     snprintf(who, sizeof who, "%s: the output", what);
     if (coll_check_out(api, ctx, out, raw, who) != TRN_OK) return TRN_ERR;
+    bool done;
+    trn_status rc = coll_direct_copy(api, ctx, in, out, &done);
+    if (done) return rc;
     size_t bytes = (size_t)n_in * coll_elem_width(api, in, raw);
     void *buf = coll_scratch(st, bytes);
     if (!buf) return api->error(ctx, "%s: out of memory (%zu bytes)", what, bytes);

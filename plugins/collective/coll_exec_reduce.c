@@ -26,11 +26,9 @@ trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
         return coll_unsupported_op(x->api, x->ctx, x->sp->op);
     if (coll_check_outputs(x, false) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
-    if (!scatter) {
-        bool done;
-        trn_status rc = coll_direct_allreduce(x, &done);
-        if (done) return rc;
-    }
+    bool done;
+    trn_status rc_direct = scatter ? coll_direct_reduce_scatter(x, &done) : coll_direct_allreduce(x, &done);
+    if (done) return rc_direct;
     if (!scatter && coll_stream_possible(x)) return coll_stream_allreduce(x);
     size_t stride = F32_STRIDE(e), bytes = stride * sizeof(float) * (x->n + 1);
     float *buf = coll_scratch(x->st, bytes);

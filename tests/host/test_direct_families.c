@@ -22,7 +22,8 @@
     "%s" extra                                                                                                        \
     " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = \"trnsim-bn\"; },"      \
     " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
-    " { family = \"collective\"; module = \"trnsim-collective\"; }, { family = \"rng\"; module = \"trnsim-rng\"; } );"
+    " { family = \"collective\"; module = \"trnsim-collective\"; settings = { multi_lnc = \"allow\"; }; },"        \
+    " { family = \"rng\"; module = \"trnsim-rng\"; } );"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
 static uint64_t rnd(void) {
@@ -127,7 +128,8 @@ static void expect_fast(const char *group, int fast, int cases, int min) {
  * partition split over up to 3 dims (contiguous rows more often than not). */
 static void ap_text_dt(char *buf, size_t len, const char *mem, int np, int64_t elems, bool strided, const char *dt) {
     int parts_avail = !strcmp(mem, "hbm") ? 1 : PARTS;
-    int64_t pbytes = !strcmp(mem, "hbm") ? HBM : PBYTES, cap = pbytes / 4;
+    int64_t width = strstr(dt, "64") ? 8 : strstr(dt, "16") ? 2 : strstr(dt, "8") ? 1 : 4;
+    int64_t pbytes = !strcmp(mem, "hbm") ? HBM : PBYTES, cap = pbytes / width;
     for (;;) {
         int ps = np > 1 ? (int)rnd_in(1, 2) : 1, p0 = (int)rnd_in(0, parts_avail - 1);
         if (p0 + (np - 1) * ps >= parts_avail) continue;
@@ -215,6 +217,147 @@ static void collective_streamed_outputs(void **st) {
         if (!run_both(prog, false)) fail_msg("a streamed AllReduce took the copying path in\n%s", prog);
     }
     machine = MACHINE;
+}
+
+/* ---- the other collective kinds: routing (raw, any one dtype) and
+ * ReduceScatter (fp32), each on random operands both ways ---- */
+
+static const char *const route_dtypes[] = {"float32", "bfloat16", "int32", "float8_e4m3", "int64"};
+
+/* One CollectiveCompute of `kind` (plus attrs) over cores. */
+static void cc_prog(char *buf, size_t len, int cores, const char *kind, const char *attrs, const char *in,
+                    const char *out) {
+    snprintf(buf, len,
+             "{\"cores\": %d, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"%s\"%s, "
+             "\"inputs\": [%s], \"outputs\": [%s]}]}",
+             cores, kind, attrs, in, out);
+}
+
+/* An AP of np partitions x e elements: SBUF, or HBM when it has one
+ * partition and a coin says so. */
+static void any_ap(char *buf, size_t len, int np, int64_t e, bool strided, const char *dt) {
+    ap_text_dt(buf, len, np == 1 && rnd() % 2 ? "hbm" : "sbuf", np, e, strided, dt);
+}
+
+/* Program i of the random routing group: kind i % 7 (6: CollectiveSend /
+ * Recv pairs). In place (output = input) now and then, which must take
+ * the copying path (it reads every input first) and still agree. */
+static void route_prog(char *prog, size_t len, int i) {
+    int cores = (int)rnd_in(2, 4), np = (int)rnd_in(1, 6);
+    int64_t f = rnd_in(1, 24) * cores; /* per partition; divisible by cores */
+    const char *dt = route_dtypes[rnd() % (i % 7 == 1 ? 1 : 5)]; /* ReduceScatter: fp32 */
+    bool strided = i % 4 == 0, in_place = rnd() % 5 == 0;
+    char in[256], out[256], attrs[512] = "";
+    any_ap(in, sizeof in, np, f, strided, dt);
+    switch (i % 7) {
+    case 0: /* AllGather, flat or per partition */
+        if (rnd() % 2) snprintf(attrs, sizeof attrs, ", \"cc_dim\": 1");
+        any_ap(out, sizeof out, np, f * cores, i % 3 == 0, dt);
+        cc_prog(prog, len, cores, "AllGather", attrs, in, out);
+        return;
+    case 1: { /* ReduceScatter: np * f / cores per member, as 1 or np rows */
+        static const char *const ops[] = {"add", "max", "min"};
+        snprintf(attrs, sizeof attrs, ", \"reduce_op\": \"%s\"", ops[rnd() % 3]);
+        if (rnd() % 2) any_ap(out, sizeof out, 1, np * f / cores, false, dt);
+        else any_ap(out, sizeof out, np, f / cores, strided, dt);
+        cc_prog(prog, len, cores, "ReduceScatter", attrs, in, out);
+        return;
+    }
+    case 2: /* AllToAll */
+        if (in_place) snprintf(out, sizeof out, "%s", in);
+        else any_ap(out, sizeof out, np, f, i % 3 == 0, dt);
+        cc_prog(prog, len, cores, "AllToAll", "", in, out);
+        return;
+    case 3: { /* AllToAllV: a circulant send_counts, so every row and column sums to np * f */
+        int64_t total = np * f, c[4] = {0}, left = total;
+        for (int k = 0; k + 1 < cores; ++k) left -= c[k] = rnd_in(0, left);
+        c[cores - 1] = left;
+        char *a = attrs + snprintf(attrs, sizeof attrs, ", \"send_counts\": [");
+        for (int r = 0; r < cores; ++r) {
+            a += sprintf(a, "%s[", r ? ", " : "");
+            for (int k = 0; k < cores; ++k) a += sprintf(a, "%s%" PRId64, k ? ", " : "", c[(k - r + cores) % cores]);
+            a += sprintf(a, "]");
+        }
+        sprintf(a, "]");
+        any_ap(out, sizeof out, np, f, i % 3 == 0, dt);
+        cc_prog(prog, len, cores, "AllToAllV", attrs, in, out);
+        return;
+    }
+    case 4: { /* Permute (a random permutation of the cores), PermuteImplicit or SendRecv */
+        if (in_place) snprintf(out, sizeof out, "%s", in);
+        else any_ap(out, sizeof out, np, f, i % 3 == 0, dt);
+        int pick = (int)(rnd() % 3);
+        if (pick == 0) {
+            int perm[4] = {0, 1, 2, 3};
+            for (int k = cores - 1; k > 0; --k) {
+                int r = (int)(rnd() % (uint64_t)(k + 1)), t = perm[k];
+                perm[k] = perm[r], perm[r] = t;
+            }
+            char *a = attrs + snprintf(attrs, sizeof attrs, ", \"src_target_pairs\": [");
+            for (int k = 0; k < cores; ++k) a += sprintf(a, "%s[%d, %d]", k ? ", " : "", k, perm[k]);
+            sprintf(a, "]");
+        } else if (pick == 2) {
+            snprintf(attrs, sizeof attrs, ", \"peer_offset\": %d", (int)rnd_in(1, cores - 1));
+        }
+        cc_prog(prog, len, cores, pick == 0 ? "Permute" : pick == 1 ? "PermuteImplicit" : "SendRecv", attrs, in, out);
+        return;
+    }
+    case 5: /* the identity (PermuteReduce) */
+        if (in_place) snprintf(out, sizeof out, "%s", in);
+        else any_ap(out, sizeof out, np, f, i % 3 == 0, dt);
+        cc_prog(prog, len, cores, "PermuteReduce", "", in, out);
+        return;
+    default: /* CollectiveSend from the even cores to the next odd one */
+        any_ap(out, sizeof out, np, f, i % 3 == 0, dt);
+        snprintf(prog, len,
+                 "{\"cores\": 4, \"instructions\": [{\"opcode\": \"CollectiveSend\", \"peer_id\": [1, -1, 3, -1], "
+                 "\"inputs\": [%s]}, {\"opcode\": \"CollectiveRecv\", \"peer_id\": [-1, 0, -1, 2], \"outputs\": [%s]}]}",
+                 in, out);
+        return;
+    }
+}
+
+static void collective_route_cases(void **st) {
+    (void)st;
+    int fast[7] = {0}, runs[7] = {0};
+    static const char *const names[7] = {"AllGather", "ReduceScatter", "AllToAll", "AllToAllV",
+                                         "Permute / PermuteImplicit / SendRecv", "PermuteReduce (identity)",
+                                         "CollectiveSend / Recv"};
+    for (int i = 0; i < 7 * 40; ++i) {
+        char prog[2048];
+        route_prog(prog, sizeof prog, i);
+        fast[i % 7] += run_both(prog, i % 9 == 0) > 0;
+        runs[i % 7]++;
+    }
+    for (int k = 0; k < 7; ++k) expect_fast(names[k], fast[k], runs[k], 12);
+}
+
+/* Each kind on operands side by side in the same partitions (their rows
+ * never meet) must take the fast path. */
+static void collective_route_side_by_side(void **st) {
+    (void)st;
+    for (int i = 0; i < 6; ++i) {
+        int cores = 2 + i % 3, np = (int)rnd_in(2, PARTS);
+        int64_t f = rnd_in(1, 20) * cores, gap = rnd_in(0, 50);
+        char in[256], out[256], prog[2048];
+        side_by_side(in, out, sizeof in, np, f, gap);
+        cc_prog(prog, sizeof prog, cores, "AllToAll", "", in, out);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
+        cc_prog(prog, sizeof prog, cores, "PermuteImplicit", "", in, out);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
+        snprintf(out, sizeof out,
+                 "{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": %d, \"offset\": %" PRId64
+                 ", \"ap\": [[1, %" PRId64 "]]}",
+                 np, f + gap, f * cores);
+        cc_prog(prog, sizeof prog, cores, "AllGather", ", \"cc_dim\": 1", in, out);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
+        snprintf(out, sizeof out,
+                 "{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": %d, \"offset\": %" PRId64
+                 ", \"ap\": [[1, %" PRId64 "]]}",
+                 np, f + gap, f / cores);
+        cc_prog(prog, sizeof prog, cores, "ReduceScatter", ", \"reduce_op\": \"add\"", in, out);
+        if (!run_both(prog, false)) fail_msg("side by side rows took the copying path in\n%s", prog);
+    }
 }
 
 static void dma_cases(void **st) {
@@ -339,6 +482,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collective_cases),
         cmocka_unit_test(collective_streamed_outputs),
+        cmocka_unit_test(collective_route_cases),
+        cmocka_unit_test(collective_route_side_by_side),
         cmocka_unit_test(dma_cases),
         cmocka_unit_test(bn_cases),
         cmocka_unit_test(search_cases),
