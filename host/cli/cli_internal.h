@@ -83,6 +83,8 @@ int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e);
 int cli_check_output_paths(const run_args *a, trn_error *e);
 int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e);
 void cli_install_signal_cleanup(run_args *a);
+/* One more temporary the signal cleanup removes (slot 0 or 1; NULL: none). */
+void cli_track_temp(int slot, const char *path);
 int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);

@@ -4,14 +4,96 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
+#include "runtime/dist_observe.h"
 #include "runtime/timeline.h"
 #include "runtime/trace.h"
 
-/* A distributed run (docs/mpi.md) agrees on every process's status, then
- * copies each requested output to rank 0; a single process does nothing. */
-static int cli_distributed_outputs(trn_sim *s, const run_args *a, int rc, trn_error *e) {
-    if (!s) return rc;
+/* --trace and --timeline: observers of this run (docs/observability.md). In
+ * an MPI run each process writes its own cores' records into a part file
+ * and rank 0 merges them after the run (runtime/dist_observe.h). */
+typedef struct observers {
+    trn_trace *trace;
+    trn_timeline *timeline;
+    trn_dist_obs *parts[2]; /* an MPI run: the trace's and the timeline's */
+    bool merged;            /* every process merged its parts: rank 0 commits them */
+} observers;
+
+/* In an MPI run the writer gets this process's part file instead of the
+ * target; the part loses its name once the writer holds it. */
+static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit, observers *ob,
+                      const char **use, trn_error *e) {
+    *use = path;
+    if (!trn_sim_is_distributed(s)) return 0;
+    if (trn_dist_obs_open(s, kind, path, limit, &ob->parts[kind], e)) return -1;
+    cli_track_temp((int)kind, trn_dist_obs_temp_path(ob->parts[kind]));
+    *use = trn_dist_obs_part_path(ob->parts[kind]);
+    return 0;
+}
+
+static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_error *e) {
+    trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
+                        .values = a->trace_values};
+    const char *path;
+    if (a->trace_path) {
+        if (begin_part(s, TRN_DIST_TRACE, a->trace_path, a->trace_limit, ob, &o.path, e) ||
+            trn_trace_begin(s, &o, &ob->trace, e))
+            return -1;
+        trn_dist_obs_forget_name(ob->parts[TRN_DIST_TRACE]);
+    }
+    if (a->timeline_path) {
+        if (begin_part(s, TRN_DIST_TIMELINE, a->timeline_path, 0, ob, &path, e) ||
+            trn_timeline_begin(s, path, &ob->timeline, e))
+            return -1;
+        trn_dist_obs_forget_name(ob->parts[TRN_DIST_TIMELINE]);
+    }
+    return 0;
+}
+
+/* Closes them after the run, failed or not; a write error fails the run. */
+static int end_observers(trn_sim *s, observers *ob, int rc, trn_error *e) {
+    trn_error te;
+    if (trn_trace_end(s, ob->trace, &te) && !rc) *e = te, rc = -1;
+    if (trn_timeline_end(s, ob->timeline, &te) && !rc) *e = te, rc = -1;
+    ob->trace = NULL;
+    ob->timeline = NULL;
+    return rc;
+}
+
+/* After the run, every process: the parts to rank 0, which writes the
+ * merged files (also of a failed run, as one process keeps its trace);
+ * then whether every process managed. A failure of the merge fails a run
+ * that succeeded; a run's own error stays the one reported. */
+static int merge_observers(trn_sim *s, observers *ob, int rc, trn_error *e) {
+    trn_error me = {0}, other;
+    int mrc = 0;
+    for (int k = 0; k < 2; ++k)
+        if (ob->parts[k] && trn_dist_obs_merge(s, ob->parts[k], rc != 0, mrc ? &other : &me) && !mrc) mrc = -1;
+    mrc = trn_sim_agree(s, mrc, &me);
+    ob->merged = mrc == 0;
+    if (mrc && !rc) *e = me, rc = -1;
+    return rc;
+}
+
+/* Rank 0 puts the merged files in place; then every part is let go. */
+static int finish_observers(observers *ob, bool root, int rc, trn_error *e) {
+    trn_error ce;
+    for (int k = 0; k < 2; ++k) {
+        if (ob->merged && root && trn_dist_obs_commit(ob->parts[k], &ce) && !rc) *e = ce, rc = -1;
+        cli_track_temp(k, NULL);
+        trn_dist_obs_close(ob->parts[k]);
+        ob->parts[k] = NULL;
+    }
+    return rc;
+}
+
+/* A distributed run (docs/mpi.md) agrees on every process's status (unless
+ * a failure was agreed on already), merges the observers' parts, then copies
+ * each requested output to rank 0; a single process does nothing. */
+static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob, int rc, bool failure_agreed,
+                                  trn_error *e) {
+    if (!s || failure_agreed) return rc;
     rc = trn_sim_agree(s, rc, e);
+    if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s)) rc = merge_observers(s, ob, rc, e);
     for (int i = 0; i < a->n_out && !rc; ++i) rc = trn_sim_gather_tensor(s, a->out[i].name, a->out[i].core, e);
     return rc;
 }
@@ -25,26 +107,6 @@ static void quiet_when_killed(const trn_sim *s) {
     signal(SIGTERM, SIG_DFL);
 }
 
-/* --trace and --timeline: observers of this run (docs/observability.md). */
-static int start_observers(trn_sim *s, const run_args *a, trn_trace **trace, trn_timeline **timeline, trn_error *e) {
-    if ((a->trace_path || a->timeline_path) && trn_sim_is_distributed(s))
-        return trn_errorf(e, "%s is not available in a distributed (MPI) run; run the program in one process to "
-                          "trace it", a->trace_path ? "--trace" : "--timeline");
-    trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
-                        .values = a->trace_values};
-    if (a->trace_path && trn_trace_begin(s, &o, trace, e)) return -1;
-    if (a->timeline_path && trn_timeline_begin(s, a->timeline_path, timeline, e)) return -1;
-    return 0;
-}
-
-/* Closes them after the run, failed or not; a write error fails the run. */
-static int end_observers(trn_sim *s, trn_trace *trace, trn_timeline *timeline, int rc, trn_error *e) {
-    trn_error te;
-    if (trn_trace_end(s, trace, &te) && !rc) *e = te, rc = -1;
-    if (trn_timeline_end(s, timeline, &te) && !rc) *e = te, rc = -1;
-    return rc;
-}
-
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
@@ -52,15 +114,20 @@ static int do_run(run_args *a, trn_error *e) {
              (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = cli_setup_dumps(s, a, e);
-    trn_trace *trace = NULL;
-    trn_timeline *timeline = NULL;
-    if (!rc) rc = start_observers(trn_embed_host_sim(s), a, &trace, &timeline, e);
-    if (!rc && trnsim_run(s)) rc = cli_api_error(e);
-    rc = end_observers(trn_embed_host_sim(s), trace, timeline, rc, e);
+    observers ob = {0};
     trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    if (!rc) rc = start_observers(hs, a, &ob, e);
+    /* every process, whatever its rc: a trace file rank 0 cannot create
+     * stops them all before the run */
+    bool failure_agreed = false;
+    if ((a->trace_path || a->timeline_path) && trn_sim_is_distributed(hs))
+        failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
+    if (!rc && trnsim_run(s)) rc = cli_api_error(e);
+    rc = end_observers(hs, &ob, rc, e);
     if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
-    rc = cli_distributed_outputs(hs, a, rc, e); /* an MPI run: every rank's status, outputs to rank 0 */
+    rc = cli_distributed_outputs(hs, a, &ob, rc, failure_agreed, e); /* an MPI run: every rank's status, outputs to rank 0 */
     bool root = trn_sim_is_root(hs);
+    rc = finish_observers(&ob, root, rc, e);
     for (int i = 0; i < a->n_out && !rc && root; ++i) rc = cli_save_output(s, a, i, e);
     if (!rc && root) rc = cli_commit_outputs(a, e);
     if (rc) cli_remove_temps(a);

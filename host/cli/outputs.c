@@ -23,6 +23,11 @@
 static run_args *live_args;
 static volatile sig_atomic_t temp_live[MAX_FILES];
 
+/* Other temporaries (an MPI run's merged --trace / --timeline). */
+#define EXTRA_TEMPS 2
+static char extra_temp[EXTRA_TEMPS][PATH_MAX + 64];
+static volatile sig_atomic_t extra_live[EXTRA_TEMPS];
+
 static const char interrupted_msg[] = "trnsim: interrupted; temporary output files removed\n";
 
 /* Only async-signal-safe calls: unlink, write, _exit. */
@@ -30,9 +35,19 @@ static void on_signal(int sig) {
     run_args *a = live_args;
     for (int i = 0; a && i < a->n_out; ++i)
         if (temp_live[i]) unlink(a->out[i].tmp);
+    for (int i = 0; i < EXTRA_TEMPS; ++i)
+        if (extra_live[i]) unlink(extra_temp[i]);
     ssize_t ignored = write(STDERR_FILENO, interrupted_msg, sizeof interrupted_msg - 1);
     (void)ignored;
     _exit(128 + sig);
+}
+
+void cli_track_temp(int slot, const char *path) {
+    if (slot < 0 || slot >= EXTRA_TEMPS) return;
+    extra_live[slot] = 0;
+    if (!path) return;
+    snprintf(extra_temp[slot], sizeof extra_temp[slot], "%s", path);
+    extra_live[slot] = 1;
 }
 
 void cli_install_signal_cleanup(run_args *a) {

@@ -126,6 +126,9 @@ bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *ind
 bool trn_sim_is_root(const trn_sim *s);
 bool trn_sim_is_distributed(const trn_sim *s); /* more than one process */
 int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
+/* A distributed run whose agreements so far all came back (a failed run
+ * included): the processes can still move data to rank 0. */
+bool trn_sim_dist_healthy(const trn_sim *s);
 int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e);
 
 /* A tensor of the loaded program. */

@@ -135,6 +135,7 @@ struct trn_sim {
     double run_started;
     uint64_t run_started_ns; /* the same moment, for observers' times */
     bool dist_checked; /* every process agreed it runs this program */
+    bool dist_broken;  /* an agreement failed: the transport cannot be trusted to move more */
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
     bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */

@@ -698,6 +698,171 @@ def count_mismatch_everywhere():
             expect_error=["AllReduce (kind 2)", "output has 3 elements, expected 4"])
 
 
+# ---- --trace / --timeline across processes -----------------------------------
+
+def observed(n):
+    """A copy, an AllReduce and an AllGather: records of three families."""
+    x = data(n, (2, 8), seed=70 + n, specials=False)
+    prog = P(n, [T("x", (2, 8)), T("z", (2, 8)), T("y", (2, 8)), T("g", (2, 8 * n))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+              cc("AllReduce", ["z"], ["y"], reduce_op="add"), cc("AllGather", ["y"], ["g"], cc_dim=1)])
+    return prog, {"x": x}, ["g"]
+
+
+def jsonl(path):
+    return [json.loads(line) for line in open(path)]  # every line must parse
+
+
+def normal(rec, drop):
+    """A record without its timing fields; the MPI module named as the
+    in-process one (the config swaps the collective module)."""
+    r = {k: v for k, v in rec.items() if k not in drop}
+    if r.get("module") == "trnsim-collective-mpi":
+        r["module"] = "trnsim-collective"
+    args = r.get("args")
+    if isinstance(args, dict) and args.get("module") == "trnsim-collective-mpi":
+        r["args"] = dict(args, module="trnsim-collective")
+    return json.dumps(r, sort_keys=True)
+
+
+def trace_records(tag, path, cores):
+    """The trace's shape (header first, end last, counts) and its completed
+    records; wait records depend on timing and are left out."""
+    recs = jsonl(path)
+    head, end, body = recs[0], recs[-1], recs[1:-1]
+    if head.get("type") != "header" or head.get("cores") != cores or end.get("type") != "end":
+        raise Fail(f"{tag}: {path} lacks its header or end record: {head} ... {end}")
+    inst = [r for r in body if r["type"] == "instruction"]
+    if end["records"] != len(inst) or len(inst) != len(body):
+        raise Fail(f"{tag}: end record says {end['records']} records, the file has {len(inst)} of {len(body)}")
+    done = sorted(normal(r, ("start_ns", "duration_ns")) for r in inst if r["status"] != "wait")
+    return {k: v for k, v in head.items() if k not in ("config", "program")}, end["status"], done
+
+
+def timeline_slices(tag, path, cores):
+    """Schema checks (fields per ph, one named track per core, slices in time
+    order per track) and the completed instructions' slices."""
+    doc = json.load(open(path))
+    need = {"X": {"name", "ph", "ts", "dur", "pid", "tid", "cat", "args"}, "M": {"name", "ph", "pid", "tid", "args"}}
+    last, names = {}, set()
+    for e in doc["traceEvents"]:
+        miss = need.get(e["ph"], set()) - set(e)
+        if e["ph"] not in ("X", "M", "s", "f") or miss or e["pid"] != 1 or not 0 <= e["tid"] < cores:
+            raise Fail(f"{tag}: a malformed event in {path}: {e}")
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            names.add(e["tid"])
+        if e["ph"] == "X":  # starts in order on each track, top-level slices apart (1 ns of rounding)
+            top = e["args"].get("depth", 0) == 0
+            start, end = last.get(e["tid"], (0, 0))
+            if e["ts"] < start or e["ts"] < 0 or (top and e["ts"] < end - 1e-3):
+                raise Fail(f"{tag}: core {e['tid']}'s slices are out of time order in {path}: {e}")
+            last[e["tid"]] = (e["ts"], e["ts"] + e["dur"] if top else end)
+    if names != set(range(cores)) or set(last) != set(range(cores)):
+        raise Fail(f"{tag}: tracks {sorted(names)}, slices on {sorted(last)}; expected every core of {cores}")
+    return sorted(normal(e, ("ts", "dur")) for e in doc["traceEvents"]
+                  if e["ph"] == "X" and e["cat"] != "wait" and e["args"]["status"] != "wait")
+
+
+def observe_args(d, tag):
+    return ["--trace", os.path.join(d, f"{tag}.jsonl"), "--timeline", os.path.join(d, f"{tag}.tl.json")]
+
+
+def no_leftovers(tag, d, parts):
+    left = [f for f in os.listdir(d) if ".trnsim-" in f] + os.listdir(parts)
+    if left:
+        raise Fail(f"{tag}: temporary files left behind: {left}")
+
+
+def with_parts_dir(d):
+    """The processes' part files go to a directory of the test's own."""
+    parts = os.path.join(d, "parts")
+    os.mkdir(parts)
+    os.environ["TMPDIR"] = parts
+    return parts
+
+
+@case
+def trace_timeline_merged():
+    """--trace and --timeline of an MPI run: one file each, with the records
+    and slices of the single-process run (timing fields aside)."""
+    for np_, cores in TOPOLOGIES:
+        prog, inputs, outputs = observed(cores)
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            parts = with_parts_dir(d)
+            one, _ = run(d, "one", prog, inputs, outputs, {}, extra=observe_args(d, "one"))
+            many, _ = run(d, "mpi", prog, inputs, outputs, {}, np_=np_, extra=observe_args(d, "mpi"))
+            tag = f"{np_} processes x {cores // np_} core(s)"
+            identical(tag, many, one)
+            h1, s1, r1 = trace_records(tag, os.path.join(d, "one.jsonl"), cores)
+            h2, s2, r2 = trace_records(tag, os.path.join(d, "mpi.jsonl"), cores)
+            if h1 != h2 or s1 != s2 or s2 != "ok" or r1 != r2 or len(r1) != 3 * cores:
+                raise Fail(f"{tag}: the MPI trace differs from the single-process trace "
+                           f"({len(r2)} against {len(r1)} completed records; headers {h2} / {h1})")
+            t1 = timeline_slices(tag, os.path.join(d, "one.tl.json"), cores)
+            t2 = timeline_slices(tag, os.path.join(d, "mpi.tl.json"), cores)
+            if t1 != t2:
+                raise Fail(f"{tag}: the MPI timeline's slices differ from the single-process timeline's")
+            no_leftovers(tag, d, parts)
+            print(f"  {tag}: trace ({len(r2)} records) and timeline ({len(t2)} slices) as in one process")
+
+
+@case
+def trace_limit_merged():
+    """--trace-limit N holds for the merged file: N records, then the limit
+    record, and the end record says so."""
+    prog, inputs, outputs = observed(4)
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        with_parts_dir(d)
+        t = os.path.join(d, "t.jsonl")
+        run(d, "mpi", prog, inputs, outputs, {}, np_=4, extra=["--trace", t, "--trace-limit", "2"])
+        recs = jsonl(t)
+        kinds = [r["type"] for r in recs]
+        if kinds != ["header", "instruction", "instruction", "limit", "end"] or not recs[-1]["limit_reached"]:
+            raise Fail(f"limit 2: the file has {kinds}, end {recs[-1]}")
+        print("  --trace-limit 2: two records, the limit record, limit_reached")
+
+
+@case
+def trace_of_failing_rank():
+    """A run that fails on process 1 keeps its merged trace (as one process
+    keeps its own): the failing record, and an end record saying error;
+    the error is one line and no output is written."""
+    prog = P(2, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+              cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        parts = with_parts_dir(d)
+        t = os.path.join(d, "t.jsonl")
+        run(d, "fail", prog, {"x@0": np.ones((1, 4), np.float32)}, ["y"], {"mpi_timeout": 30}, np_=2,
+            extra=["--trace", t], expect_error=["MPI process 1:", "never-written"])
+        recs = jsonl(t)
+        bad = [r for r in recs if r["type"] == "instruction" and r["status"] == "error"]
+        if recs[-1] != {"type": "end", "status": "error", "records": len(recs) - 2, "limit_reached": False} or \
+                [(r["core"], r["opcode"]) for r in bad] != [(1, "TensorCopy")]:
+            raise Fail(f"the failed run's trace: end {recs[-1]}, error records {bad}")
+        no_leftovers("failing rank", d, parts)
+        print("  the failed run's trace ends with core 1's error and status error")
+
+
+@case
+def observe_bad_targets():
+    """A target rank 0 cannot create or write, and a bad filter: one line
+    from rank 0 for the whole job, no output, no temporary, no part left."""
+    prog, inputs, outputs = observed(4)
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        parts = with_parts_dir(d)
+        cases = [(["--trace", os.path.join(d, "no", "t.jsonl")], ["--trace", "cannot create it", "No such file"]),
+                 (["--timeline", d], ["--timeline", "cannot create it", "Is a directory"]),
+                 (["--trace", "/dev/full"], ["--trace /dev/full: writing failed", "No space left"]),
+                 (["--trace", os.path.join(d, "t.jsonl"), "--trace-filter", "opcod=Max"],
+                  ["--trace-filter 'opcod=Max': unknown key 'opcod'"])]
+        for i, (extra, want) in enumerate(cases):
+            run(d, f"bad{i}", prog, inputs, outputs, {}, np_=4, extra=extra, expect_error=["MPI process 0:"] + want)
+            if os.path.exists(os.path.join(d, "t.jsonl")):
+                raise Fail(f"{extra}: a trace file was written")
+        no_leftovers("bad targets", d, parts)
+
+
 def main():
     global TRNSIM, MPIEXEC
     ap = argparse.ArgumentParser()
