@@ -735,7 +735,12 @@ def trace_records(tag, path, cores):
     inst = [r for r in body if r["type"] == "instruction"]
     if end["records"] != len(inst) or len(inst) != len(body):
         raise Fail(f"{tag}: end record says {end['records']} records, the file has {len(inst)} of {len(body)}")
-    done = sorted(normal(r, ("start_ns", "duration_ns")) for r in inst if r["status"] != "wait")
+    for r in inst:  # who met: every core of the group (each process's driving core says so under MPI)
+        if "party" in r and sorted(m["core"] for m in r["party"]) != list(range(cores)):
+            raise Fail(f"{tag}: a party that is not the whole group: {r}")
+    if not any("party" in r for r in inst):
+        raise Fail(f"{tag}: no record names who met")
+    done = sorted(normal(r, ("start_ns", "duration_ns", "party")) for r in inst if r["status"] != "wait")
     return {k: v for k, v in head.items() if k not in ("config", "program")}, end["status"], done
 
 
@@ -757,6 +762,12 @@ def timeline_slices(tag, path, cores):
             if e["ts"] < start or e["ts"] < 0 or (top and e["ts"] < end - 1e-3):
                 raise Fail(f"{tag}: core {e['tid']}'s slices are out of time order in {path}: {e}")
             last[e["tid"]] = (e["ts"], e["ts"] + e["dur"] if top else end)
+    ids = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] in ("s", "f"):
+            ids.setdefault(e["id"], []).append(e["ph"])
+    if any(sorted(v) != ["f", "s"] for v in ids.values()):
+        raise Fail(f"{tag}: flow ids not used by exactly one 's' and one 'f' in {path}: {ids}")
     if names != set(range(cores)) or set(last) != set(range(cores)):
         raise Fail(f"{tag}: tracks {sorted(names)}, slices on {sorted(last)}; expected every core of {cores}")
     return sorted(normal(e, ("ts", "dur")) for e in doc["traceEvents"]

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../coll_exec_common.h"
+#include "../coll_met.h"
 #include "../coll_reduce.h"
 #include "../coll_xfer.h"
 #include "cmpi.h"
@@ -368,6 +369,12 @@ static trn_status done(xop *x) {
     return TRN_OK;
 }
 
+/* Complete: observers learn who met (every member, this process's and the
+ * others'), as the in-process registry tells them. */
+static trn_status met(xop *x, const trn_host_api *api, trn_ctx *ctx) {
+    return coll_met_group(api, ctx, x->recs, x->n) == TRN_OK ? done(x) : TRN_ERR;
+}
+
 static trn_status after_records(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     if (check_records(x, api, ctx) != TRN_OK) return TRN_ERR;
     build_recs(x);
@@ -397,11 +404,11 @@ static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
         switch (x->phase++) {
         case 0: rc = after_records(x, api, ctx); break;
         case 1:
-            if (x->plan == PLAN_COPY) return finish_copy(x, api, ctx) == TRN_OK ? done(x) : TRN_ERR;
+            if (x->plan == PLAN_COPY) return finish_copy(x, api, ctx) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
             rc = fold_and_share(x, api, ctx);
             break;
-        case 100: return done(x); /* native: done in after_records */
-        default: return write_results(x, api, ctx, scatter) == TRN_OK ? done(x) : TRN_ERR;
+        case 100: return met(x, api, ctx); /* native: done in after_records */
+        default: return write_results(x, api, ctx, scatter) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
         }
         if (rc != TRN_OK) return rc;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../coll_exec.h"
+#include "../coll_met.h"
 #include "cmpi.h"
 
 typedef struct p2p_head {
@@ -81,6 +82,7 @@ static trn_status step_recv(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
     send.in_count[0] = h.count;
     trn_status rc = api->write_raw(ctx, &h.in, buf + sizeof h);
     if (rc == TRN_OK) rc = coll_exec_p2p(api, ctx, op->st, &send, op->rec);
+    if (rc == TRN_OK) rc = coll_met_p2p(api, ctx, &send, op->rec); /* the receiver knows both ends */
     free(buf);
     return rc == TRN_OK ? finish(op) : rc;
 }
