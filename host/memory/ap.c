@@ -211,8 +211,10 @@ static int guard_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_
     /* A strided run whose whole span was written needs no per-element look. */
     int64_t lo = stride > 0 ? 0 : (n - 1) * stride, span = (n - 1) * (stride > 0 ? stride : -stride) + 1;
     if (trn_mem_is_written(g->w->mem, addr + (uint64_t)(lo * wd), (uint64_t)(span * wd), NULL)) return 0;
-    for (int64_t i = 0; i < n; ++i)
-        if (!trn_mem_is_written(g->w->mem, addr + (uint64_t)(i * stride * wd), wd, &g->bad)) return 1;
+    for (int64_t i = 0; i < n; ++i) {
+        uint64_t a = addr + (uint64_t)(i * stride * wd);
+        if (!trn_mem_elem_written(g->w->mem, a, wd)) return trn_mem_is_written(g->w->mem, a, wd, &g->bad) ? 0 : 1;
+    }
     return 0;
 }
 
@@ -335,7 +337,7 @@ static void mark_run(trn_memory *m, uint64_t addr, int64_t n, int64_t stride, ui
         trn_mem_mark_written(m, addr, (uint64_t)n * wd);
         return;
     }
-    for (int64_t i = 0; i < n; ++i) trn_mem_mark_written(m, addr + (uint64_t)(i * stride * (int64_t)wd), wd);
+    for (int64_t i = 0; i < n; ++i) trn_mem_mark_elem(m, addr + (uint64_t)(i * stride * (int64_t)wd), wd);
 }
 
 static int check_op_dtype(const trn_ap *ap, trn_acc_op op, trn_error *e);
@@ -343,11 +345,11 @@ static int check_op_dtype(const trn_ap *ap, trn_acc_op op, trn_error *e);
 /* One element in dt's encoding: copy or accumulate (copy when never written). */
 static void put_raw(const walk *w, trn_dtype dt, uint64_t addr, const void *val, trn_acc_op op) {
     uint8_t *dst = w->mem->bytes + addr;
-    if (op != TRN_ACC_COPY && trn_mem_is_written(w->mem, addr, w->width, NULL))
+    if (op != TRN_ACC_COPY && trn_mem_elem_written(w->mem, addr, w->width))
         trn_cast_copy_or_accumulate(op, dst, val, dt, NULL); /* dtype checked up front */
     else
         memcpy(dst, val, w->width);
-    trn_mem_mark_written(w->mem, addr, w->width);
+    trn_mem_mark_elem(w->mem, addr, w->width);
 }
 
 static void put_f32(const walk *w, trn_dtype dt, uint64_t addr, float v, trn_acc_op op) {
@@ -479,7 +481,8 @@ int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int6
     bool guarded = env->allow_uninit || table_written(env, ap, &w, n);
     for (size_t j = 0; j < n && !guarded; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
-        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
+        if (!env->allow_uninit && !trn_mem_elem_written(w.mem, a, w.width) &&
+            !trn_mem_is_written(w.mem, a, w.width, &bad)) {
             char what[96];
             snprintf(what, sizeof what, "index %zu (element %" PRId64 ") ", j, idx[j]);
             return uninit_error(env, w.mem, ap->mem, bad, what, e);
@@ -540,7 +543,8 @@ int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int6
     bool guarded = env->allow_uninit || table_written(env, ap, &w, n);
     for (size_t j = 0; j < n && !guarded; ++j) {
         uint64_t a = element_addr(ap, &w, idx[j]), bad;
-        if (!env->allow_uninit && !trn_mem_is_written(w.mem, a, w.width, &bad)) {
+        if (!env->allow_uninit && !trn_mem_elem_written(w.mem, a, w.width) &&
+            !trn_mem_is_written(w.mem, a, w.width, &bad)) {
             char what[96];
             snprintf(what, sizeof what, "index %zu (element %" PRId64 ") ", j, idx[j]);
             return uninit_error(env, w.mem, ap->mem, bad, what, e);
@@ -582,7 +586,7 @@ int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int
     bool all_written = addr != NULL;
     for (size_t j = 0; addr && j < n; ++j) {
         addr[j] = element_addr(ap, &w, idx[j]);
-        all_written = all_written && trn_mem_is_written(w.mem, addr[j], w.width, NULL);
+        all_written = all_written && trn_mem_elem_written(w.mem, addr[j], w.width);
     }
     if (all_written)
         trn_accumulate_scatter(op, w.mem->bytes, addr, s, ap->dtype, n, NULL);

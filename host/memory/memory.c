@@ -29,6 +29,10 @@ static uint64_t map_bytes(const trn_memory *m) {
 
 uint64_t trn_mem_map_bytes(const trn_memory *m) { return map_bytes(m); }
 
+static uint64_t summary_bytes(const trn_memory *m) {
+    return ((uint64_t)m->partitions * m->partition_bytes / TRN_MEM_CHUNK / 64 + 1) * sizeof(uint64_t);
+}
+
 int trn_mem_enable_remote_map(trn_memory *m, trn_error *e) {
     if (m->remote_written) return 0;
     m->remote_written = lazy_zeroed(map_bytes(m));
@@ -42,7 +46,8 @@ static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_by
     m->partition_bytes = partition_bytes;
     m->bytes = lazy_zeroed(total);
     m->written = lazy_zeroed(map_bytes(m));
-    if (!m->bytes || !m->written)
+    m->full = lazy_zeroed(summary_bytes(m));
+    if (!m->bytes || !m->written || !m->full)
         return trn_errorf(e, "out of memory allocating %s (%llu bytes)", name, (unsigned long long)total);
     return 0;
 }
@@ -69,6 +74,7 @@ void trn_core_state_free(trn_core_state *c) {
         trn_memory *m = &c->mem[i];
         lazy_free(m->bytes, (uint64_t)m->partitions * m->partition_bytes);
         lazy_free(m->written, map_bytes(m));
+        lazy_free(m->full, summary_bytes(m));
         if (m->remote_written) lazy_free(m->remote_written, map_bytes(m));
         trn_mem_free_bindings(m);
     }
@@ -100,6 +106,30 @@ static inline uint64_t bit_mask(unsigned lo, unsigned hi) {
     return upper & ~((1ull << lo) - 1);
 }
 
+#define CHUNK_WORDS (TRN_MEM_CHUNK / 64) /* map words per summary bit */
+
+static inline bool chunk_full(const trn_memory *m, uint64_t chunk) { return m->full[chunk >> 6] >> (chunk & 63) & 1; }
+static inline void set_full(const trn_memory *m, uint64_t chunk) { m->full[chunk >> 6] |= 1ull << (chunk & 63); }
+
+/* Whole words [w, end) to all ones: chunks covered whole are skipped when
+ * already full, else filled and marked full. */
+static void mark_words(trn_memory *m, uint64_t w, uint64_t end) {
+    while (w < end) {
+        uint64_t chunk = w / CHUNK_WORDS, chunk_end = (chunk + 1) * CHUNK_WORDS;
+        if (w % CHUNK_WORDS == 0 && chunk_end <= end) {
+            if (!chunk_full(m, chunk)) {
+                memset(&m->written[w], 0xff, CHUNK_WORDS * sizeof(uint64_t));
+                set_full(m, chunk);
+            }
+            w = chunk_end;
+            continue;
+        }
+        uint64_t stop = chunk_end < end ? chunk_end : end;
+        if (!chunk_full(m, chunk)) memset(&m->written[w], 0xff, (stop - w) * sizeof(uint64_t));
+        w = stop;
+    }
+}
+
 void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
     uint64_t end = addr + len;
     if ((addr & 63) && addr < end) { /* head: part of one word */
@@ -110,17 +140,64 @@ void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len) {
     }
     if (addr + 64 <= end) { /* whole words */
         uint64_t words = (end - addr) >> 6;
-        memset(&m->written[addr >> 6], 0xff, words * sizeof(uint64_t));
+        mark_words(m, addr >> 6, (addr >> 6) + words);
         addr += words << 6;
     }
     if (addr < end) m->written[addr >> 6] |= bit_mask(0, (unsigned)(end - addr));
 }
 
+/* Summary bits of the chunks that [addr, addr+len) touches, cleared. */
+static void clear_full(trn_memory *m, uint64_t addr, uint64_t len) {
+    for (uint64_t c = addr / TRN_MEM_CHUNK; c <= (addr + len - 1) / TRN_MEM_CHUNK; ++c)
+        m->full[c >> 6] &= ~(1ull << (c & 63));
+}
+
+void trn_mem_clear_written(trn_memory *m, uint64_t addr, uint64_t len) {
+    if (len == 0) return;
+    clear_full(m, addr, len);
+    uint64_t end = addr + len;
+    while (addr < end) {
+        uint64_t word_end = (addr | 63) + 1, stop = end < word_end ? end : word_end;
+        m->written[addr >> 6] &= ~bit_mask((unsigned)(addr & 63), stop == word_end ? 64 : (unsigned)(stop & 63));
+        addr = stop;
+    }
+}
+
+void trn_mem_map_overwritten(trn_memory *m, uint64_t map_off, uint64_t map_len) {
+    if (map_len) clear_full(m, map_off * 8, map_len * 8);
+}
+
+static inline uint64_t have_word(const trn_memory *m, uint64_t word) {
+    return m->written[word] | (m->remote_written ? m->remote_written[word] : 0);
+}
+
 static bool first_missing(const trn_memory *m, uint64_t word, uint64_t mask, uint64_t *first) {
-    uint64_t have = m->written[word] | (m->remote_written ? m->remote_written[word] : 0);
-    uint64_t missing = mask & ~have;
+    uint64_t missing = mask & ~have_word(m, word);
     if (missing && first) *first = (word << 6) + (uint64_t)__builtin_ctzll(missing);
     return missing != 0;
+}
+
+/* Whole words [w, end) all written? A chunk scanned whole and found full
+ * gets its summary bit (a cache: the map's words are the truth). */
+static bool words_written(const trn_memory *m, uint64_t w, uint64_t end, uint64_t *first) {
+    while (w < end) {
+        uint64_t chunk = w / CHUNK_WORDS, chunk_end = (chunk + 1) * CHUNK_WORDS;
+        uint64_t stop = chunk_end < end ? chunk_end : end;
+        if (chunk_full(m, chunk)) {
+            w = stop;
+            continue;
+        }
+        uint64_t all = ~0ull;
+        for (uint64_t i = w; i < stop; ++i) all &= m->written[i]; /* branch-free scan, vectorises */
+        if (all == ~0ull) {
+            if (w % CHUNK_WORDS == 0 && stop == chunk_end) set_full(m, chunk);
+        } else {
+            for (uint64_t i = w; i < stop; ++i)
+                if (first_missing(m, i, ~0ull, first)) return false;
+        }
+        w = stop;
+    }
+    return true;
 }
 
 bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten) {
@@ -132,14 +209,29 @@ bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64
         addr = word_end;
     }
     if (addr + 64 <= end) {
-        const uint64_t *w = &m->written[addr >> 6];
-        uint64_t words = (end - addr) >> 6, all = ~0ull;
-        for (uint64_t i = 0; i < words; ++i) all &= w[i]; /* branch-free scan, vectorises */
-        if (all != ~0ull)
-            for (uint64_t i = 0; i < words; ++i)
-                if (first_missing(m, (addr >> 6) + i, ~0ull, first_unwritten)) return false;
+        uint64_t words = (end - addr) >> 6;
+        if (!words_written(m, addr >> 6, (addr >> 6) + words, first_unwritten)) return false;
         addr += words << 6;
     }
     if (addr < end && first_missing(m, addr >> 6, bit_mask(0, (unsigned)(end - addr)), first_unwritten)) return false;
     return true;
+}
+
+void trn_mem_copy_written(const trn_memory *m, uint64_t addr, uint64_t len, uint8_t *out) {
+    memset(out, 0, (size_t)((len + 7) / 8));
+    for (uint64_t i = 0; i < len;) {
+        uint64_t a = addr + i;
+        unsigned bit = (unsigned)(a & 63), take = 64 - bit;
+        if (take > len - i) take = (unsigned)(len - i);
+        uint64_t bits = have_word(m, a >> 6) >> bit;
+        if (take < 64) bits &= (1ull << take) - 1;
+        /* out bits [i, i + take) */
+        for (unsigned k = 0; k < take;) {
+            uint64_t o = i + k;
+            unsigned room = 8 - (unsigned)(o & 7), n = take - k < room ? take - k : room;
+            out[o >> 3] |= (uint8_t)((bits >> k) & ((1u << n) - 1)) << (o & 7);
+            k += n;
+        }
+        i += take;
+    }
 }

@@ -142,6 +142,7 @@ static int fetch(trn_sim *s, trn_remote_txn *t, trn_error *e) {
                                      sizeof msg) != TRN_OK)
             return transport_failed(e, "reading", t->core, msg);
     }
+    for (size_t i = 0; i < t->nw; ++i) trn_mem_map_overwritten(m, t->wx[i].offset, t->wx[i].bytes);
     return 0;
 }
 

@@ -117,7 +117,7 @@ static void clear_memory(trn_memory *m) {
         if (!m->written[w]) continue;
         uint64_t lo = w * 64, hi = lo + 64 < total ? lo + 64 : total;
         memset(m->bytes + lo, 0, hi - lo);
-        m->written[w] = 0;
+        trn_mem_clear_written(m, lo, hi - lo);
     }
 }
 

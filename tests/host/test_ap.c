@@ -236,7 +236,7 @@ static void scatter_add_paths_agree(void **st) {
             trn_memory *m = &core.mem[table.mem];
             uint64_t a = trn_mem_addr(m, table.part_start, 0) + (uint64_t)(one.offset * (int64_t)w);
             if (!bf16) {
-                for (uint64_t b = a; b < a + w; ++b) m->written[b >> 6] &= ~(1ull << (b & 63));
+                trn_mem_clear_written(m, a, w);
                 written[hole_at] = false;
             }
         }

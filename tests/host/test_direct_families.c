@@ -67,10 +67,8 @@ static void fill(trn_memory *a, trn_memory *b, size_t bytes, bool holes) {
     if (!holes) return;
     for (int h = 0; h < 2; ++h) {
         uint64_t at = rnd() % (bytes / 4) * 4;
-        for (uint64_t k = at; k < at + 4; ++k) {
-            a->written[k >> 6] &= ~(1ull << (k & 63));
-            b->written[k >> 6] &= ~(1ull << (k & 63));
-        }
+        trn_mem_clear_written(a, at, 4);
+        trn_mem_clear_written(b, at, 4);
     }
 }
 

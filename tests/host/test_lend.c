@@ -44,10 +44,8 @@ static void fill_sbuf(trn_sim *a, trn_sim *b, uint64_t seed, int holes) {
     trn_mem_mark_written(mb, 0, (uint64_t)PARTS * PBYTES);
     for (int h = 0; h < holes; ++h) {
         uint64_t at = rnd() % ((uint64_t)PARTS * PBYTES - 16);
-        for (uint64_t k = at; k < at + 16; ++k) {
-            ma->written[k >> 6] &= ~(1ull << (k & 63));
-            mb->written[k >> 6] &= ~(1ull << (k & 63));
-        }
+        trn_mem_clear_written(ma, at, 16);
+        trn_mem_clear_written(mb, at, 16);
     }
     rng_state = keep;
 }
