@@ -203,23 +203,29 @@ static void rect(const void *sb, int64_t S3, void *db, size_t width, int64_t D3,
     }
 }
 
-/* One plane, D2 x D3 destination elements: the fp32 tiles on AVX2 where
- * the CPU has it, whose edges (under 8 elements wide) and every other
- * width take the portable micro-tiles. */
+/* One plane, D2 x D3 destination elements: the register blocks on AVX2
+ * where the CPU has it, whose edges (under a block wide) take the portable
+ * micro-tiles. */
 static void plane(dma_isa isa, const void *sb, int64_t S3, void *db, size_t width, int64_t D2, int64_t D3,
                   bool stream) {
-    int64_t r8 = 0, c8 = 0; /* the part the vector tiles cover */
+    int64_t rb = 0, cb = 0; /* the part the vector blocks cover */
 #if DMA_HAVE_AVX2_KERNELS
-    if (isa == DMA_ISA_AVX2 && width == 4) {
-        r8 = D2 & ~(int64_t)7, c8 = D3 & ~(int64_t)7;
-        if (r8 && c8) dma_transpose_plane_f32_avx2(sb, S3, db, D2, D3, r8, c8, stream);
+    if (isa == DMA_ISA_AVX2) {
+        int64_t b = width == 1 ? 16 : width == 8 ? 4 : 8;
+        rb = D2 & ~(b - 1), cb = D3 & ~(b - 1);
+        if (rb && cb) {
+            if (width == 4) dma_transpose_plane_f32_avx2(sb, S3, db, D2, D3, rb, cb, stream);
+            else if (width == 2) dma_transpose_plane_u16_avx2(sb, S3, db, D3, rb, cb);
+            else if (width == 1) dma_transpose_plane_u8_avx2(sb, S3, db, D3, rb, cb);
+            else dma_transpose_plane_u64_avx2(sb, S3, db, D3, rb, cb);
+        }
     }
 #else
     (void)isa;
 #endif
-    if (!r8 || !c8) r8 = c8 = 0;
-    rect(sb, S3, db, width, D3, stream, 0, D2, c8, D3); /* the columns right of the vector part */
-    rect(sb, S3, db, width, D3, stream, r8, D2, 0, c8); /* the rows below it */
+    if (!rb || !cb) rb = cb = 0;
+    rect(sb, S3, db, width, D3, stream, 0, D2, cb, D3); /* the columns right of the vector part */
+    rect(sb, S3, db, width, D3, stream, rb, D2, 0, cb); /* the rows below it */
 }
 
 static void transpose_rows(dma_isa isa, const void *src, const int64_t S[4], void *dst, size_t width,

@@ -60,7 +60,7 @@ bool dma_perm_valid(const int64_t perm[4]);
  * bits; tests/dma runs each one this CPU has against the oracle. */
 typedef enum dma_isa {
     DMA_ISA_PORTABLE = 0, /* plain C micro-tiles (SSE2 streaming stores on x86-64) */
-    DMA_ISA_AVX2 = 1,     /* 8 x 8 blocks of 4-byte elements in registers */
+    DMA_ISA_AVX2 = 1,     /* register blocks: 16 x 16 bytes, 8 x 8 of 2- and 4-byte elements, 4 x 4 of 8-byte */
 } dma_isa;
 
 /* The AVX2 tiles exist on x86 with GNU C (gcc, clang). */
@@ -87,6 +87,15 @@ void dma_transpose_strided_isa(dma_isa isa, const void *src, const int64_t strid
  * fences). */
 void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows, int64_t cols,
                                   int64_t r8, int64_t c8, bool stream);
+/* The same for 1-byte elements in 16 x 16 blocks, 2-byte in 8 x 8 and
+ * 8-byte in 4 x 4: rows [0, rb) x columns [0, cb), multiples of the
+ * block, ordinary stores. */
+void dma_transpose_plane_u8_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
+                                 int64_t cb);
+void dma_transpose_plane_u16_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
+                                  int64_t cb);
+void dma_transpose_plane_u64_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
+                                  int64_t cb);
 
 /* ---- replicate (DMACopy mode 3) ----------------------------------------- */
 

@@ -290,8 +290,8 @@ static void test_transpose_all_perms_match_oracle(void **st) {
 /* The 2-D case (destination rows are source columns) over many shapes,
  * with the source rows padded apart (as partitions are) and the
  * destination off by one element from its allocation or not: every plane
- * size around the 8 x 8 blocks and the 16 x 16 tiles (whole, edge blocks,
- * edges under 8 wide), several planes, every width, against the oracle on
+ * size around the register blocks (4 x 4 to 16 x 16) and the tiles
+ * (whole, edge blocks, edges under a block wide), several planes, every width, against the oracle on
  * the dense source, with nothing written outside the destination. */
 static void transpose_2d_case(dma_isa isa, size_t w, int64_t outer, int64_t P, int64_t N, int64_t pad, int off) {
     const int64_t PS = N + pad; /* source row stride, elements */
