@@ -12,8 +12,11 @@
  * and prints no number when either check fails.
  *
  * A bench file (bench/bench_<family>.c) defines cases with BENCH_CASE; they
- * run in link order. `trnsim-bench [FILTER] [--quick]` runs the cases whose
- * name contains FILTER; --quick shrinks sizes (bench_quick()). */
+ * run in link order. `trnsim-bench [FILTER] [--quick] [--cpu-time]` runs the
+ * cases whose name contains FILTER; --quick shrinks sizes (bench_quick());
+ * --cpu-time times each call by its thread's CPU time instead of the wall
+ * clock (for a loaded machine; a case whose work runs in other threads or
+ * processes reads low). */
 #ifndef TRNSIM_BENCH_H
 #define TRNSIM_BENCH_H
 

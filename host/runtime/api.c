@@ -81,6 +81,12 @@ int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_e
     int64_t cores = ctx->sim->ncores;
     out->core = op->core >= 0 ? (uint32_t)op->core : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
     if (op->offset_register >= 0 && ctx->checking) return 0; /* decided when it runs */
+    /* A program's own operand in its static check: trn_dispatch_check_program
+     * checked its fields and bounds at load, against memories of the sizes
+     * every core has, so only the core it names is new. One this process
+     * cannot reach takes the full check below, which words the refusal. */
+    if (ctx->checking && ctx->depth == 0 && out->core >= ctx->sim->local_lo && out->core < ctx->sim->local_hi)
+        return 0;
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
         if ((uint32_t)op->offset_register >= cs->nregs)
@@ -223,7 +229,9 @@ static int api_uninit_allowed(const trn_ctx *ctx) { return trn_ctx_env(ctx).allo
 /* ---- attributes ---- */
 
 static const trn_value *api_attr(trn_ctx *ctx, const char *key) {
-    return (const trn_value *)json_object_get(ctx->inst->obj, key);
+    const json_t *obj = ctx->inst->obj;
+    if (json_object_size(obj) == 0) return NULL; /* a simple instruction's: no key to hash */
+    return (const trn_value *)json_object_get(obj, key);
 }
 
 static trn_lookup value_int(trn_ctx *ctx, const trn_value *v, const char *key, int64_t *out) {

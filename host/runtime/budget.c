@@ -22,22 +22,29 @@ static uint64_t ap_elements(const trn_ap *ap) {
     return n > UINT64_MAX / 16 ? UINT64_MAX / 16 : (uint64_t)n;
 }
 
-int trn_budget_instruction(const trn_machine *m, const trn_inst *in, uint64_t *bytes, trn_error *e) {
+int trn_budget_operands(const trn_machine *m, const trn_operand *ops, int n, trn_dir dir, uint64_t *bytes,
+                        trn_error *e) {
     uint64_t limit = instruction_limit(m), total = 0;
-    for (int d = 0; d < 2; ++d) {
-        const trn_operand *ops = d ? in->out : in->in;
-        for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
-            uint32_t w = trn_dtype_width(ops[k].ap.dtype);
-            uint64_t n = ap_elements(&ops[k].ap), need = n * (w > 4 ? w : 4);
-            if (n > TRN_BUDGET_AP_MAX_ELEMS) continue; /* the AP check refuses it, with its own message */
-            if (need > limit)
-                return trn_errorf(e, "%s[%d]: %" PRIu64 " elements need %" PRIu64 " bytes of working memory, over the "
-                                  "per-instruction budget of %" PRIu64 " bytes (machine.max_instruction_bytes)",
-                                  d ? "outputs" : "inputs", k, n, need, limit);
-            total += need;
-        }
+    for (int k = 0; k < n; ++k) {
+        uint32_t w = trn_dtype_width(ops[k].ap.dtype);
+        uint64_t elems = ap_elements(&ops[k].ap), need = elems * (w > 4 ? w : 4);
+        if (elems > TRN_BUDGET_AP_MAX_ELEMS) continue; /* the AP check refuses it, with its own message */
+        if (need > limit)
+            return trn_errorf(e, "%s[%d]: %" PRIu64 " elements need %" PRIu64 " bytes of working memory, over the "
+                              "per-instruction budget of %" PRIu64 " bytes (machine.max_instruction_bytes)",
+                              dir == TRN_OUT ? "outputs" : "inputs", k, elems, need, limit);
+        total += need;
     }
     *bytes = total;
+    return 0;
+}
+
+int trn_budget_instruction(const trn_machine *m, const trn_inst *in, uint64_t *bytes, trn_error *e) {
+    uint64_t b_in, b_out;
+    if (trn_budget_operands(m, in->in, in->n_in, TRN_IN, &b_in, e) ||
+        trn_budget_operands(m, in->out, in->n_out, TRN_OUT, &b_out, e))
+        return -1;
+    *bytes = b_in + b_out;
     return 0;
 }
 

@@ -22,6 +22,10 @@ uint64_t trn_budget_default_max_bytes(void); /* half of physical memory */
  * Refuses an operand over the per-instruction budget, naming it, its element
  * count and the budget. *bytes gets the instruction's total. */
 int trn_budget_instruction(const trn_machine *m, const trn_inst *in, uint64_t *bytes, trn_error *e);
+/* The same for one operand list (an instruction's inputs or outputs); its
+ * answer depends only on the list and the machine. */
+int trn_budget_operands(const trn_machine *m, const trn_operand *ops, int n, trn_dir dir, uint64_t *bytes,
+                        trn_error *e);
 
 /* The run's memory: cores x (SBUF + PSUM + HBM + their written-byte maps +
  * registers), the staging of the largest tensor, and the largest

@@ -136,15 +136,58 @@ static void inst_where(const trn_inst *in, char *buf, size_t len) {
     if (in->where) snprintf(buf, len, " (%s)", in->where);
 }
 
-/* Interned operand lists (shared by many instructions) whose bounds check
- * passed, direct-mapped by address: a list's check depends only on it and
- * the machine, so a repeat is not checked again. */
+/* Interned operand lists (shared by many instructions) whose budget and
+ * bounds checks passed, direct-mapped by address, with the working memory
+ * the budget counted: a list's checks depend only on it and the machine, so
+ * a repeat is not checked again. */
 #define CHECKED_LISTS 256
-static size_t list_slot(const trn_operand *ops) {
-    return (size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CHECKED_LISTS - 1);
+typedef struct checked_list {
+    const trn_operand *ops; /* NULL: free */
+    uint64_t bytes;
+} checked_list;
+
+static checked_list *list_memo(checked_list *memo, const trn_inst *in, const trn_operand *ops) {
+    if (!in->shared_operands || !ops) return NULL;
+    return &memo[(size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CHECKED_LISTS - 1)];
 }
 
-/* Static checks of a loaded program: opcodes available, operands in bounds. */
+/* The operand lists' budget (*scratch: their working memory) then their
+ * bounds, each list once; d_fail / k_fail name the operand that failed. */
+static int check_operands(const trn_program *p, const trn_machine *m, const trn_ap_env *env, checked_list *memo,
+                          const trn_inst *in, uint64_t *scratch, int *d_fail, int *k_fail, trn_error *e) {
+    checked_list *slot[2];
+    bool known[2];
+    uint64_t b[2];
+    *k_fail = -1;
+    for (int d = 0; d < 2; ++d) {
+        const trn_operand *ops = d ? in->out : in->in;
+        slot[d] = list_memo(memo, in, ops);
+        known[d] = slot[d] && slot[d]->ops == ops;
+        b[d] = known[d] ? slot[d]->bytes : 0;
+        if (!known[d] && trn_budget_operands(m, ops, d ? in->n_out : in->n_in, d ? TRN_OUT : TRN_IN, &b[d], e))
+            return -1;
+    }
+    *scratch = b[0] + b[1];
+    for (int d = 0; d < 2; ++d) {
+        if (known[d]) continue; /* the same interned list passed before */
+        const trn_operand *ops = d ? in->out : in->in;
+        for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
+            trn_ap ap = ops[k].ap;
+            ap.core = 0;
+            if (ops[k].offset_register >= 0 ||
+                (trn_ap_check(env, &ap, e) == 0 && (ops[k].tensor < 0 || trn_tensor_check_ap(p, ops[k].tensor, &ap, e) == 0)))
+                continue;
+            *d_fail = d;
+            *k_fail = k;
+            return -1;
+        }
+        if (slot[d]) *slot[d] = (checked_list){ops, b[d]};
+    }
+    return 0;
+}
+
+/* Static checks of a loaded program: opcodes available, operands within
+ * the budget and in bounds. */
 int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
     const trn_program *p = &s->prog;
     trn_core_state fake = {0};
@@ -155,7 +198,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         fake.mem[i].partition_bytes = bytes[i];
     }
     trn_ap_env env = {.cores = &fake, .ncores = 1, .allow_uninit = true};
-    const trn_operand *checked[CHECKED_LISTS] = {0};
+    checked_list memo[CHECKED_LISTS] = {{0}};
     s->max_scratch = 0;
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
@@ -172,31 +215,18 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
                                     where, op_name(s, in->it), in->it, s->table[in->it].owner->desc->family);
         }
         uint64_t scratch;
-        if (trn_budget_instruction(&m, in, &scratch, e)) {
+        int d, k;
+        if (check_operands(p, &m, &env, memo, in, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
-                                    op_name(s, in->it), in->it);
+            if (k < 0) /* the budget's */
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
+                                        op_name(s, in->it), in->it);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]", p->path,
+                                    in->number, where, op_name(s, in->it), in->it,
+                                    s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
+                                    d ? "outputs" : "inputs", k);
         }
         if (scratch > s->max_scratch) s->max_scratch = scratch;
-        for (int d = 0; d < 2; ++d) {
-            const trn_operand *ops = d ? in->out : in->in;
-            const trn_operand **memo = in->shared_operands && ops ? &checked[list_slot(ops)] : NULL;
-            if (memo && *memo == ops) continue; /* the same interned list passed before */
-            for (int k = 0; k < (d ? in->n_out : in->n_in); ++k) {
-                trn_ap ap = ops[k].ap;
-                ap.core = 0;
-                if (ops[k].offset_register >= 0 ||
-                    (trn_ap_check(&env, &ap, e) == 0 &&
-                     (ops[k].tensor < 0 || trn_tensor_check_ap(p, ops[k].tensor, &ap, e) == 0)))
-                    continue;
-                trn_error_at(e, in->number, -1, in->it);
-                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]",
-                                            p->path, in->number, where, op_name(s, in->it), in->it,
-                                            s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
-                                            d ? "outputs" : "inputs", k);
-            }
-            if (memo) *memo = ops;
-        }
     }
     return 0;
 }

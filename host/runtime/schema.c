@@ -280,7 +280,8 @@ static int validate_inst(walk *w, const trn_opcode_desc *op, const json_t *inst,
     if (!trn_schema_given(op)) return 0;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)inst, key, v) {
+    bool empty = json_object_size(inst) == 0; /* a simple instruction's attributes: nothing to walk or look up */
+    if (!empty) json_object_foreach((json_t *)inst, key, v) {
         if (host_key(key)) continue;
         const trn_attr_desc *a = trn_schema_find(op, key);
         if (!a) return unknown_key(op, key, e);
@@ -288,7 +289,7 @@ static int validate_inst(walk *w, const trn_opcode_desc *op, const json_t *inst,
     }
     for (uint32_t i = 0; i < op->n_attrs; ++i) {
         const trn_attr_desc *a = &op->attrs[i];
-        if ((a->flags & TRN_ATTRF_REQUIRED) && !json_object_get(inst, a->name))
+        if ((a->flags & TRN_ATTRF_REQUIRED) && (empty || !json_object_get(inst, a->name)))
             return trn_errorf(e, "%s needs the attribute '%s' (%s)", op->name, a->name, a->help ? a->help : "required");
     }
     return 0;
