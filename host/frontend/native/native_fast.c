@@ -60,6 +60,7 @@ typedef struct fast {
     seen_list seen[SEEN_SLOTS];
     name_entry names[NAME_SLOTS];
     size_t n_names;
+    const name_entry *last; /* the opcode name read last (programs repeat one), or NULL */
     int *tensor_slot; /* open addressing over the tensor names: index, -1 free */
     size_t *tensor_len;
     size_t tensor_mask;
@@ -102,15 +103,30 @@ static bool index_tensors(fast *f) {
     return true;
 }
 
+/* A name's hash from its first and last eight bytes and its length (the
+ * loaded opcode names differ there), reading only its own bytes. */
+static size_t name_hash(const char *s, size_t n) {
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        a = scan_word(s);
+        b = scan_word(s + n - 8);
+    } else {
+        memcpy(&a, s, n);
+    }
+    uint64_t h = (a * 0x9e3779b97f4a7c15ull ^ b ^ n) * 0xff51afd7ed558ccdull;
+    return (size_t)(h >> 40);
+}
+
 /* The opcode name's IT and the program's copy of the name: 1; 0 when the
  * resolver refuses it (the document reader words that); -1 out of memory.
  * A resolver's answer for a name does not change while a program loads. */
 static int opcode_name(fast *f, const char *name, size_t len, uint32_t *it, const char **copy) {
-    size_t j = bytes_hash(name, len) & (NAME_SLOTS - 1);
+    size_t j = name_hash(name, len) & (NAME_SLOTS - 1);
     for (; f->names[j].name; j = (j + 1) & (NAME_SLOTS - 1))
         if (f->names[j].len == len && !memcmp(f->names[j].name, name, len)) {
             *it = f->names[j].it;
             *copy = f->names[j].name;
+            f->last = &f->names[j];
             return 1;
         }
     char buf[NAME_MAX_LEN + 1];
@@ -121,6 +137,7 @@ static int opcode_name(fast *f, const char *name, size_t len, uint32_t *it, cons
     if (2 * (f->n_names + 1) > NAME_SLOTS) return 1; /* more names than any resolver knows: not kept */
     f->names[j] = (name_entry){*copy, len, *it};
     f->n_names++;
+    f->last = &f->names[j];
     return 1;
 }
 
@@ -169,6 +186,24 @@ SCAN_INLINE int key(const char **pc, const char *end, bool operand) {
     }
     *pc = c;
     return scan_lit(pc, ':') ? id : -1;
+}
+
+/* The opcode's string value. When it is the name read last (the text holds
+ * `"NAME"` there), *hit is that name's entry and nothing is scanned or
+ * hashed; otherwise its bytes as scan_str reads them. */
+SCAN_INLINE bool opcode_value(const char **pc, const fast *f, const char **name, size_t *len,
+                              const name_entry **hit) {
+    const char *c = scan_ws(*pc);
+    const name_entry *l = f->last;
+    if (l && *c == '"' && (size_t)(f->end - c) > l->len + 1 && c[l->len + 1] == '"' && !memcmp(c + 1, l->name, l->len)) {
+        *hit = l;
+        *name = c + 1;
+        *len = l->len;
+        *pc = c + l->len + 2;
+        return true;
+    }
+    *pc = c;
+    return scan_str(pc, name, len) && *len <= NAME_MAX_LEN;
 }
 
 /* [[step, num], ...] */
@@ -274,6 +309,7 @@ SCAN_INLINE int simple_instruction(fast *f, const char **pc) {
     uint32_t n_in = 0, n_out = 0;
     bool out_of_memory = false;
     const char *opname = NULL, *comment = NULL, *c = *pc;
+    const name_entry *known = NULL;
     size_t op_len = 0, comment_len = 0;
     unsigned seen = 0;
     if (!scan_lit(&c, '{') || scan_peek(&c, '}')) return 0;
@@ -281,7 +317,7 @@ SCAN_INLINE int simple_instruction(fast *f, const char **pc) {
         int k = key(&c, f->end, false);
         bool ok;
         switch (k) {
-        case K_OPCODE: ok = scan_str(&c, &opname, &op_len) && op_len <= NAME_MAX_LEN; break;
+        case K_OPCODE: ok = opcode_value(&c, f, &opname, &op_len, &known); break;
         case K_INPUTS: ok = interned_list(&c, f, &ins, &n_in, "inputs", &out_of_memory); break;
         case K_OUTPUTS: ok = interned_list(&c, f, &outs, &n_out, "outputs", &out_of_memory); break;
         case K_COMMENT: ok = scan_str(&c, &comment, &comment_len); break;
@@ -294,23 +330,21 @@ SCAN_INLINE int simple_instruction(fast *f, const char **pc) {
     if (!scan_lit(&c, '}') || !opname) return 0;
     uint32_t it;
     const char *name;
-    int named = opcode_name(f, opname, op_len, &it, &name);
-    if (named <= 0) return named;
+    if (known) {
+        it = known->it;
+        name = known->name;
+    } else {
+        int named = opcode_name(f, opname, op_len, &it, &name);
+        if (named <= 0) return named;
+    }
+    const char *note = NULL;
+    if (comment && !(note = trn_program_strdup(p, comment, comment_len))) return -1;
     trn_error oom;
-    trn_inst *in = trn_native_push(&f->ls, &oom);
+    trn_inst *in = trn_native_slot(&f->ls, &oom);
     if (!in) return -1;
-    in->in = (trn_operand *)ins;
-    in->out = (trn_operand *)outs;
-    if (comment && !(in->comment = trn_program_strdup(p, comment, comment_len))) out_of_memory = true;
-    if (out_of_memory) return -1;
-    in->kind = TRN_INST_OP;
-    in->it = it;
-    in->opname = name;
-    in->obj = f->empty;
-    in->n_in = (int)n_in;
-    in->n_out = (int)n_out;
-    in->shared_operands = true;
-    in->number = f->ls.number++;
+    *in = (trn_inst){.kind = TRN_INST_OP, .it = it, .opname = name, .obj = f->empty, .n_in = (int)n_in,
+                     .n_out = (int)n_out, .in = (trn_operand *)ins, .out = (trn_operand *)outs,
+                     .shared_operands = true, .number = f->ls.number++, .comment = note};
     p->n_insts++;
     *pc = c;
     return 1;

@@ -16,6 +16,8 @@ typedef struct list_state {
 int trn_native_parse_top(trn_program *p, const trn_machine *m, trn_error *e);
 /* The next entry of the instruction list, zeroed (not yet counted). */
 trn_inst *trn_native_push(list_state *ls, trn_error *e);
+/* The same entry left as it was, for a caller that writes all of it. */
+trn_inst *trn_native_slot(list_state *ls, trn_error *e);
 /* One entry of an instruction list (an instruction or a loop) as a
  * document; it must outlive the program (obj points into it). */
 int trn_native_parse_entry(list_state *ls, json_t *obj, int depth, trn_error *e);

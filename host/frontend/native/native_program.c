@@ -24,7 +24,7 @@ int trn_native_parse_top(trn_program *p, const trn_machine *m, trn_error *e) {
     return trn_native_parse_tensors(p, json_object_get(p->root, "tensors"), m, e);
 }
 
-trn_inst *trn_native_push(list_state *ls, trn_error *e) {
+trn_inst *trn_native_slot(list_state *ls, trn_error *e) {
     trn_program *p = ls->p;
     if (p->n_insts == ls->cap) {
         size_t cap = ls->cap ? ls->cap * 2 : 16;
@@ -36,8 +36,12 @@ trn_inst *trn_native_push(list_state *ls, trn_error *e) {
         p->insts = n;
         ls->cap = cap;
     }
-    trn_inst *in = &p->insts[p->n_insts];
-    memset(in, 0, sizeof *in);
+    return &p->insts[p->n_insts];
+}
+
+trn_inst *trn_native_push(list_state *ls, trn_error *e) {
+    trn_inst *in = trn_native_slot(ls, e);
+    if (in) memset(in, 0, sizeof *in);
     return in;
 }
 
