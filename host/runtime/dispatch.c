@@ -136,14 +136,13 @@ static void inst_where(const trn_inst *in, char *buf, size_t len) {
     if (in->where) snprintf(buf, len, " (%s)", in->where);
 }
 
-/* Interned operand lists (shared by many instructions) whose budget and
- * bounds checks passed, direct-mapped by address, with the working memory
- * the budget counted: a list's checks depend only on it and the machine, so
- * a repeat is not checked again. */
+/* Interned operand lists (shared by many instructions) whose bounds check
+ * passed, direct-mapped by address, with their budget sums: both depend
+ * only on the list and the machine, so a repeat is not checked again. */
 #define CHECKED_LISTS 256
 typedef struct checked_list {
     const trn_operand *ops; /* NULL: free */
-    uint64_t bytes;
+    trn_budget_sum sum;
 } checked_list;
 
 static checked_list *list_memo(checked_list *memo, const trn_inst *in, const trn_operand *ops) {
@@ -151,23 +150,23 @@ static checked_list *list_memo(checked_list *memo, const trn_inst *in, const trn
     return &memo[(size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CHECKED_LISTS - 1)];
 }
 
-/* The operand lists' budget (*scratch: their working memory) then their
- * bounds, each list once; d_fail / k_fail name the operand that failed. */
+/* The operands' budget (*scratch: their working memory) then their bounds,
+ * each list's once; d_fail / k_fail name the operand that failed its bounds. */
 static int check_operands(const trn_program *p, const trn_machine *m, const trn_ap_env *env, checked_list *memo,
-                          const trn_inst *in, uint64_t *scratch, int *d_fail, int *k_fail, trn_error *e) {
+                          const trn_inst *in, bool streams, uint64_t *scratch, int *d_fail, int *k_fail,
+                          trn_error *e) {
     checked_list *slot[2];
     bool known[2];
-    uint64_t b[2];
+    trn_budget_sum sum[2];
     *k_fail = -1;
     for (int d = 0; d < 2; ++d) {
         const trn_operand *ops = d ? in->out : in->in;
         slot[d] = list_memo(memo, in, ops);
         known[d] = slot[d] && slot[d]->ops == ops;
-        b[d] = known[d] ? slot[d]->bytes : 0;
-        if (!known[d] && trn_budget_operands(m, ops, d ? in->n_out : in->n_in, d ? TRN_OUT : TRN_IN, &b[d], e))
-            return -1;
+        if (known[d]) sum[d] = slot[d]->sum;
+        else trn_budget_list(ops, d ? in->n_out : in->n_in, &sum[d]);
     }
-    *scratch = b[0] + b[1];
+    if (trn_budget_charge(m, in, streams, sum, scratch, e)) return -1;
     for (int d = 0; d < 2; ++d) {
         if (known[d]) continue; /* the same interned list passed before */
         const trn_operand *ops = d ? in->out : in->in;
@@ -181,7 +180,7 @@ static int check_operands(const trn_program *p, const trn_machine *m, const trn_
             *k_fail = k;
             return -1;
         }
-        if (slot[d]) *slot[d] = (checked_list){ops, b[d]};
+        if (slot[d]) *slot[d] = (checked_list){ops, sum[d]};
     }
     return 0;
 }
@@ -216,7 +215,8 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         }
         uint64_t scratch;
         int d, k;
-        if (check_operands(p, &m, &env, memo, in, &scratch, &d, &k, e)) {
+        bool streams = s->table[in->it].op && (s->table[in->it].op->flags & TRN_OPF_STREAMS);
+        if (check_operands(p, &m, &env, memo, in, streams, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (k < 0) /* the budget's */
                 return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
@@ -370,7 +370,8 @@ trn_status trn_dispatch_sub(trn_ctx *parent, const trn_value *instruction) {
     if (trn_inst_parse(&s->prog, (json_t *)instruction, &sub, trn_dispatch_resolve_name, s, &e))
         return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
     uint64_t scratch;
-    if (trn_budget_instruction(&s->cfg.machine, &sub, &scratch, &e)) {
+    const trn_opcode_desc *sub_op = s->table[sub.it].op;
+    if (trn_budget_instruction(&s->cfg.machine, &sub, sub_op && (sub_op->flags & TRN_OPF_STREAMS), &scratch, &e)) {
         trn_inst_free(&sub);
         return trn_host_api_table.error(parent, "sub-instruction: %s", e.msg);
     }

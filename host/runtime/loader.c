@@ -275,7 +275,9 @@ static int copy_ops(trn_module *m, trn_error *e) {
 
 static int check_op(const trn_module *m, uint32_t i, trn_error *e) {
     const trn_opcode_desc *op = &m->ops[i];
-    uint32_t known = m->desc->abi_version >= 2 ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS : TRN_OPF_MAY_WAIT;
+    uint32_t known = m->desc->abi_version >= 3   ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS | TRN_OPF_STREAMS
+                     : m->desc->abi_version >= 2 ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS
+                                                 : TRN_OPF_MAY_WAIT;
     if (!op->name || !*op->name || !op->handler) return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
     if (op->flags & ~known)
         return trn_errorf(e, "opcode %s has flags 0x%x; this trnsim knows only 0x%x for ABI version %u modules",

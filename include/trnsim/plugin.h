@@ -39,6 +39,7 @@
  *      Host function rendezvous_met (appended after those): a module says
  *      which cores a rendezvous brought together (trn_party), and observers
  *      see it in trn_observation.party / n_party (the timeline's arrows).
+ *      The opcode flag TRN_OPF_STREAMS (bounded working memory per operand).
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -658,6 +659,15 @@ typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *s
  * attribute is an error). Without it, an opcode with n_attrs == 0 has no
  * schema and its attributes go unchecked, as in ABI 1. */
 #define TRN_OPF_NO_ATTRS 0x2u
+/* ABI 3: the handler moves its operands in pieces: an operand costs it at
+ * most TRN_STREAM_PIECE_BYTES of working memory, however many elements it
+ * has, unless an input may share bytes with an output (then it may read
+ * whole inputs first, as the reference does). The host then charges each
+ * operand min(its working copy, TRN_STREAM_PIECE_BYTES) against
+ * machine.max_instruction_bytes instead of its whole working copy
+ * (docs/config.md, "Budgets"). */
+#define TRN_OPF_STREAMS 0x4u
+#define TRN_STREAM_PIECE_BYTES (4u << 20)
 
 /* ---- ABI 2: what an opcode's instructions may say -------------------- */
 

@@ -41,11 +41,13 @@ static trn_status src_dst(const trn_host_api *api, trn_ctx *ctx, trn_ap *src, tr
  * A cast whose fp32 buffer would reach DMA_CHUNK_MIN bytes, between APs
  * that do not overlap, goes through the scratch buffer in DMA_CHUNK_BYTES
  * pieces (sub-APs of the dense range, dma_apslice.c), so the buffer stays in
- * cache. check_ap validates both whole APs (bounds, the uninit guard) first,
- * so a failure still leaves nothing written. Overlapping APs keep the
- * whole-buffer path: the reference reads the entire source before it
- * writes. */
-#define DMA_CHUNK_MIN (4u << 20)
+ * cache and its size stays bounded however many elements the operands have
+ * (these opcodes are TRN_OPF_STREAMS: below DMA_CHUNK_MIN the whole buffer
+ * is under TRN_STREAM_PIECE_BYTES). check_ap validates both whole APs
+ * (bounds, the uninit guard) first, so a failure still leaves nothing
+ * written. Overlapping APs keep the whole-buffer path: the reference reads
+ * the entire source before it writes (the host charges them whole). */
+#define DMA_CHUNK_MIN TRN_STREAM_PIECE_BYTES
 #define DMA_CHUNK_BYTES (256u << 10)
 
 static void elem_extent(const trn_ap *ap, int64_t *lo, int64_t *hi) {

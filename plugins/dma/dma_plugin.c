@@ -76,12 +76,19 @@ static const trn_operand_desc save_operands[] = {{TRN_OUT, "dst", 0, "exactly on
  * its own static check. */
 #define DMA_OP(it_, name_, fn, attrs_, operands_)                                                                     \
     TRN_OP(it_, name_, fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_))
+/* The plain copies (direct_copy, dma_copy.c) move any operand in bounded
+ * pieces: raw runs AP to AP, or a cast through a chunk of scratch. The
+ * DMACopy switch is not marked: its transpose, replicate and indirect modes
+ * need whole operands. */
+#define DMA_STREAM_OP(it_, name_)                                                                                     \
+    TRN_OP(it_, name_, dma_h_copy, .flags = TRN_OPF_STREAMS, TRN_ARRAY(attrs, copy_attrs),                           \
+           TRN_ARRAY(operands, copy_operands))
 
 static const trn_opcode_desc dma_ops[] = {
-    DMA_OP(3, "AbstractCopy", dma_h_copy, copy_attrs, copy_operands),
-    DMA_OP(19, "Load", dma_h_copy, copy_attrs, copy_operands),
-    DMA_OP(22, "Save", dma_h_copy, copy_attrs, copy_operands),
-    DMA_OP(23, "TensorCopy", dma_h_copy, copy_attrs, copy_operands),
+    DMA_STREAM_OP(3, "AbstractCopy"),
+    DMA_STREAM_OP(19, "Load"),
+    DMA_STREAM_OP(22, "Save"),
+    DMA_STREAM_OP(23, "TensorCopy"),
     DMA_OP(32, "DMACopy", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
     TRN_OP(67, "DMATrigger", dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs)),
     DMA_OP(68, "DMADescriptor", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
@@ -93,7 +100,7 @@ static const trn_opcode_desc dma_ops[] = {
     /* experimental range (docs/dma.md): the reference numbering is unknown */
     DMA_OP(128, "TensorLoad", dma_h_tensor_load, register_attrs, load_operands),
     DMA_OP(129, "TensorSave", dma_h_tensor_save, register_attrs, save_operands),
-    DMA_OP(130, "GenericCopy", dma_h_copy, copy_attrs, copy_operands),
+    DMA_STREAM_OP(130, "GenericCopy"),
 };
 
 static const trn_setting_desc dma_settings[] = {

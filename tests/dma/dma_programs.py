@@ -266,6 +266,112 @@ def accumulate_dtypes(c):
     same("s", out["s"], np.array([[-2147483648, 2147483647, -3, 16777218]], dtype=np.int32))
     same("s64", out["s64"], np.array([4611686018427387904 + 1099511627777, -2], dtype=np.int64))
 
+def budget_config(c, budget):
+    """The test config with machine.max_instruction_bytes = budget."""
+    with open(c.config) as f:
+        text = f.read()
+    assert "machine = {" in text
+    return text.replace("machine = {", f"machine = {{\n  max_instruction_bytes = {budget};", 1)
+
+
+STREAM_BUDGET = 8 << 20  # under the 16 MiB operands below, over one 4 MiB piece
+
+
+@case
+def copy_streams_over_budget(c):
+    """The plain copies stream operands larger than the per-instruction
+    budget (TRN_OPF_STREAMS): a 16 MiB copy, cast and accumulate, and step-0
+    APs of 2^24 elements over one element, under an 8 MiB budget, give the
+    bytes of the same copies split into 1 MiB instructions (the whole-buffer
+    path) under the default budget, and numpy's."""
+    n, k, reps = 1 << 22, 1 << 18, 1 << 24
+    x = rng(11).standard_normal(n).astype(np.float32)
+    tens = [("x", "hbm", "float32", [n]), ("y", "hbm", "float32", [n]), ("yb", "hbm", "bfloat16", [n]),
+            ("acc", "hbm", "float32", [n], {"fill": 0.5}), ("accb", "hbm", "bfloat16", [n], {"fill": 0.25}),
+            ("s", "hbm", "float32", [1], {"data": [3.3]}), ("t", "hbm", "float32", [1]),
+            ("tb", "hbm", "bfloat16", [1], {"fill": 1})]
+
+    def copies(parts, step0_parts):
+        step = n // parts
+        out = []
+        for op, src, dst, extra in (("TensorCopy", "x", "y", {}), ("Save", "x", "yb", {}),
+                                    ("GenericCopy", "x", "acc", {"accumulate": True}),
+                                    ("Load", "x", "accb", {"accumulate": True})):
+            for j in range(parts):
+                out.append({"opcode": op, **extra, "inputs": [{"tensor": src, "offset": j * step, "ap": [[1, step]]}],
+                            "outputs": [{"tensor": dst, "offset": j * step, "ap": [[1, step]]}]})
+        for op, dst in (("AbstractCopy", "t"), ("Load", "tb")):  # the last of 2^24 stores of s[0] remains
+            r = reps // step0_parts
+            out += [{"opcode": op, "inputs": [{"tensor": "s", "ap": [[0, r]]}],
+                     "outputs": [{"tensor": dst, "ap": [[0, r]]}]}] * step0_parts
+        return out
+
+    names = ["y", "yb", "acc", "accb", "t", "tb"]
+    streamed = c.run(prog(tens, copies(1, 1)), {"x": x}, names, raw_bits=True,
+                     config_text=budget_config(c, STREAM_BUDGET))
+    whole = c.run(prog(tens, copies(n // k, reps // k)), {"x": x}, names, raw_bits=True)
+    for name in names:
+        same(f"{name} (streamed = whole-buffer pieces)", streamed[name], whole[name])
+    same("y", streamed["y"], x)
+    same("yb", streamed["yb"], ref.bf16_bits(x))
+    same("acc", streamed["acc"], np.float32(0.5) + x)
+    same("accb", streamed["accb"], ref.bf16_bits(np.float32(0.25) + ref.bf16_round(x)))
+    same("t", streamed["t"], ref.f32([3.3]))
+    same("tb", streamed["tb"], ref.bf16_bits(ref.f32([3.3])))
+
+
+@case
+def copy_refused_over_budget(c):
+    """Where the kernel needs the whole operand it is refused at load, naming
+    the operand, its elements and the budget: DMACopy (its transpose,
+    replicate and indirect modes need whole operands), and a plain copy
+    whose input may share bytes with its output (the whole input is read
+    first, as the reference does)."""
+    n = 1 << 22
+    cfg = budget_config(c, STREAM_BUDGET)
+    tens = [("x", "hbm", "float32", [n], {"fill": 1}), ("y", "hbm", "float32", [n]),
+            ("z", "hbm", "float32", [n + 16], {"fill": 2})]
+    over = (f"inputs[0]: {n} elements need {4 * n} bytes of working memory, over the per-instruction budget of "
+            f"{STREAM_BUDGET} bytes (machine.max_instruction_bytes)")
+    c.run(prog(tens, [{"opcode": "DMACopy", "inputs": ["x"], "outputs": ["y"]}]), {}, ["y"], config_text=cfg,
+          error=["instruction 0 (opcode DMACopy/32)", over])
+    c.run(prog(tens, [{"opcode": "TensorCopy", "inputs": [{"tensor": "z", "ap": [[1, n]]}],
+                       "outputs": [{"tensor": "z", "offset": 16, "ap": [[1, n]]}]}]), {}, ["z"], config_text=cfg,
+          error=["instruction 0 (opcode TensorCopy/23)", over + "; the opcode streams its operands, but an input may "
+                 "share bytes with an output, so the whole input is read first"])
+    # the same overlapping copy runs under the default budget (whole buffer), and so does DMACopy
+    p = prog(tens, [{"opcode": "TensorCopy", "inputs": [{"tensor": "z", "ap": [[1, n]]}],
+                     "outputs": [{"tensor": "z", "offset": 16, "ap": [[1, n]]}]},
+                    {"opcode": "DMACopy", "inputs": ["x"], "outputs": ["y"]}])
+    out = c.run(p, {}, ["z", "y"])
+    same("z", out["z"], np.full(n + 16, 2, dtype=np.float32))
+    same("y", out["y"], np.ones(n, dtype=np.float32))
+
+
+@case
+def copy_step0_2p30_bounded(c):
+    """The largest AP there is, 2^30 elements of step 0 over one element,
+    copied raw (and 2^27 of them cast to bf16, the slower per-element path)
+    under the default 1 GiB budget, which a 4 GiB working copy exceeds: it
+    runs in bounded memory (the process's peak resident size, from
+    getrusage, stays under 256 MiB)."""
+    import resource
+    reps, cast_reps = 1 << 30, 1 << 27
+    p = prog([("s", "hbm", "float32", [1], {"data": [-7.1]}), ("t", "hbm", "float32", [1]),
+              ("tb", "hbm", "bfloat16", [1])],
+             [{"opcode": "TensorCopy", "inputs": [{"tensor": "s", "ap": [[0, reps]]}],
+               "outputs": [{"tensor": "t", "ap": [[0, reps]]}]},
+              {"opcode": "Save", "inputs": [{"tensor": "s", "ap": [[0, cast_reps]]}],
+               "outputs": [{"tensor": "tb", "ap": [[0, cast_reps]]}]}])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = c.run(p, {}, ["t", "tb"], raw_bits=True)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    same("t", out["t"], ref.f32([-7.1]))
+    same("tb", out["tb"], ref.bf16_bits(ref.f32([-7.1])))
+    assert peak_kib < 256 * 1024, f"peak resident size {peak_kib} KiB (before: {before} KiB)"
+    print(f"ok: peak resident size {peak_kib} KiB")
+
+
 # ---- transpose and replicate ---------------------------------------------------------
 
 

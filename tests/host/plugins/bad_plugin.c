@@ -27,7 +27,7 @@ static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 211, .name 
 #elif BAD_KIND == 18
 static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 212, .name = "Odd\"Name\\", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 10
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x4}};
+static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x8}};
 #elif BAD_KIND == 24
 static const trn_attr_desc attrs[] = {{.name = "pick", .types = TRN_ATTR_ENUM, .help = "an enum without values"}};
 static const trn_opcode_desc ops[] __attribute__((unused)) = {
