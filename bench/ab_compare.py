@@ -15,7 +15,9 @@ import statistics
 import subprocess
 import sys
 
-LINE = re.compile(r"^(\S.*?\S)\s{2,}(\S+ (?:instr|B|elem|MiB)\S*)\s+([\d.]+) ([KMGT]?)\S*/s")
+# bench_report's line: the kernel in 34 columns, the size, the rate and its
+# unit, then "vs" and the baseline.
+RATE = re.compile(r"^(.*?)\s+([\d.]+) ([KMGT]?)\S*/s\s+vs ")
 SCALE = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
@@ -27,9 +29,9 @@ def rates(binary, case):
     out = subprocess.run([binary, case] + flags, capture_output=True, text=True, check=True).stdout
     got = {}
     for line in out.splitlines():
-        m = LINE.match(line)
+        m = RATE.match(line[35:]) if len(line) > 35 else None
         if m:
-            got[(m.group(1).strip(), m.group(2).strip())] = float(m.group(3)) * SCALE[m.group(4)]
+            got[(line[:34].strip(), m.group(1).strip())] = float(m.group(2)) * SCALE[m.group(3)]
     return got
 
 
