@@ -12,7 +12,7 @@ uint64_t trn_budget_default_max_bytes(void) {
     return (uint64_t)pages * (uint64_t)size / 2;
 }
 
-static uint64_t instruction_limit(const trn_machine *m) {
+uint64_t trn_budget_instruction_limit(const trn_machine *m) {
     return m->max_instruction_bytes ? m->max_instruction_bytes : TRN_BUDGET_DEFAULT_INSTRUCTION_BYTES;
 }
 
@@ -82,7 +82,7 @@ static bool inputs_meet_outputs(const trn_machine *m, const trn_inst *in) {
 
 int trn_budget_charge(const trn_machine *m, const trn_inst *in, bool streams, const trn_budget_sum sum[2],
                       uint64_t *bytes, trn_error *e) {
-    uint64_t limit = instruction_limit(m);
+    uint64_t limit = trn_budget_instruction_limit(m);
     /* Streaming changes a charge only for an operand over one piece; only
      * then does the overlap test run. */
     bool big = sum[0].largest > TRN_STREAM_PIECE_BYTES || sum[1].largest > TRN_STREAM_PIECE_BYTES;

@@ -14,6 +14,8 @@
 /* Defaults when the config leaves a budget 0. */
 uint64_t trn_budget_default_max_bytes(void); /* half of physical memory */
 #define TRN_BUDGET_DEFAULT_INSTRUCTION_BYTES (1ull << 30)
+/* machine.max_instruction_bytes, or its default. */
+uint64_t trn_budget_instruction_limit(const trn_machine *m);
 /* One AP's element limit (memory/ap.c): an operand above it is refused there. */
 #define TRN_BUDGET_AP_MAX_ELEMS (1ull << 30)
 

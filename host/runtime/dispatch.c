@@ -152,9 +152,9 @@ static checked_list *list_memo(checked_list *memo, const trn_inst *in, const trn
 
 /* The operands' budget (*scratch: their working memory) then their bounds,
  * each list's once; d_fail / k_fail name the operand that failed its bounds. */
-static int check_operands(const trn_program *p, const trn_machine *m, const trn_ap_env *env, checked_list *memo,
-                          const trn_inst *in, bool streams, uint64_t *scratch, int *d_fail, int *k_fail,
-                          trn_error *e) {
+static int check_operands(const trn_program *p, const trn_machine *m, uint64_t limit, const trn_ap_env *env,
+                          checked_list *memo, const trn_inst *in, bool streams, uint64_t *scratch, int *d_fail,
+                          int *k_fail, trn_error *e) {
     checked_list *slot[2];
     bool known[2];
     trn_budget_sum sum[2];
@@ -166,7 +166,11 @@ static int check_operands(const trn_program *p, const trn_machine *m, const trn_
         if (known[d]) sum[d] = slot[d]->sum;
         else trn_budget_list(ops, d ? in->n_out : in->n_in, &sum[d]);
     }
-    if (trn_budget_charge(m, in, streams, sum, scratch, e)) return -1;
+    /* The usual instruction: every operand within one piece and the budget,
+     * where streaming changes no charge. */
+    uint64_t fits = limit < TRN_STREAM_PIECE_BYTES ? limit : TRN_STREAM_PIECE_BYTES;
+    if (sum[0].largest <= fits && sum[1].largest <= fits) *scratch = sum[0].whole + sum[1].whole;
+    else if (trn_budget_charge(m, in, streams, sum, scratch, e)) return -1;
     for (int d = 0; d < 2; ++d) {
         if (known[d]) continue; /* the same interned list passed before */
         const trn_operand *ops = d ? in->out : in->in;
@@ -198,6 +202,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
     }
     trn_ap_env env = {.cores = &fake, .ncores = 1, .allow_uninit = true};
     checked_list memo[CHECKED_LISTS] = {{0}};
+    uint64_t limit = trn_budget_instruction_limit(&m);
     s->max_scratch = 0;
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
@@ -216,7 +221,7 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         uint64_t scratch;
         int d, k;
         bool streams = s->table[in->it].op && (s->table[in->it].op->flags & TRN_OPF_STREAMS);
-        if (check_operands(p, &m, &env, memo, in, streams, &scratch, &d, &k, e)) {
+        if (check_operands(p, &m, limit, &env, memo, in, streams, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (k < 0) /* the budget's */
                 return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
