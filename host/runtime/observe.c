@@ -155,28 +155,34 @@ static trn_ap_env observer_env(const trn_sim *s) {
     return env;
 }
 
-trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, void *dst) {
+/* One way an observer reads an AP: its bytes, fp32 widenings or digest. */
+typedef int (*observed_reader)(const trn_ap_env *env, const trn_ap *ap, void *out, trn_error *e);
+
+static int read_f32_into(const trn_ap_env *env, const trn_ap *ap, void *out, trn_error *e) {
+    return trn_ap_read_f32(env, ap, out, e);
+}
+static int digest_into(const trn_ap_env *env, const trn_ap *ap, void *out, trn_error *e) {
+    return trn_ap_digest(env, ap, out, e);
+}
+
+static trn_status observed(const trn_observation *ob, const trn_ap *ap, void *out, observed_reader read) {
     obs_event *ev = event_of(ob);
     if (!ev || !ap) return TRN_ERR;
     trn_ap_env env = observer_env(ev->sim);
     trn_error e;
-    return trn_ap_read_raw(&env, ap, dst, &e) ? TRN_ERR : TRN_OK;
+    return read(&env, ap, out, &e) ? TRN_ERR : TRN_OK;
+}
+
+trn_status trn_observed_read_raw(const trn_observation *ob, const trn_ap *ap, void *dst) {
+    return observed(ob, ap, dst, trn_ap_read_raw);
 }
 
 trn_status trn_observed_read_f32(const trn_observation *ob, const trn_ap *ap, float *dst) {
-    obs_event *ev = event_of(ob);
-    if (!ev || !ap) return TRN_ERR;
-    trn_ap_env env = observer_env(ev->sim);
-    trn_error e;
-    return trn_ap_read_f32(&env, ap, dst, &e) ? TRN_ERR : TRN_OK;
+    return observed(ob, ap, dst, read_f32_into);
 }
 
 trn_status trn_observed_digest(const trn_observation *ob, const trn_ap *ap, uint64_t *out) {
-    obs_event *ev = event_of(ob);
-    if (!ev || !ap || !out) return TRN_ERR;
-    trn_ap_env env = observer_env(ev->sim);
-    trn_error e;
-    return trn_ap_digest(&env, ap, out, &e) ? TRN_ERR : TRN_OK;
+    return out ? observed(ob, ap, out, digest_into) : TRN_ERR;
 }
 
 trn_status trn_observer_stop(const trn_observation *ob, const char *fmt, ...) {

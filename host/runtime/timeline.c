@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/strbuf.h"
+#include "runtime/obs_file.h"
 #include "runtime/sim_internal.h"
 
 #define TIMELINE_BUFFER (1u << 16)
@@ -47,25 +47,16 @@ typedef struct core_track {
 
 struct trn_timeline {
     trn_sim *sim;
-    FILE *out;
-    char *path;
-    bool write_failed, closed;
-    int write_errno;
+    trn_obs_file out;
     uint32_t cores;
     core_track *track;
     uint64_t next_flow, events;
     trn_strbuf line;
-    char *stdio_buf;
 };
 
 static void emit(trn_timeline *t, trn_strbuf *b) {
-    if (b->failed) {
-        t->write_failed = true;
-        t->write_errno = ENOMEM;
-    } else if (b->len && !t->write_failed && fwrite(b->text, 1, b->len, t->out) != b->len) {
-        t->write_failed = true;
-        t->write_errno = errno;
-    }
+    if (b->failed) trn_obs_file_fail(&t->out, ENOMEM);
+    else trn_obs_file_write(&t->out, b->text, b->len);
     trn_sb_clear(b);
 }
 
@@ -197,8 +188,8 @@ static trn_status timeline_after(const trn_host_api *api, const trn_observation 
         emit(t, &c->subs);
     }
     emit(t, &t->line);
-    if (t->write_failed)
-        return api->observer_stop(ob, "--timeline %s: writing failed: %s", t->path, strerror(t->write_errno));
+    if (t->out.failed)
+        return api->observer_stop(ob, "--timeline %s: writing failed: %s", t->out.path, strerror(t->out.err));
     return TRN_OK;
 }
 
@@ -227,8 +218,6 @@ static void free_timeline(trn_timeline *t) {
     for (uint32_t c = 0; t->track && c < t->cores; ++c) trn_sb_free(&t->track[c].subs);
     free(t->track);
     trn_sb_free(&t->line);
-    free(t->path);
-    free(t->stdio_buf);
     free(t);
 }
 
@@ -236,23 +225,19 @@ int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_err
     *out = NULL;
     trn_timeline *t = calloc(1, sizeof *t);
     uint32_t n = s->ncores ? s->ncores : 1;
-    if (t) t->cores = n, t->track = calloc(n, sizeof *t->track), t->path = strdup(path);
-    if (t) t->stdio_buf = malloc(TIMELINE_BUFFER);
-    if (!t || !t->track || !t->path || !t->stdio_buf) {
+    if (t) t->cores = n, t->track = calloc(n, sizeof *t->track);
+    if (!t || !t->track) {
         free_timeline(t);
         return trn_errorf(e, "out of memory for the timeline");
     }
     t->sim = s;
-    int fd = strcmp(path, "-") ? -1 : dup(2);
-    t->out = fd >= 0 ? fdopen(fd, "w") : fopen(path, "w");
-    if (!t->out) {
-        trn_errorf(e, "--timeline %s: cannot create it: %s", path, strerror(errno));
+    if (trn_obs_file_open(&t->out, "--timeline", path, TIMELINE_BUFFER, e)) {
         free_timeline(t);
         return -1;
     }
-    setvbuf(t->out, t->stdio_buf, _IOFBF, TIMELINE_BUFFER);
     if (trn_sim_add_observer(s, &timeline_observer, t, e)) {
-        fclose(t->out);
+        trn_error ignored;
+        trn_obs_file_close(&t->out, &ignored);
         free_timeline(t);
         return -1;
     }
@@ -267,10 +252,7 @@ int trn_timeline_end(trn_sim *s, trn_timeline *t, trn_error *e) {
     for (uint32_t c = 0; c < t->cores; ++c) emit(t, &t->track[c].subs); /* a parent that never completed */
     trn_sb_printf(&t->line, "\n]}\n");
     emit(t, &t->line);
-    bool failed = t->write_failed;
-    int err = t->write_errno;
-    if (fclose(t->out) != 0 && !failed) failed = true, err = errno;
-    int rc = failed ? trn_errorf(e, "--timeline %s: writing failed: %s", t->path, strerror(err)) : 0;
+    int rc = trn_obs_file_close(&t->out, e);
     free_timeline(t);
     return rc;
 }

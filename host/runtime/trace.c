@@ -10,25 +10,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "arith/arith.h"
 #include "common/strbuf.h"
+#include "runtime/obs_file.h"
 #include "runtime/sim_internal.h"
 
 #define TRACE_BUFFER (1u << 16)
 
 struct trn_trace {
     trn_sim *sim;
-    FILE *out;
-    char *path, *filter_text;
+    trn_obs_file out;
+    char *filter_text;
     trn_trace_filter filter;
     uint64_t limit, records;
     uint32_t values;
-    bool limit_hit, write_failed;
-    int write_errno;
+    bool limit_hit;
     trn_strbuf line;
-    char *stdio_buf;
     uint8_t *vals;   /* scratch for --trace-values */
     size_t vals_cap;
 };
@@ -149,18 +147,13 @@ static void put_party(trn_strbuf *b, const trn_observation *ob) {
 
 static void emit(trn_trace *t) {
     trn_sb_putc(&t->line, '\n');
-    if (t->line.failed) {
-        t->write_failed = true;
-        t->write_errno = ENOMEM;
-    } else if (!t->write_failed && fwrite(t->line.text, 1, t->line.len, t->out) != t->line.len) {
-        t->write_failed = true;
-        t->write_errno = errno;
-    }
+    if (t->line.failed) trn_obs_file_fail(&t->out, ENOMEM);
+    else trn_obs_file_write(&t->out, t->line.text, t->line.len);
     trn_sb_clear(&t->line);
 }
 
 static trn_status fail_run(trn_trace *t, const trn_host_api *api, const trn_observation *ob) {
-    return api->observer_stop(ob, "--trace %s: writing failed: %s", t->path, strerror(t->write_errno));
+    return api->observer_stop(ob, "--trace %s: writing failed: %s", t->out.path, strerror(t->out.err));
 }
 
 static trn_status trace_after(const trn_host_api *api, const trn_observation *ob, void *state) {
@@ -192,7 +185,7 @@ static trn_status trace_after(const trn_host_api *api, const trn_observation *ob
                       " reached: later instructions are not traced\"}", t->records, t->limit);
         emit(t);
     }
-    return t->write_failed ? fail_run(t, api, ob) : TRN_OK;
+    return t->out.failed ? fail_run(t, api, ob) : TRN_OK;
 }
 
 static void trace_run_end(const trn_host_api *api, void *state, int rc) {
@@ -223,9 +216,7 @@ static void free_trace(trn_trace *t) {
     if (!t) return;
     trn_sb_free(&t->line);
     free(t->vals);
-    free(t->path);
     free(t->filter_text);
-    free(t->stdio_buf);
     free(t);
 }
 
@@ -234,10 +225,7 @@ int trn_trace_begin(trn_sim *s, const trn_trace_opts *o, trn_trace **out, trn_er
     if (o->values > TRN_TRACE_MAX_VALUES)
         return trn_errorf(e, "--trace-values=%u: at most %u elements per output", o->values, TRN_TRACE_MAX_VALUES);
     trn_trace *t = calloc(1, sizeof *t);
-    if (!t || !(t->path = strdup(o->path)) || !(t->stdio_buf = malloc(TRACE_BUFFER))) {
-        free_trace(t);
-        return trn_errorf(e, "out of memory for the trace");
-    }
+    if (!t) return trn_errorf(e, "out of memory for the trace");
     t->sim = s, t->limit = o->limit, t->values = o->values;
     if (o->filter && !(t->filter_text = strdup(o->filter))) {
         free_trace(t);
@@ -247,17 +235,13 @@ int trn_trace_begin(trn_sim *s, const trn_trace_opts *o, trn_trace **out, trn_er
         free_trace(t);
         return -1;
     }
-    /* "-": a stream of its own on fd 2, so stderr's buffering stays as it was */
-    int fd = strcmp(o->path, "-") ? -1 : dup(2);
-    t->out = fd >= 0 ? fdopen(fd, "w") : fopen(o->path, "w");
-    if (!t->out) {
-        trn_errorf(e, "--trace %s: cannot create it: %s", o->path, strerror(errno));
+    if (trn_obs_file_open(&t->out, "--trace", o->path, TRACE_BUFFER, e)) {
         free_trace(t);
         return -1;
     }
-    setvbuf(t->out, t->stdio_buf, _IOFBF, TRACE_BUFFER);
     if (trn_sim_add_observer(s, &trace_observer, t, e)) {
-        fclose(t->out);
+        trn_error ignored;
+        trn_obs_file_close(&t->out, &ignored);
         free_trace(t);
         return -1;
     }
@@ -269,10 +253,7 @@ int trn_trace_begin(trn_sim *s, const trn_trace_opts *o, trn_trace **out, trn_er
 int trn_trace_end(trn_sim *s, trn_trace *t, trn_error *e) {
     if (!t) return 0;
     trn_sim_remove_observer(s, &trace_observer, t);
-    bool failed = t->write_failed || fflush(t->out) != 0;
-    int err = t->write_failed ? t->write_errno : errno;
-    if (fclose(t->out) != 0 && !failed) failed = true, err = errno;
-    int rc = failed ? trn_errorf(e, "--trace %s: writing failed: %s", t->path, strerror(err)) : 0;
+    int rc = trn_obs_file_close(&t->out, e);
     free_trace(t);
     return rc;
 }

@@ -934,6 +934,26 @@ static inline trn_status trn_fail(char *err, size_t errlen, const char *fmt, ...
     return TRN_ERR;
 }
 
+/* For state_restore: the dump's array `name` must be of `dtype` with `ndim`
+ * dims, each as `shape` says (-1: any length); `got` (NULL: not wanted)
+ * receives the dump's shape. Otherwise err holds "NAME: expected WHAT"
+ * (WHAT: the layout in words, e.g. "int64 [N][4] (core, id, fired, blocks)"),
+ * with ", the dump has none" when it is missing, and TRN_ERR is returned
+ * (also, with the host's message, when its file cannot be read). */
+static inline trn_status trn_state_expect(const trn_state_api *sa, trn_state_io *io, const char *name, uint32_t dtype,
+                                          uint32_t ndim, const int64_t *shape, int64_t *got, const char *what,
+                                          char *err, size_t errlen) {
+    uint32_t dt = 0, nd = 0;
+    int64_t have[TRN_STATE_MAX_DIMS];
+    trn_lookup l = sa->find(io, name, &dt, &nd, have);
+    if (l == TRN_BADTYPE) return TRN_ERR;
+    int ok = l == TRN_FOUND && dt == dtype && nd == ndim && ndim <= TRN_STATE_MAX_DIMS;
+    for (uint32_t d = 0; ok && d < ndim; ++d) ok = shape[d] < 0 || have[d] == shape[d];
+    if (!ok) return trn_fail(err, errlen, "%s: expected %s%s", name, what, l == TRN_ABSENT ? ", the dump has none" : "");
+    for (uint32_t d = 0; got && d < ndim; ++d) got[d] = have[d];
+    return TRN_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,15 +43,10 @@ static trn_status push(dma_core *c, const int64_t *row) {
 
 trn_status dma_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
     dma_state *st = state;
-    uint32_t dt, nd;
-    int64_t shape[TRN_STATE_MAX_DIMS];
-    trn_lookup l = sa->find(io, "triggers", &dt, &nd, shape);
-    if (l == TRN_BADTYPE) return TRN_ERR;
-    if (l == TRN_ABSENT || dt != TRN_DT_INT64 || nd != 2 || shape[1] != 4) {
-        snprintf(err, errlen, "triggers: expected int64 [N][4] (core, id, fired, blocks)%s",
-                 l == TRN_ABSENT ? ", the dump has none" : "");
+    int64_t want[2] = {-1, 4}, shape[TRN_STATE_MAX_DIMS];
+    if (trn_state_expect(sa, io, "triggers", TRN_DT_INT64, 2, want, shape, "int64 [N][4] (core, id, fired, blocks)", err,
+                         errlen) != TRN_OK)
         return TRN_ERR;
-    }
     size_t n = (size_t)shape[0];
     int64_t *rows = malloc((n ? n : 1) * 4 * sizeof *rows);
     if (!rows) {

@@ -17,16 +17,10 @@ trn_status exp_state_save(void *state, const trn_state_api *sa, trn_state_io *io
 
 trn_status exp_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
     exp_state *st = state;
-    uint32_t dt, nd;
-    int64_t shape[TRN_STATE_MAX_DIMS];
-    trn_lookup l = sa->find(io, "lanes", &dt, &nd, shape);
-    if (l == TRN_BADTYPE) return TRN_ERR;
-    if (l == TRN_ABSENT || dt != TRN_DT_UINT32 || nd != 3 || shape[0] != st->cores || shape[1] != st->partitions ||
-        shape[2] != TRN_RNG_GEN2_WORDS) {
-        snprintf(err, errlen, "lanes: expected uint32 [%u][%u][%u]%s", st->cores, st->partitions, TRN_RNG_GEN2_WORDS,
-                 l == TRN_ABSENT ? ", the dump has none" : "");
-        return TRN_ERR;
-    }
+    int64_t shape[3] = {st->cores, st->partitions, TRN_RNG_GEN2_WORDS};
+    char what[96];
+    snprintf(what, sizeof what, "uint32 [%u][%u][%u]", st->cores, st->partitions, TRN_RNG_GEN2_WORDS);
+    if (trn_state_expect(sa, io, "lanes", TRN_DT_UINT32, 3, shape, NULL, what, err, errlen) != TRN_OK) return TRN_ERR;
     return sa->get(io, "lanes", st->lanes,
                    (size_t)st->cores * st->partitions * TRN_RNG_GEN2_WORDS * sizeof *st->lanes);
 }
