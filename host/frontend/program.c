@@ -168,6 +168,10 @@ int trn_program_find_tensor(const trn_program *p, const char *name) {
     return p->n_tensors;
 }
 
+/* Blocks grow from 16 KiB to 1 MiB, so that a small program touches a few
+ * pages, not a megabyte, on every load (most loads are small: the CLI's
+ * checks, the Python package, the fuzzers). */
+#define ARENA_FIRST_BLOCK (16u << 10)
 #define ARENA_BLOCK (1u << 20)
 
 static void *new_block(trn_program *p, size_t bytes) {
@@ -178,20 +182,27 @@ static void *new_block(trn_program *p, size_t bytes) {
     return p->arena[p->n_arena++];
 }
 
+static size_t next_block_size(const trn_program *p, size_t bytes) {
+    size_t size = p->arena_cap ? p->arena_cap * 2 : ARENA_FIRST_BLOCK;
+    if (size > ARENA_BLOCK) size = ARENA_BLOCK;
+    while (size < bytes) size *= 2;
+    return size;
+}
+
 void *trn_program_alloc(trn_program *p, size_t bytes) {
     bytes = (bytes + 15) & ~(size_t)15;
     if (bytes > ARENA_BLOCK / 4) { /* a block of its own, before the current one, which stays current */
         char *b = new_block(p, bytes);
-        if (b && p->n_arena > 1) {
+        if (b && p->n_arena > 1 && p->arena_cap) {
             p->arena[p->n_arena - 1] = p->arena[p->n_arena - 2];
             p->arena[p->n_arena - 2] = b;
-        } else if (b) {
-            p->arena_used = ARENA_BLOCK; /* no current block yet */
         }
         return b;
     }
-    if (!p->n_arena || p->arena_used + bytes > ARENA_BLOCK) {
-        if (!new_block(p, ARENA_BLOCK)) return NULL;
+    if (p->arena_used + bytes > p->arena_cap) {
+        size_t size = next_block_size(p, bytes);
+        if (!new_block(p, size)) return NULL;
+        p->arena_cap = size;
         p->arena_used = 0;
     }
     void *d = p->arena[p->n_arena - 1] + p->arena_used;

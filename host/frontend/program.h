@@ -99,6 +99,7 @@ typedef struct trn_program {
     char **arena;           /* blocks trn_program_alloc carves strings and shared operand lists from (owned) */
     size_t n_arena;
     size_t arena_used;      /* bytes used in the last block */
+    size_t arena_cap;       /* the last block's size: 0 when no block is current */
     char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
 } trn_program;
 
