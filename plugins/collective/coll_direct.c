@@ -16,9 +16,9 @@ static bool same_rows(const trn_view *a, const trn_view *b) {
     return a->base == b->base && a->part_stride == b->part_stride;
 }
 
-/* Row p of every output is written after row p of every input is read, so
- * an output may be exactly an input (in place) but must not meet any other
- * input's rows; output 0 takes the fold, which may alias only input 0. */
+/* A block of every output is written after that block of every input is
+ * read, so an output may be exactly an input (in place) but must not meet
+ * any other input's rows (nor may output 0, as when it took the fold). */
 static bool safe_overlaps(const trn_view *in, const trn_view *out, uint32_t n) {
     for (uint32_t o = 0; o < n; ++o)
         for (uint32_t i = 0; i < n; ++i) {
@@ -32,8 +32,8 @@ static bool safe_overlaps(const trn_view *in, const trn_view *out, uint32_t n) {
 
 static float *row(const trn_view *v, uint32_t p) { return (float *)(void *)(v->base + (int64_t)p * v->part_stride); }
 
-/* Past this many bytes of outputs, the copies of the result row into the
- * other outputs stream their stores: each output line is written whole,
+/* Past this many bytes of outputs, the stores of each folded block into
+ * the outputs stream: each output line is written whole,
  * so it need not be read first, which is half the traffic of a copy into
  * memory that is not in cache. Smaller results stay in cache for whatever
  * reads them next. */
@@ -60,16 +60,23 @@ static void copy_row(float *dst, const float *src, size_t m, bool stream) {
 static void stream_fence(void) {}
 #endif
 
+/* Elements per folded block: 4 KiB of results, held in L1 while every
+ * input's block streams through it and it is then stored to every output.
+ * Each output line is then written once, whole (streamed past
+ * STREAM_OUTPUT_BYTES), and no output is read for ownership or re-read. */
+#define FOLD_BLOCK 1024
+
 static void fold_rows(const coll_exec *x, const trn_view *in, const trn_view *out, const float **ins) {
     size_t m = (size_t)in[0].free_elems;
     bool stream = (size_t)in[0].parts * m * sizeof(float) * x->n >= STREAM_OUTPUT_BYTES;
-    for (uint32_t p = 0; p < in[0].parts; ++p) {
-        for (uint32_t i = 0; i < x->n; ++i) ins[i] = row(&in[i], p);
-        float *res = row(&out[0], p);
-        coll_reduce(x->sp->op, ins, x->n, m, x->sp->has_scale, x->sp->scale, res);
-        for (uint32_t o = 1; o < x->n; ++o)
-            if (row(&out[o], p) != res) copy_row(row(&out[o], p), res, m, stream);
-    }
+    _Alignas(64) float acc[FOLD_BLOCK];
+    for (uint32_t p = 0; p < in[0].parts; ++p)
+        for (size_t b = 0; b < m; b += FOLD_BLOCK) {
+            size_t k = m - b < FOLD_BLOCK ? m - b : FOLD_BLOCK;
+            for (uint32_t i = 0; i < x->n; ++i) ins[i] = row(&in[i], p) + b;
+            coll_reduce(x->sp->op, ins, x->n, k, x->sp->has_scale, x->sp->scale, acc);
+            for (uint32_t o = 0; o < x->n; ++o) copy_row(row(&out[o], p) + b, acc, k, stream);
+        }
     if (stream) stream_fence(); /* the streamed lines are in memory before the views end */
 }
 

@@ -197,21 +197,22 @@ static void collective_cases(void **st) {
 
 /* AllReduce over [16 x 8192] fp32 on 4 cores: 2 MiB of outputs, so the
  * copies into outputs 1..3 stream their stores; then rows misaligned by
- * one element (the ordinary copy) and rows of a length that is not a
- * multiple of 4 (a streamed body and an ordinary tail). */
+ * one element (the ordinary copy), rows of a length that is not a
+ * multiple of 4 (a streamed body and an ordinary tail), and the same in
+ * place over blocks of the fold (each block read before it is written). */
 static void collective_streamed_outputs(void **st) {
     (void)st;
     machine = BIG_MACHINE;
-    static const int64_t cols[3] = {8192, 8191, 8190};
-    static const int64_t off[3] = {0, 1, 8200};
-    for (int i = 0; i < 3; ++i) {
+    static const int64_t cols[4] = {8192, 8191, 8190, 8191};
+    static const int64_t in_off[4] = {8200, 8200, 0, 0}, out_off[4] = {0, 1, 8200, 0};
+    for (int i = 0; i < 4; ++i) {
         char prog[1024];
         snprintf(prog, sizeof prog,
                  "{\"cores\": 4, \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
                  "\"reduce_op\": \"add\", \"inputs\": [{\"memory\": \"sbuf\", \"dtype\": \"float32\", \"partitions\": 16, "
                  "\"offset\": %" PRId64 ", \"ap\": [[1, %" PRId64 "]]}], \"outputs\": [{\"memory\": \"sbuf\", \"dtype\": "
                  "\"float32\", \"partitions\": 16, \"offset\": %" PRId64 ", \"ap\": [[1, %" PRId64 "]]}]}]}",
-                 off[i] == 8200 ? (int64_t)0 : (int64_t)8200, cols[i], off[i], cols[i]);
+                 in_off[i], cols[i], out_off[i], cols[i]);
         if (!run_both(prog, false)) fail_msg("a streamed AllReduce took the copying path in\n%s", prog);
     }
     machine = MACHINE;
