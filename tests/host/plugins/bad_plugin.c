@@ -13,7 +13,8 @@
  *   one-entry table (under the cap), 21 n_quirks = 100000, 22 n_settings =
  *   100000, 23 an init that fails leaving its error buffer unterminated,
  *   24 an enum attribute without values, 25 an attribute default outside its
- *   range. */
+ *   range, 26 an observer table cut short, 27 an ABI 2 module claiming
+ *   TRN_OPF_STREAMS, a flag only ABI 3 defines. */
 #include "trnsim/plugin.h"
 
 static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_OK; }
@@ -28,6 +29,9 @@ static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 211, .name 
 static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 212, .name = "Odd\"Name\\", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 10
 static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x8}};
+#elif BAD_KIND == 27
+static const trn_opcode_desc ops[] __attribute__((unused)) = {
+    {.it = 210, .name = "BadStreams", .handler = nop, .flags = TRN_OPF_STREAMS}};
 #elif BAD_KIND == 24
 static const trn_attr_desc attrs[] = {{.name = "pick", .types = TRN_ATTR_ENUM, .help = "an enum without values"}};
 static const trn_opcode_desc ops[] __attribute__((unused)) = {
@@ -81,7 +85,7 @@ TRN_EXPORT const uint32_t trnsim_plugin[2] = {TRN_ABI_VERSION, (uint32_t)sizeof(
 TRN_EXPORT void trnsim_plugin(void) {}
 #else
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    .abi_version = BAD_KIND == 1 ? 99 : TRN_ABI_VERSION,
+    .abi_version = BAD_KIND == 1 ? 99 : BAD_KIND == 27 ? 2 : TRN_ABI_VERSION,
     .size = BAD_KIND == 5 ? 8 : BAD_KIND == 16 ? sizeof(trn_plugin_desc) + 64 : sizeof(trn_plugin_desc),
     .name = "trnsim-bad",
     .family = BAD_KIND == 19 ? "dma" : "bad",
