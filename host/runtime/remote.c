@@ -106,19 +106,13 @@ static size_t merge(trn_extent *x, size_t n) {
 /* Every byte the AP can touch: per partition, from its lowest to its
  * highest element (an indirect access stays inside them too). */
 static int ap_extents(const trn_memory *m, const trn_ap *ap, trn_remote_txn *t, trn_error *e) {
-    int64_t lo = ap->offset, hi = ap->offset;
-    for (uint32_t d = 0; d < ap->ndims; ++d) {
-        int64_t span = ap->dims[d].step * (ap->dims[d].num - 1);
-        if (span < 0) lo += span;
-        else hi += span;
-    }
-    uint64_t w = trn_dtype_width(ap->dtype);
+    trn_box box = trn_ap_box(ap);
     t->x = malloc(ap->part_count * sizeof *t->x);
     t->wx = malloc(ap->part_count * sizeof *t->wx);
     if (!t->x || !t->wx) return trn_errorf(e, "out of memory");
     for (uint32_t i = 0; i < ap->part_count; ++i) {
         uint64_t p = (uint64_t)ap->part_start + (uint64_t)i * ap->part_step;
-        t->x[i] = (trn_extent){trn_mem_addr(m, (uint32_t)p, (uint64_t)lo * w), (uint64_t)(hi - lo + 1) * w};
+        t->x[i] = (trn_extent){trn_mem_addr(m, (uint32_t)p, box.b_lo), box.b_hi - box.b_lo};
     }
     t->n = merge(t->x, ap->part_count);
     for (size_t i = 0; i < t->n; ++i) { /* the map words covering them, as byte offsets into the map */
