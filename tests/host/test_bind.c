@@ -14,6 +14,9 @@
 #include "runtime/sim_internal.h"
 #include "test_util.h"
 
+#define TEST_RANDOM_SEED 0x9b05688c2b3e6c1full
+#include "test_random.h"
+
 #define PARTS 16
 #define PBYTES 8192
 #define HBM 65536
@@ -23,14 +26,6 @@
     " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
     " { family = \"collective\"; module = \"trnsim-collective\"; } );"
 
-static uint64_t rng_state = 0x9b05688c2b3e6c1full;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 static trn_sim *open_loaded(const char *prog) {
     trn_sim *s;

@@ -12,6 +12,9 @@
 #include "runtime/sim_internal.h"
 #include "test_util.h"
 
+#define TEST_RANDOM_SEED 0x243f6a8885a308d3ull
+#include "test_random.h"
+
 #define PARTS 16
 #define PBYTES 4096
 #define HBM 65536
@@ -25,14 +28,6 @@
     " { family = \"collective\"; module = \"trnsim-collective\"; settings = { multi_lnc = \"allow\"; }; },"        \
     " { family = \"rng\"; module = \"trnsim-rng\"; } );"
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 static const char *machine = MACHINE;
 

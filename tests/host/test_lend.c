@@ -10,6 +10,9 @@
 #include "runtime/sim_internal.h"
 #include "test_util.h"
 
+#define TEST_RANDOM_SEED 0x9e3779b97f4a7c15ull
+#include "test_random.h"
+
 #define PARTS 8
 #define PBYTES 1024
 #define CFG(extra)                                                                                                    \
@@ -24,14 +27,6 @@ static trn_sim *open_loaded(bool direct, const char *prog) {
     return s;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 /* Same bytes in SBUF of both sims; written everywhere except `holes` random
  * 16-byte gaps. */

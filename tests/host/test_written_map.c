@@ -12,17 +12,13 @@
 #include "memory/memory.h"
 #include "test_util.h"
 
+#define TEST_RANDOM_SEED 0x6a09e667f3bcc909ull
+#include "test_random.h"
+
 #define PARTS 4
 #define PBYTES 65536
 #define TOTAL ((uint64_t)PARTS * PBYTES)
 
-static uint64_t rng_state = 0x6a09e667f3bcc909ull;
-static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 /* The oracle: what the map must say, byte by byte. */
 static bool local[TOTAL], remote[TOTAL];
