@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
+#include "frontend/frontend.h"
 
 static const char copy_config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";
 static const char nop_config[] = "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
@@ -91,7 +92,7 @@ typedef struct parse_arg {
     bool document;
 } parse_arg;
 
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->reg.table[it].op; }
 
 static void do_parse(void *arg) {
     parse_arg *a = arg;

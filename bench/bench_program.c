@@ -13,7 +13,8 @@
 #include <jansson.h>
 
 #include "bench.h"
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
+#include "frontend/frontend.h"
 
 static const char copy_config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "runtime/timeline.h"
-#include "runtime/trace.h"
+#include "observers/timeline.h"
+#include "observers/trace.h"
 
 static const char config[] = "plugins = ( { family = \"search\"; module = \"trnsim-search\"; } );";
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "runtime/stats.h"
+#include "exec/stats.h"
 
 #define MAX_CASES 128
 

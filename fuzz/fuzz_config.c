@@ -2,7 +2,7 @@
  * and module loading with the settings it gives each compiled-in module. */
 #include "fuzz_common.h"
 
-#include "runtime/sim.h"
+#include "exec/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size);

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "frontend/npy.h"
-#include "frontend/npy_stream.h"
+#include "npy/npy.h"
+#include "npy/npy_stream.h"
 
 static int small_only(const trn_npy *h, void *ctx, trn_error *e) {
     (void)ctx;

@@ -9,8 +9,9 @@
 
 #include <stdio.h>
 
-#include "runtime/sim.h"
-#include "runtime/sim_internal.h"
+#include "exec/sim.h"
+#include "frontend/frontend.h"
+#include "exec/exec_int.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT 1
@@ -32,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 #if FUZZ_FORMAT == 2
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->reg.table[it].op; }
 
 static bool same_operands(const trn_operand *a, const trn_operand *b, int n) {
     for (int i = 0; i < n; ++i) {
@@ -68,7 +69,7 @@ static void compare_readers(const char *text) {
     trn_load_opts o = {.machine = &sim->cfg.machine, .default_cores = sim->cfg.cores,
                        .max_executions = sim->cfg.max_executions, .format = TRN_FORMAT_BIR,
                        .unknown_skip = sim->cfg.unknown_skip,
-                       .families = trn_loader_families(sim, families, sizeof families),
+                       .families = trn_loader_families(&sim->reg, families, sizeof families),
                        .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
                        .arg = sim};
     trn_program fast, doc;

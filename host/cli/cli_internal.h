@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "runtime/embed.h"
+#include "embed/embed.h"
 
 #define MAX_FILES 256
 

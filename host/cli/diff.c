@@ -11,7 +11,7 @@
 
 #include "arith/arith.h"
 #include "cli/cli_internal.h"
-#include "runtime/diff.h"
+#include "observers/diff.h"
 
 #define EXIT_DIFFERENT 1
 #define EXIT_ERROR 2

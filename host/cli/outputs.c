@@ -14,7 +14,7 @@
 
 #include "arith/arith.h"
 #include "cli/cli_internal.h"
-#include "frontend/npy_stream.h"
+#include "npy/npy_stream.h"
 
 /* ---- signals: the temporaries go away with the process ---- */
 

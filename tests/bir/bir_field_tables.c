@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "frontend/bir/bir_internal.h"
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
 
 #define BEGIN "<!-- BEGIN BIR field tables: generated from the schemas and bir_maps.c by tests/bir/bir_field_tables --write; do not edit -->"
 #define END "<!-- END BIR field tables -->"
@@ -97,7 +97,7 @@ static void family_table(const trn_sim *s, const char *family, text *out) {
     char *prev_rows = NULL;
     text names = {0};
     for (uint32_t it = 0; it <= TRN_IT_MAX + 1; ++it) {
-        const trn_slot *sl = it <= TRN_IT_MAX ? &s->table[it] : NULL;
+        const trn_slot *sl = it <= TRN_IT_MAX ? &s->reg.table[it] : NULL;
         bool mine = sl && sl->op && !strcmp(sl->owner->desc->family, family);
         if (sl && !mine) continue; /* another family's, or no opcode: groups run over it */
         text rows = {0};

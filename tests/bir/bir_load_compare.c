@@ -25,8 +25,9 @@
 #include <string.h>
 
 #include "bir_generate.h"
-#include "runtime/schema.h"
-#include "runtime/sim_internal.h"
+#include "modules/schema.h"
+#include "exec/exec_int.h"
+#include "frontend/frontend.h"
 
 typedef struct kase {
     const char *name, *config;
@@ -97,7 +98,7 @@ static int same_list(trn_sim *s, const json_t *x, const json_t *y, bool strict) 
 
 static int same_value(trn_sim *s, const trn_inst *a, const char *key, const json_t *x, const json_t *y, bool strict) {
     if (x && y && json_equal(x, y)) return 1;
-    const trn_attr_desc *d = s->table[a->it].op ? trn_schema_find(s->table[a->it].op, key) : NULL;
+    const trn_attr_desc *d = s->reg.table[a->it].op ? trn_schema_find(s->reg.table[a->it].op, key) : NULL;
     if (!strict && d && x && y && (d->types & TRN_ATTR_ENUM)) {
         const trn_enum_desc *ex = trn_schema_enum_entry(d, x), *ey = trn_schema_enum_entry(d, y);
         if (ex && ex == ey) return 1;
@@ -115,7 +116,7 @@ static int same_value(trn_sim *s, const trn_inst *a, const char *key, const json
  * dropped them, this one reads them through the schema, and the module
  * accepts and ignores them (Rand writes raw bits, quirk rng.rand_raw_bits). */
 static bool only_new(trn_sim *s, const trn_inst *a, const char *key, bool strict) {
-    const char *op = s->table[a->it].op ? s->table[a->it].op->name : "";
+    const char *op = s->reg.table[a->it].op ? s->reg.table[a->it].op->name : "";
     return !strict && !strcmp(op, "Rand") &&
            (!strcmp(key, "distribution") || !strcmp(key, "params") || !strcmp(key, "rand_num_steps"));
 }
@@ -214,7 +215,7 @@ done:
     return ok;
 }
 
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->reg.table[it].op; }
 
 /* The BIR function to run (NULL: the file's only one). */
 static const char *function_to_run;
@@ -224,7 +225,7 @@ static int load_opts(trn_sim *s, const char *file, const char *text, bool docume
     char families[256];
     trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
                        .max_executions = s->cfg.max_executions, .unknown_skip = s->cfg.unknown_skip,
-                       .families = trn_loader_families(s, families, sizeof families),
+                       .families = trn_loader_families(&s->reg, families, sizeof families),
                        .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
                        .arg = s, .function = function_to_run, .document_only = document};
     return trn_program_load(p, file, text, &o, e);

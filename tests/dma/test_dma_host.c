@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/sim.h"
+#include "exec/sim.h"
 
 static const char config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";
 

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/program.h"
+#include "program/program.h"
+#include "frontend/frontend.h"
 
 /* Any name of 1..40 letters and digits is an opcode; its IT is a hash in
  * the reference range. Names ending in "X" are known but unhandled. */

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
 #include "test_util.h"
 
 static void expect_error(const trn_sim_opts *o, const char *want) {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
 #include "test_util.h"
 
 #define TEST_RANDOM_SEED 0x243f6a8885a308d3ull

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/sim_internal.h"
+#include "exec/exec_int.h"
 #include "test_util.h"
 
 #define TEST_CFG(extra) "plugins = ( { family = \"test\"; module = \"trnsim-test\"; " extra " } );"
@@ -20,14 +20,14 @@ static void load_ok(void **st) {
     trn_sim *s;
     trn_error e;
     assert_int_equal(test_open(TEST_CFG(""), &s, &e), 0);
-    assert_string_equal(s->table[200].op->name, "TestCopy");
-    assert_string_equal(s->table[200].owner->desc->name, "trnsim-test");
-    assert_string_equal(s->table[207].op->name, "TestRegs");
-    assert_string_equal(s->table[208].op->name, "TestWaitNoFlag");
-    assert_string_equal(s->table[209].op->name, "TestKind");
-    assert_string_equal(s->table[210].op->name, "TestOperandFail");
-    assert_string_equal(s->table[220].op->name, "TestLend");
-    assert_null(s->table[211].op);
+    assert_string_equal(s->reg.table[200].op->name, "TestCopy");
+    assert_string_equal(s->reg.table[200].owner->desc->name, "trnsim-test");
+    assert_string_equal(s->reg.table[207].op->name, "TestRegs");
+    assert_string_equal(s->reg.table[208].op->name, "TestWaitNoFlag");
+    assert_string_equal(s->reg.table[209].op->name, "TestKind");
+    assert_string_equal(s->reg.table[210].op->name, "TestOperandFail");
+    assert_string_equal(s->reg.table[220].op->name, "TestLend");
+    assert_null(s->reg.table[211].op);
     trn_sim_close(s);
 }
 
@@ -124,15 +124,17 @@ static void bad_attribute_schema(void **st) {
 static void broken_replacement_refused_first(void **st) {
     trn_sim *s = calloc(1, sizeof *s);
     trn_error e;
-    s->opts.exe_dir = TRNSIM_MODULE_DIR;
+    s->reg.exe_dir = TRNSIM_MODULE_DIR;
+    s->reg.cfg = &s->cfg;
+    s->reg.api = &trn_host_api_table;
     assert_int_equal(trn_config_load(&s->cfg, NULL,
                                      "plugins = ( { family = \"test\"; module = \"trnsim-test\"; },"
                                      " { family = \"bad\"; module = \"trnsim-bad7\"; replaces = \"test\"; } );", &e), 0);
-    assert_int_equal(trn_loader_load_all(s, &e), -1);
+    assert_int_equal(trn_loader_load_all(&s->reg, &e), -1);
     assert_contains(e.msg, "has a default outside [min, max]");
-    assert_false(s->mods[0].live);
-    assert_null(s->table[200].op);
-    trn_loader_unload_all(s);
+    assert_false(s->reg.mods[0].live);
+    assert_null(s->reg.table[200].op);
+    trn_loader_unload_all(&s->reg);
     trn_config_free(&s->cfg);
     free(s);
 }
@@ -143,8 +145,8 @@ static void replaces_family(void **st) {
     assert_int_equal(test_open("plugins = ( { family = \"test\"; module = \"trnsim-test\"; },"
                                " { family = \"test\"; module = \"trnsim-test2\"; replaces = \"test\"; } );",
                                &s, &e), 0);
-    assert_string_equal(s->table[200].owner->desc->name, "trnsim-test2");
-    assert_false(s->mods[0].live);
+    assert_string_equal(s->reg.table[200].owner->desc->name, "trnsim-test2");
+    assert_false(s->reg.mods[0].live);
     trn_sim_close(s);
     expect_open_error("plugins = ( { family = \"test\"; module = \"trnsim-test\"; replaces = \"bn\"; } );",
                       "replaces = \"bn\", but no earlier module of that family is loaded");
@@ -155,12 +157,14 @@ static void init_failure_rolls_back(void **st) {
     /* Below the sim API: after the failed load nothing of the module is registered. */
     trn_sim *s = calloc(1, sizeof *s);
     trn_error e;
-    s->opts.exe_dir = TRNSIM_MODULE_DIR;
+    s->reg.exe_dir = TRNSIM_MODULE_DIR;
+    s->reg.cfg = &s->cfg;
+    s->reg.api = &trn_host_api_table;
     assert_int_equal(trn_config_load(&s->cfg, NULL, TEST_CFG("settings = { fail_init = true; };"), &e), 0);
-    assert_int_equal(trn_loader_load_all(s, &e), -1);
-    for (int it = 0; it <= (int)TRN_IT_MAX; ++it) assert_null(s->table[it].op);
-    assert_false(s->mods[0].live);
-    trn_loader_unload_all(s);
+    assert_int_equal(trn_loader_load_all(&s->reg, &e), -1);
+    for (int it = 0; it <= (int)TRN_IT_MAX; ++it) assert_null(s->reg.table[it].op);
+    assert_false(s->reg.mods[0].live);
+    trn_loader_unload_all(&s->reg);
     trn_config_free(&s->cfg);
     free(s);
 }
@@ -291,7 +295,7 @@ static void service_found_in_any_order(void **st) {
         trn_sim *s;
         trn_error e = {.msg = ""};
         assert_int_equal(test_open(cfgs[i], &s, &e), 0);
-        const trn_module *user = s->table[220].owner, *svc = s->table[221].owner;
+        const trn_module *user = s->reg.table[220].owner, *svc = s->reg.table[221].owner;
         assert_string_equal(user->desc->name, "trnsim-svc-user");
         assert_ptr_equal(user->state, svc->desc->exports[0].iface);
         trn_sim_close(s);
@@ -327,7 +331,7 @@ static void service_of_replaced_family(void **st) {
     assert_int_equal(test_open("plugins = ( " SVC_ENTRY("svc", "trnsim-svc-v1") ", " SVC_ENTRY("svcuser",
                                "trnsim-svc-user") ", { family = \"svc\"; module = \"trnsim-svc-v2\"; replaces = "
                                "\"svc\"; } );", &s, &e), 0);
-    assert_string_equal(s->table[221].owner->desc->name, "trnsim-svc-v2");
+    assert_string_equal(s->reg.table[221].owner->desc->name, "trnsim-svc-v2");
     trn_sim_close(s);
     expect_open_error("plugins = ( " SVC_ENTRY("svc", "trnsim-svc-v2") ", " SVC_ENTRY("svcuser", "trnsim-svc-user")
                       ", { family = \"svc\"; module = \"trnsim-svc-v1\"; replaces = \"svc\"; } );",

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "frontend/npy.h"
+#include "npy/npy.h"
 
 static int fail(const trn_error *e) {
     fprintf(stderr, "%s\n", e->msg);

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/npy.h"
+#include "npy/npy.h"
 
 static const char *const DESCRS[] = {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4",
                                      "<i8", "|u1", "<u2", "<u4", "<u8", "|b1"};

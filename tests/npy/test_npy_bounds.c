@@ -1,4 +1,4 @@
-/* host/frontend/npy.c, bounded cost: the header is checked before any data
+/* host/npy/npy.c, bounded cost: the header is checked before any data
  * is read (trn_npy_read_checked), a stream is read at most one byte past
  * its data, a descr holding a NUL is refused, a dimension above 2^32 names
  * the limit. */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/npy.h"
+#include "npy/npy.h"
 
 static int group_setup(void **state) { return npy_tmp_setup(); }
 static int group_teardown(void **state) {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "frontend/npy.h"
+#include "npy/npy.h"
 
 static const char *dir(void) {
     const char *d = getenv("NPY_NUMPY_DIR");

@@ -1,4 +1,4 @@
-/* host/frontend/npy_stream.c against the whole-array calls of npy.h: for
+/* host/npy/npy_stream.c against the whole-array calls of npy.h: for
  * every tensor dtype and every file descr, a file streamed into tensor
  * bytes in runs of assorted sizes (one run, odd runs, runs larger than the
  * conversion buffer) gives the bytes trn_npy_to_tensor gives, or the same
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "arith/arith.h"
-#include "frontend/npy.h"
-#include "frontend/npy_stream.h"
+#include "npy/npy.h"
+#include "npy/npy_stream.h"
 
 static int group_setup(void **state) { return npy_tmp_setup(); }
 static int group_teardown(void **state) {

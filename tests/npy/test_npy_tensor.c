@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "arith/arith.h"
-#include "frontend/npy.h"
+#include "npy/npy.h"
 
 static int group_setup(void **state) { return npy_tmp_setup(); }
 static int group_teardown(void **state) {

@@ -5,7 +5,7 @@
 #ifndef TRNSIM_HOST_BIR_H
 #define TRNSIM_HOST_BIR_H
 
-#include "frontend/program.h"
+#include "frontend/frontend.h"
 
 /* p->root holds the BIR document; it is freed (p->root NULL) once read. */
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e);

@@ -7,7 +7,6 @@
 #include "arith/arith.h"
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
-#include "frontend/native/native.h"
 
 #define IO_ALIGN 64
 
@@ -218,8 +217,8 @@ static int place_tensors(bir_ctx *c, int64_t hbm_end, trn_error *e) {
         trn_tensor *t = &c->p->tensors[i];
         char where[BIR_WHERE_MAX];
         snprintf(where, sizeof where, "tensor '%s'", t->name);
-        if (trn_native_check_placement(t, c->o->machine, where, e)) return -1;
-        trn_native_tensor_ap(t);
+        if (trn_tensor_check_placement(t, c->o->machine, where, e)) return -1;
+        trn_tensor_ap(t);
     }
     return 0;
 }

@@ -8,7 +8,7 @@
 #include "arith/arith.h"
 #include "frontend/bir/bir_internal.h"
 #include "frontend/json_fields.h"
-#include "frontend/operand.h"
+#include "program/operand.h"
 
 static const char *const arg_kinds[] = {"physical_ap", "register_ap", "register_access", "imm_value", "imm_array",
                                         "symbolic_ap", "symbolic_imm_value", NULL};

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "frontend/bir/bir_internal.h"
-#include "frontend/operand_intern.h"
+#include "program/operand_intern.h"
 #include "frontend/text_scan.h"
 
 #define MAX_FAST_ARGS 8

@@ -5,7 +5,7 @@
 #define TRNSIM_HOST_BIR_INTERNAL_H
 
 #include "frontend/bir/bir.h"
-#include "frontend/operand.h"
+#include "program/operand.h"
 
 #define BIR_MAX_DEPTH 32
 #define BIR_WHERE_MAX 400

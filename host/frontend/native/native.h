@@ -2,7 +2,7 @@
 #ifndef TRNSIM_HOST_NATIVE_H
 #define TRNSIM_HOST_NATIVE_H
 
-#include "frontend/program.h"
+#include "frontend/frontend.h"
 
 /* The whole program from p->root (already parsed JSON). */
 int trn_native_read(trn_program *p, const trn_load_opts *o, trn_error *e);
@@ -17,12 +17,5 @@ int trn_native_parse_tensors(trn_program *p, json_t *tensors, const trn_machine 
 int trn_native_parse_mem(const char *s, trn_mem *out);
 int trn_native_get_dtype(json_t *obj, const char *where, trn_dtype *out, trn_error *e);
 
-/* A tensor whose memory, dtype, shape, partition and offset_bytes are set:
- * whether it fits the machine ("WHERE: needs bytes ..."), its bytes per
- * partition (HBM: all of them) and its own AP (partitions x row-major free
- * shape). The BIR front end places allocations through these too. */
-int trn_native_check_placement(const trn_tensor *x, const trn_machine *m, const char *where, trn_error *e);
-int64_t trn_native_tensor_row_bytes(const trn_tensor *x);
-void trn_native_tensor_ap(trn_tensor *x);
 
 #endif

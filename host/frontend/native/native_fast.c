@@ -14,8 +14,8 @@
 
 #include "frontend/native/native_list.h"
 #include "frontend/native/native_scan.h"
-#include "frontend/operand.h"
-#include "frontend/operand_intern.h"
+#include "program/operand.h"
+#include "program/operand_intern.h"
 #include "frontend/text_scan.h"
 
 #define MAX_FAST_OPERANDS 8

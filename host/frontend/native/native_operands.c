@@ -7,7 +7,7 @@
 #include "arith/arith.h"
 #include "frontend/json_fields.h"
 #include "frontend/native/native.h"
-#include "frontend/operand.h"
+#include "program/operand.h"
 
 /* ---- operands ---- */
 
@@ -138,13 +138,5 @@ int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *in, trn_opname_r
         return -1;
     }
     return 0;
-}
-
-void trn_inst_free(trn_inst *in) {
-    if (!in->shared_operands) {
-        free(in->in);
-        free(in->out);
-    }
-    in->in = in->out = NULL;
 }
 

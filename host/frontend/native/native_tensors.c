@@ -53,35 +53,6 @@ static int parse_shape(json_t *t, trn_tensor *x, const trn_machine *m, const cha
     return 0;
 }
 
-/* The tensor's own AP: partitions x row-major free shape. */
-void trn_native_tensor_ap(trn_tensor *x) {
-    trn_ap *ap = &x->ap;
-    memset(ap, 0, sizeof *ap);
-    ap->mem = x->mem;
-    ap->dtype = x->dtype;
-    int first = x->mem == TRN_MEM_HBM ? 0 : 1;
-    ap->part_start = x->partition;
-    ap->part_count = x->mem == TRN_MEM_HBM ? 1 : (uint32_t)x->shape[0];
-    ap->part_step = 1;
-    ap->offset = x->offset_bytes / (int64_t)trn_dtype_width(x->dtype);
-    int64_t step = 1;
-    ap->ndims = (uint32_t)(x->ndim - first);
-    for (int d = x->ndim - 1; d >= first; --d) {
-        ap->dims[d - first].step = step;
-        ap->dims[d - first].num = x->shape[d];
-        step *= x->shape[d];
-    }
-    if (ap->ndims == 0) {
-        ap->ndims = 1;
-        ap->dims[0].step = 1;
-        ap->dims[0].num = 1;
-    }
-}
-
-static uint64_t mem_limit(const trn_machine *m, trn_mem mem) {
-    return mem == TRN_MEM_SBUF ? m->sbuf_partition_bytes : mem == TRN_MEM_PSUM ? m->psum_partition_bytes : m->hbm_bytes;
-}
-
 /* A view (view_of) sits at its base's partition and byte offset plus its
  * own partition / offset, and takes no bytes of its own: it is the declared
  * way to reach bytes of several tensors through one operand. */
@@ -105,33 +76,11 @@ static int place_view(trn_tensor *x, const trn_tensor *base, json_t *t, const tr
                           x->partition + x->shape[0] - 1, m->partitions);
     int64_t bytes = (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * w;
     uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)bytes;
-    if (end > mem_limit(m, x->mem))
+    if (end > trn_tensor_mem_limit(m, x->mem))
         return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
-                          x->offset_bytes, end - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
+                          x->offset_bytes, end - 1, trn_mem_names[x->mem], trn_tensor_mem_limit(m, x->mem),
                           x->mem == TRN_MEM_HBM ? "" : " per partition");
     return 0;
-}
-
-int trn_native_check_placement(const trn_tensor *x, const trn_machine *m, const char *where, trn_error *e) {
-    uint32_t w = trn_dtype_width(x->dtype);
-    if (x->mem != TRN_MEM_HBM && x->shape[0] > m->partitions)
-        return trn_errorf(e, "%s: %" PRId64 " partitions, the machine has %u", where, x->shape[0], m->partitions);
-    if (x->mem != TRN_MEM_HBM && x->partition + x->shape[0] > m->partitions)
-        return trn_errorf(e, "%s: partitions %u..%" PRId64 " exceed the machine's %u", where, x->partition,
-                          x->partition + x->shape[0] - 1, m->partitions);
-    if (x->offset_bytes % w)
-        return trn_errorf(e, "%s: offset %" PRId64 " is not a multiple of the %u-byte dtype", where, x->offset_bytes, w);
-    /* offset_bytes <= INT64_MAX and bytes <= 2^43: their sum fits uint64. */
-    uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)trn_native_tensor_row_bytes(x);
-    if (end > mem_limit(m, x->mem))
-        return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
-                          x->offset_bytes, end - 1, trn_mem_names[x->mem], mem_limit(m, x->mem),
-                          x->mem == TRN_MEM_HBM ? "" : " per partition");
-    return 0;
-}
-
-int64_t trn_native_tensor_row_bytes(const trn_tensor *x) {
-    return (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * trn_dtype_width(x->dtype);
 }
 
 static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3], const char *where,
@@ -145,8 +94,8 @@ static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t 
     } else {
         x->offset_bytes = (cursor[x->mem] + PLACE_ALIGN - 1) / PLACE_ALIGN * PLACE_ALIGN;
     }
-    if (trn_native_check_placement(x, m, where, e)) return -1;
-    int64_t bytes = trn_native_tensor_row_bytes(x);
+    if (trn_tensor_check_placement(x, m, where, e)) return -1;
+    int64_t bytes = trn_tensor_row_bytes(x);
     if (x->offset_bytes + bytes > cursor[x->mem]) cursor[x->mem] = x->offset_bytes + bytes;
     return 0;
 }
@@ -212,7 +161,7 @@ static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, 
         (base ? place_view(x, base, t, m, where, e) : place_tensor(x, t, m, cursor, where, e)) ||
         parse_init(x, t, p->cores, where, e))
         return -1;
-    trn_native_tensor_ap(x);
+    trn_tensor_ap(x);
     return 0;
 }
 

@@ -1,0 +1,96 @@
+/* The progress display (progress.h). On a terminal the line is redrawn in
+ * place (carriage return, erase to the end of the line) four times a
+ * second; into a file or a pipe (only when forced) each update is a line
+ * of its own, once a second, so a log keeps them readable. */
+#include "exec/progress.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "exec/exec_int.h"
+
+#define SHOW_AFTER 1.0       /* seconds before an unforced display appears */
+#define TTY_INTERVAL 0.25    /* seconds between redraws on a terminal */
+#define FILE_INTERVAL 1.0    /* seconds between lines in a file */
+#define CORES_LISTED 8       /* more cores than this: their range instead */
+
+struct trn_progress {
+    trn_sim *sim;
+    FILE *out;
+    bool tty, forced, shown;
+    double start, next;
+    uint64_t per_core, total;
+};
+
+trn_progress *trn_progress_start(trn_sim *s, int mode, FILE *out) {
+    bool tty = isatty(fileno(out));
+    if (mode <= 0 || (mode == 1 && !tty)) return NULL;
+    trn_progress *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    uint32_t cores = s->local_hi - s->local_lo;
+    p->sim = s;
+    p->out = out;
+    p->tty = tty;
+    p->forced = mode >= 2;
+    p->start = trn_now();
+    p->next = p->start + (p->forced ? 0 : SHOW_AFTER);
+    p->per_core = s->prog.summary.executions;
+    p->total = p->per_core && cores > UINT64_MAX / p->per_core ? UINT64_MAX : p->per_core * cores;
+    return p;
+}
+
+static void print_seconds(FILE *f, double t) {
+    if (t < 60) fprintf(f, "%.1f s", t);
+    else fprintf(f, "%d min %02d s", (int)(t / 60), (int)t % 60);
+}
+
+/* Each core's instructions done of its stream, or their range over many. */
+static void print_cores(const trn_progress *p) {
+    const trn_sim *s = p->sim;
+    uint32_t n = s->local_hi - s->local_lo;
+    if (n <= CORES_LISTED) {
+        for (uint32_t c = s->local_lo; c < s->local_hi; ++c)
+            fprintf(p->out, "%s%" PRIu64, c == s->local_lo ? "" : " ", trn_dispatch_core_done(s, c));
+        return;
+    }
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) {
+        uint64_t d = trn_dispatch_core_done(s, c);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+    }
+    fprintf(p->out, "%" PRIu64 "..%" PRIu64 " over %u cores", lo, hi, n);
+}
+
+/* "progress: 12288/50000 instructions (24.6%); per core (of 25000): 6144 6144; elapsed 1.2 s; ETA 3.7 s" */
+static void draw(trn_progress *p, uint64_t done, double now, const char *end) {
+    double elapsed = now - p->start;
+    double pct = p->total ? 100.0 * (double)done / (double)p->total : 100.0;
+    fprintf(p->out, "%sprogress: %" PRIu64 "/%" PRIu64 " instructions (%.1f%%); per core (of %" PRIu64 "): ",
+            p->tty ? "\r" : "", done, p->total, pct, p->per_core);
+    print_cores(p);
+    fputs("; elapsed ", p->out);
+    print_seconds(p->out, elapsed);
+    fputs("; ETA ", p->out);
+    if (end) fputs(end, p->out);
+    else if (done == 0) fputs("?", p->out);
+    else print_seconds(p->out, elapsed * (double)(p->total - (done < p->total ? done : p->total)) / (double)done);
+    fputs(p->tty ? "\033[K" : "\n", p->out);
+    fflush(p->out);
+    p->shown = true;
+}
+
+void trn_progress_tick(trn_progress *p, uint64_t executed) {
+    double now = trn_now();
+    if (now < p->next) return;
+    p->next = now + (p->tty ? TTY_INTERVAL : FILE_INTERVAL);
+    draw(p, executed, now, NULL);
+}
+
+void trn_progress_finish(trn_progress *p, int failed) {
+    if (!p) return;
+    if (p->shown || p->forced) draw(p, p->sim->executed, trn_now(), failed ? "- (stopped)" : "0 s (done)");
+    if (p->shown && p->tty) fputc('\n', p->out);
+    free(p);
+}

@@ -1,0 +1,176 @@
+/* The host as a library: what the CLI, the benchmark and the tests drive.
+ * A trn_sim owns the config, the loaded modules, the sealed dispatch table,
+ * one loaded program and the per-core memories. */
+#ifndef TRNSIM_HOST_SIM_H
+#define TRNSIM_HOST_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "trnsim/plugin.h"
+
+typedef struct trn_sim trn_sim;
+
+typedef struct trn_sim_opts {
+    const char *config_path; /* NULL: the embedded default config */
+    const char *config_text; /* used when config_path is NULL and this is non-NULL */
+    bool trace;              /* one line per instruction on trace_out */
+    bool stats;              /* per-opcode counts and time */
+    FILE *trace_out;         /* NULL: stderr */
+    const char *module_dir;  /* searched before anything else; NULL: none */
+    const char *exe_dir;     /* the executable's (or the library's) directory; NULL: none */
+    bool exe_is_library;     /* exe_dir holds libtrnsim: also search exe_dir/trnsim */
+    const char *const *sets; /* KEY=VALUE overrides (--set) applied in order over the config (docs/config.md) */
+    size_t n_sets;
+    int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
+    uint64_t max_instructions; /* a run stops with an error before instruction N+1; 0: no limit */
+    double timeout_seconds;    /* a run stops with an error once this much time passed; 0: none */
+    const char *const *module_swaps; /* FAMILY=PATH: that family's module loaded from PATH instead */
+    size_t n_module_swaps;
+    int progress;              /* progress line on stderr: 0 never, 1 when stderr is a terminal, 2 always */
+} trn_sim_opts;
+
+/* Read the config, load and validate every module, seal dispatch.
+ * Every failing call below also says its step in e->kind (error.h). */
+int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e);
+void trn_sim_close(trn_sim *s);
+
+/* Parse and validate a program (file or text), then place its tensors and
+ * give each core fresh memories with the tensors' initial data. */
+int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e);
+int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e);
+/* A native program's document built in memory (taken: freed with the
+ * program, also on failure); name labels messages. */
+struct json_t;
+int trn_sim_load_program_document(trn_sim *s, struct json_t *root, const char *name, trn_error *e);
+
+/* Raw bytes of a whole tensor in its dtype, C order. core -1 = every core
+ * (set) / core 0 (get). Marks the bytes written. */
+int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
+int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
+/* As trn_sim_set_tensor, but the tensor's bytes stay in the caller's
+ * buffer (memory/bindings.h) until it is set or bound again, a run writes
+ * into it, the program is replaced or the sim closed; data must stay valid
+ * and unchanged that long and be aligned to the dtype's width. A tensor
+ * whose rows do not abut in one partition range, or a distributed run, gets
+ * a copy instead. */
+int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
+/* Settle the tensor's bindings on core (-1: every core) into simulator memory. */
+int trn_sim_unbind_tensor(trn_sim *s, const char *name, int core, trn_error *e);
+/* Copy every binding into simulator memory (for readers of raw memory). */
+void trn_sim_settle_bindings(trn_sim *s);
+
+/* The same without a caller's buffer: fn(ctx, bytes, len, e) is handed
+ * the tensor's own bytes in simulator memory, run by run in C order (one
+ * run per partition, or one for partitions laid end to end), and fills
+ * them (fill) or reads them (drain). fill on core -1 fills the first core
+ * of this process and copies it to the others; a core held by another
+ * process (a distributed run) is passed as NULL runs of the same lengths,
+ * so a reader can skip its bytes. Filled bytes are marked written. */
+typedef int (*trn_sim_span_fn)(void *ctx, uint8_t *bytes, size_t len, trn_error *e);
+int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx, trn_error *e);
+int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx, trn_error *e);
+
+/* Run the loaded program from its first instruction on every core.
+ * Memories keep their contents between runs (the benchmark reruns). */
+int trn_sim_run(trn_sim *s, trn_error *e);
+
+/* The same run one instruction at a time, for a lockstep diff of two
+ * simulators: trn_sim_run_start, then trn_sim_step until it returns 0 (the
+ * run is complete) or -1 (an error, in e); 1 means one instruction
+ * completed, described in *out. The cores take the same turns as in
+ * trn_sim_run. trn_sim_run_end frees the run's state (also after an error). */
+typedef struct trn_step {
+    uint32_t core;
+    uint64_t index;             /* in the core's stream (loops written out) */
+    const struct trn_inst *inst; /* the instruction (program/program.h) */
+} trn_step;
+int trn_sim_run_start(trn_sim *s, trn_error *e);
+int trn_sim_step(trn_sim *s, trn_step *out, trn_error *e);
+void trn_sim_run_end(trn_sim *s);
+
+/* --stats: a check (trnsim diff) compared the outputs of the instruction
+ * st completed and found `wrong` elements differing; a collective's line
+ * then shows them as #wrong. */
+void trn_sim_stats_checked(trn_sim *s, const trn_step *st, uint64_t wrong);
+
+/* Run hooks: a folder above exec/ takes over parts of a run (snapshot/:
+ * dumps and restore) without exec/ calling up into it. exec/ tests s->hooks
+ * on the slow path of the run loop only, so a plain run does not pay for it. */
+typedef struct trn_run_hooks {
+    /* Before an attempt on core c: 0 go on, 1 stop the run here, -1 error. */
+    int (*before)(trn_sim *s, uint32_t core, trn_error *e);
+    /* The handler of attempt `attempt` (0-based) failed. */
+    void (*failed)(trn_sim *s, uint64_t attempt);
+    /* A whole run (trn_sim_run), in place of the plain loop. */
+    int (*run)(trn_sim *s, trn_error *e);
+    /* The simulator closes: free hooks_state. */
+    void (*free)(trn_sim *s);
+} trn_run_hooks;
+/* Install hooks and their state (NULL, NULL: none). */
+void trn_sim_set_hooks(trn_sim *s, const trn_run_hooks *hooks, void *state);
+void *trn_sim_hooks_state(const trn_sim *s);
+
+/* Distributed runs (a transport module, e.g. MPI: docs/mpi.md). Each
+ * process runs its own cores; every call below is made by every process in
+ * the same order. Without a transport they do nothing.
+ * trn_sim_is_root: whether this process writes outputs and prints (rank 0).
+ * trn_sim_agree: every process's rc; returns -1 when any failed, with the
+ *   message to print in e on rank 0 and an empty message elsewhere.
+ * trn_sim_gather_tensor: the tensor of core `core` (-1: every core) copied
+ *   to rank 0, where trn_sim_get_tensor then reads it. */
+bool trn_sim_is_root(const trn_sim *s);
+bool trn_sim_is_distributed(const trn_sim *s); /* more than one process */
+int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
+/* A distributed run whose agreements so far all came back (a failed run
+ * included): the processes can still move data to rank 0. */
+bool trn_sim_dist_healthy(const trn_sim *s);
+int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e);
+
+/* A tensor of the loaded program. */
+typedef struct trn_tensor_info {
+    const char *name;
+    int dtype; /* trn_dtype */
+    int ndim;
+    const int64_t *shape;
+    int64_t count;
+} trn_tensor_info;
+
+int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out, trn_error *e);
+/* The loaded program's tensors in declaration order (0 without a program). */
+int trn_sim_tensor_count(const trn_sim *s);
+int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_error *e);
+/* The file the config was read from, or how it was given. */
+const char *trn_sim_config_file(const trn_sim *s);
+uint32_t trn_sim_cores(const trn_sim *s);
+const char *trn_sim_program_path(const trn_sim *s);
+
+/* The loaded program as a native program (a BIR file's translation, a
+ * native file as read), indented JSON; -1 if nothing is loaded or the
+ * stream fails. */
+int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e);
+/* What `check` prints: allocations, instructions, loops and their trips,
+ * executions per core, and the opcode histogram. */
+void trn_sim_print_summary(const trn_sim *s, FILE *out);
+int trn_sim_program_is_bir(const trn_sim *s);
+
+/* Register one of the host's own observers (plugin.h, ABI 3: the trace,
+ * the timeline, a lockstep diff): desc and state must outlive the sim or
+ * the next trn_sim_remove_observer. They run after the modules' observers,
+ * in the order added. */
+int trn_sim_add_observer(trn_sim *s, const trn_observer_desc *desc, void *state, trn_error *e);
+void trn_sim_remove_observer(trn_sim *s, const trn_observer_desc *desc, void *state);
+
+/* Reports for the CLI. */
+void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);
+void trn_sim_print_skip_notes(const trn_sim *s, FILE *out);
+void trn_sim_print_opcodes(const trn_sim *s, FILE *out);
+/* describe.c: operands and attributes from the modules' schemas. */
+int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e);
+void trn_sim_print_opcode_attrs(const trn_sim *s, FILE *out);
+void trn_sim_print_quirks(const trn_sim *s, FILE *out);
+
+#endif

@@ -1,0 +1,33 @@
+/* What the façade tells the folders above it about the loaded run: the
+ * cores, the program's path and tensors, the config file. Observers,
+ * dumps and distribution read these instead of reaching into trn_sim. */
+#include "exec/exec_int.h"
+
+uint32_t trn_sim_cores(const trn_sim *s) { return s->ncores; }
+const char *trn_sim_program_path(const trn_sim *s) { return s->have_prog ? s->prog.path : ""; }
+
+int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out, trn_error *e) {
+    int i = s->have_prog ? trn_program_find_tensor(&s->prog, name) : 0;
+    if (!s->have_prog || i >= s->prog.n_tensors)
+        return trn_errorf(e, "%s: no tensor named '%s'", trn_sim_program_path(s), name);
+    const trn_tensor *t = &s->prog.tensors[i];
+    *out = (trn_tensor_info){t->name, (int)t->dtype, t->ndim, t->shape, t->count};
+    return 0;
+}
+
+int trn_sim_tensor_count(const trn_sim *s) { return s->have_prog ? s->prog.n_tensors : 0; }
+
+int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_error *e) {
+    if (index < 0 || index >= trn_sim_tensor_count(s))
+        return trn_errorf(e, "tensor index %d is outside 0..%d", index, trn_sim_tensor_count(s) - 1);
+    return trn_sim_tensor_info(s, s->prog.tensors[index].name, out, e);
+}
+
+const char *trn_sim_config_file(const trn_sim *s) { return s->cfg.file ? s->cfg.file : ""; }
+
+void trn_sim_set_hooks(trn_sim *s, const trn_run_hooks *hooks, void *state) {
+    s->hooks = hooks;
+    s->hooks_state = state;
+}
+
+void *trn_sim_hooks_state(const trn_sim *s) { return s->hooks_state; }
