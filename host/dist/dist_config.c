@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dist/dist_config.h"
-#include "exec/exec_int.h"
+#include "dist/dist.h"
 
 typedef struct cfg_text {
     char *buf;
@@ -48,20 +48,20 @@ static void add_value(cfg_text *t, const trn_setting_val *v) {
     }
 }
 
-size_t trn_dist_config_text(const trn_sim *s, char *buf, size_t cap) {
+size_t trn_dist_config_text(const trn_dist *s, char *buf, size_t cap) {
     cfg_text t = {buf, cap, 0, false};
     buf[0] = 0;
-    const trn_machine *m = &s->cfg.machine;
+    const trn_machine *m = &s->cfg->machine;
     add(&t, "machine.partitions = %u\n", m->partitions);
     add(&t, "machine.sbuf_partition_bytes = %" PRIu64 "\n", m->sbuf_partition_bytes);
     add(&t, "machine.psum_partition_bytes = %" PRIu64 "\n", m->psum_partition_bytes);
     add(&t, "machine.hbm_bytes = %" PRIu64 "\n", m->hbm_bytes);
     add(&t, "machine.registers = %u\n", m->registers);
-    add(&t, "machine.allow_uninit_read = %s\n", s->cfg.allow_uninit ? "true" : "false");
-    add(&t, "unknown_opcode = \"%s\"\n", s->cfg.unknown_skip ? "skip" : "error");
-    add(&t, "max_executions = %" PRIu64 "\n", s->cfg.max_executions);
-    for (size_t i = 0; i < s->reg.n_mods; ++i) {
-        const trn_module *mod = &s->reg.mods[i];
+    add(&t, "machine.allow_uninit_read = %s\n", s->cfg->allow_uninit ? "true" : "false");
+    add(&t, "unknown_opcode = \"%s\"\n", s->cfg->unknown_skip ? "skip" : "error");
+    add(&t, "max_executions = %" PRIu64 "\n", s->cfg->max_executions);
+    for (size_t i = 0; i < s->reg->n_mods; ++i) {
+        const trn_module *mod = &s->reg->mods[i];
         add(&t, "%s.module = \"%s\" (version %s)\n", mod->desc->family, mod->desc->name,
             mod->desc->version ? mod->desc->version : "");
         for (size_t k = 0; k < mod->settings.n; ++k) {

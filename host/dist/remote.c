@@ -17,15 +17,15 @@
 
 #include "arith/arith.h"
 #include "memory/ap.h"
+#include "dist/dist.h"
 #include "dist/remote.h"
-#include "exec/exec_int.h"
 
 #define REGIONS_PER_CORE 9u
 #define RUN_BATCH 65536u
 
-static uint32_t per_rank(const trn_sim *s) { return s->local_hi - s->local_lo; }
+static uint32_t per_rank(const trn_dist *s) { return s->local_hi - s->local_lo; }
 
-static uint32_t region_of(const trn_sim *s, uint32_t core, uint32_t mem, uint32_t k) {
+static uint32_t region_of(const trn_dist *s, uint32_t core, uint32_t mem, uint32_t k) {
     return ((core % per_rank(s)) * 3 + mem) * 3 + k;
 }
 
@@ -34,13 +34,13 @@ bool trn_remote_supported(const trn_transport_desc *t) {
            t->remote_begin && t->remote_get && t->remote_put && t->remote_end;
 }
 
-static bool remote_on(const trn_sim *s) { return s->transport && s->tinfo.ranks > 1 && s->remote_mem; }
+static bool remote_on(const trn_dist *s) { return s->transport && s->tinfo.ranks > 1 && s->remote_mem; }
 
 static int transport_failed(trn_error *e, const char *what, uint32_t core, const char *msg) {
     return trn_errorf(e, "%s core %u's memory in another MPI process: %s", what, core, msg[0] ? msg : "the transport failed");
 }
 
-int trn_remote_expose(trn_sim *s, trn_error *e) {
+int trn_remote_expose(trn_dist *s, trn_error *e) {
     if (!remote_on(s)) return 0;
     uint32_t per = per_rank(s), n = per * REGIONS_PER_CORE;
     for (uint32_t c = 0; c < s->ncores; ++c)
@@ -59,25 +59,22 @@ int trn_remote_expose(trn_sim *s, trn_error *e) {
     char msg[512] = "";
     int rc = s->transport->expose(s->transport_mod->state, r, n, msg, sizeof msg) == TRN_OK
                  ? 0
-                 : trn_errorf(e, "%s: making this process's core memories reachable for remote DMA: %s", s->prog.path,
+                 : trn_errorf(e, "%s: making this process's core memories reachable for remote DMA: %s", s->prog->path,
                               msg[0] ? msg : "the transport failed");
     free(r);
     s->remote_exposed = rc == 0;
     return rc;
 }
 
-void trn_remote_withdraw(trn_sim *s) {
+void trn_remote_withdraw(trn_dist *s) {
     if (!s->remote_exposed) return;
     char msg[512];
     s->transport->expose(s->transport_mod->state, NULL, 0, msg, sizeof msg);
     s->remote_exposed = false;
 }
 
-bool trn_remote_is_remote(const trn_ctx *ctx, const trn_ap *ap) {
-    const trn_sim *s = ctx->sim;
-    bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->transport_mod;
-    return remote_on(s) && !is_transport && !ctx->checking && ap->core < s->ncores &&
-           !trn_dist_is_local(s, ap->core);
+bool trn_remote_is_remote(const trn_dist *s, const trn_ap *ap) {
+    return remote_on(s) && ap->core < s->ncores && !trn_dist_is_local(s, ap->core);
 }
 
 /* ---- extents ------------------------------------------------------------ */
@@ -125,7 +122,7 @@ static int ap_extents(const trn_memory *m, const trn_ap *ap, trn_remote_txn *t, 
 
 /* ---- epochs ------------------------------------------------------------- */
 
-static int fetch(trn_sim *s, trn_remote_txn *t, trn_error *e) {
+static int fetch(trn_dist *s, trn_remote_txn *t, trn_error *e) {
     void *st = s->transport_mod->state;
     trn_memory *m = t->m;
     char msg[512] = "";
@@ -162,12 +159,11 @@ static int snapshot(trn_remote_txn *t, trn_error *e) {
     return 0;
 }
 
-int trn_remote_begin(trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t, trn_error *e) {
+int trn_remote_begin(trn_dist *s, const trn_ap_env *env, const trn_ap *ap, bool write, trn_remote_txn *t,
+                     trn_error *e) {
     memset(t, 0, sizeof *t);
-    if (!trn_remote_is_remote(ctx, ap)) return 0;
-    trn_sim *s = ctx->sim;
-    trn_ap_env env = trn_ctx_env(ctx);
-    if (trn_ap_check(&env, ap, e)) return -1; /* the walk's own message, before any traffic */
+    if (!env) return 0; /* not a remote access */
+    if (trn_ap_check(env, ap, e)) return -1; /* the walk's own message, before any traffic */
     t->core = ap->core;
     t->mem = ap->mem;
     t->rank = ap->core / per_rank(s);
@@ -187,7 +183,7 @@ int trn_remote_begin(trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn 
     if (rc == 0 && write) rc = snapshot(t, e);
     if (rc || !write) { /* a read is done with the owner once it has the bytes */
         trn_error e2;
-        int rc2 = trn_remote_end(ctx, t, false, rc ? &e2 : e);
+        int rc2 = trn_remote_end(s, t, false, rc ? &e2 : e);
         return rc ? rc : rc2;
     }
     return 0;
@@ -197,7 +193,7 @@ int trn_remote_begin(trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn 
 typedef struct runs {
     trn_extent v[256];
     size_t n;
-    trn_sim *s;
+    trn_dist *s;
     trn_remote_txn *t;
     int rc;
     trn_error *e;
@@ -206,7 +202,7 @@ typedef struct runs {
 static void flush_runs(runs *r) {
     if (!r->n || r->rc) return;
     char msg[512] = "";
-    trn_sim *s = r->s;
+    trn_dist *s = r->s;
     if (s->transport->remote_put(s->transport_mod->state, r->t->rank, region_of(s, r->t->core, r->t->mem, 0), r->v,
                                  r->n, r->t->m->bytes, msg, sizeof msg) != TRN_OK)
         r->rc = transport_failed(r->e, "writing", r->t->core, msg);
@@ -247,7 +243,7 @@ static void changed_runs(runs *r) {
     flush_runs(r);
 }
 
-static int push(trn_sim *s, trn_remote_txn *t, trn_error *e) {
+static int push(trn_dist *s, trn_remote_txn *t, trn_error *e) {
     runs *r = calloc(1, sizeof *r);
     if (!r) return trn_errorf(e, "out of memory");
     *r = (runs){.s = s, .t = t, .e = e};
@@ -267,12 +263,11 @@ static int push(trn_sim *s, trn_remote_txn *t, trn_error *e) {
     return 0;
 }
 
-int trn_remote_end(trn_ctx *ctx, trn_remote_txn *t, bool ok, trn_error *e) {
+int trn_remote_end(trn_dist *s, trn_remote_txn *t, bool ok, trn_error *e) {
     if (!t->active) {
         trn_remote_txn_free(t);
         return 0;
     }
-    trn_sim *s = ctx->sim;
     int rc = ok && t->write ? push(s, t, e) : 0;
     char msg[512] = "";
     if (s->transport->remote_end(s->transport_mod->state, t->rank, msg, sizeof msg) != TRN_OK && rc == 0)

@@ -11,7 +11,8 @@
 #include "memory/memory.h"
 #include "trnsim/plugin.h"
 
-#include "exec/sim.h"
+#include "dist/dist.h"
+#include "memory/ap.h"
 
 typedef struct trn_remote_txn {
     bool active, write;
@@ -27,15 +28,19 @@ typedef struct trn_remote_txn {
 bool trn_remote_supported(const trn_transport_desc *t);
 /* Every rank: its cores' memories to the others (after the program check);
  * withdrawn before the memories go. */
-int trn_remote_expose(trn_sim *s, trn_error *e);
-void trn_remote_withdraw(trn_sim *s);
-/* An access by a module (not the transport's) to a core of another process. */
-bool trn_remote_is_remote(const trn_ctx *ctx, const trn_ap *ap);
+int trn_remote_expose(trn_dist *d, trn_error *e);
+void trn_remote_withdraw(trn_dist *d);
+/* An access to a core of another process (the caller leaves out the
+ * transport module's own accesses and static checks). */
+bool trn_remote_is_remote(const trn_dist *d, const trn_ap *ap);
 /* Around one host transfer on ap: fetch (a read: and done with the owner),
  * then after the transfer push what a write changed (ok) and end the epoch.
  * No-ops for local APs. */
-int trn_remote_begin(trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t, trn_error *e);
-int trn_remote_end(trn_ctx *ctx, trn_remote_txn *t, bool ok, trn_error *e);
+/* env: the executing instruction's view of memory, or NULL when the access
+ * is not remote (then begin and end do nothing). */
+int trn_remote_begin(trn_dist *d, const trn_ap_env *env, const trn_ap *ap, bool write, trn_remote_txn *t,
+                     trn_error *e);
+int trn_remote_end(trn_dist *d, trn_remote_txn *t, bool ok, trn_error *e);
 void trn_remote_txn_free(trn_remote_txn *t);
 
 #endif

@@ -85,7 +85,7 @@ int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_e
      * checked its fields and bounds at load, against memories of the sizes
      * every core has, so only the core it names is new. One this process
      * cannot reach takes the full check below, which words the refusal. */
-    if (ctx->checking && ctx->depth == 0 && out->core >= ctx->sim->local_lo && out->core < ctx->sim->local_hi)
+    if (ctx->checking && ctx->depth == 0 && out->core >= ctx->sim->dist.local_lo && out->core < ctx->sim->dist.local_hi)
         return 0;
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
@@ -134,9 +134,9 @@ static void count_bytes(trn_ctx *ctx, const trn_ap *ap, int64_t n, bool written)
         trn_ap_env env = trn_ctx_env(ctx);                                                                            \
         trn_error e, e_end;                                                                                           \
         trn_remote_txn txn;                                                                                           \
-        if (trn_remote_begin(ctx, ap, written, &txn, &e)) return host_error(ctx, &e);                                 \
+        if (trn_ctx_remote_begin(ctx, ap, written, &txn, &e)) return host_error(ctx, &e);                                 \
         bool bad = (call) != 0;                                                                                       \
-        if (trn_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);                          \
+        if (trn_ctx_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);                          \
         if (bad) return host_error(ctx, &e);                                                                          \
         if (ctx->sim->opts.stats) count_bytes(ctx, ap, n, written);                                                   \
         return TRN_OK;                                                                                                \
@@ -191,7 +191,7 @@ static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     if (ctx->checking && has_dynamic_operand(ctx->inst)) return TRN_OK;
     if (ctx->checking) env.allow_uninit = true;
     trn_remote_txn txn; /* reading another process's core: its written bits first */
-    if (dir == TRN_IN && !env.allow_uninit && trn_remote_begin(ctx, ap, false, &txn, &e)) return host_error(ctx, &e);
+    if (dir == TRN_IN && !env.allow_uninit && trn_ctx_remote_begin(ctx, ap, false, &txn, &e)) return host_error(ctx, &e);
     if (trn_ap_check_access(&env, ap, dir == TRN_IN, &e)) return host_error(ctx, &e);
     return TRN_OK;
 }
@@ -212,10 +212,10 @@ static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *sr
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e, e_end;
     trn_remote_txn src_txn, txn; /* the source first (a fetch, done with its owner), then dst's epoch */
-    if (trn_remote_begin(ctx, src, false, &src_txn, &e) || trn_remote_begin(ctx, dst, true, &txn, &e))
+    if (trn_ctx_remote_begin(ctx, src, false, &src_txn, &e) || trn_ctx_remote_begin(ctx, dst, true, &txn, &e))
         return host_error(ctx, &e);
     bool bad = trn_ap_copy_raw(&env, dst, src, op, &e) != 0;
-    if (trn_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);
+    if (trn_ctx_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);
     if (bad) return host_error(ctx, &e);
     if (ctx->sim->opts.stats) {
         count_bytes(ctx, src, trn_ap_elems(src), false);

@@ -30,7 +30,7 @@ trn_lend_status trn_api_lend(trn_ctx *ctx, const trn_ap *ap, uint32_t mode, trn_
     trn_sim *s = ctx->sim;
     /* another process's core: only the copying calls fetch it (and its
      * written bits) and push it back */
-    if (trn_remote_is_remote(ctx, ap)) return TRN_NOT_LENT;
+    if (trn_ctx_remote(ctx, ap)) return TRN_NOT_LENT;
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e;
     /* READ alone runs the guard exactly as read_raw would, so an

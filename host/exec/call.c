@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exec/budget.h"
+#include "dist/remote.h"
 #include "exec/exec_int.h"
 #include "frontend/frontend.h"
 #include "modules/opnames.h"
@@ -35,13 +36,29 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx) {
     /* In a distributed run the other processes' cores are reached through
      * the transport (remote.c), or, when it cannot, only by the transport's
      * own module (their memories here are its copies). */
-    bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->transport_mod;
-    if (s->transport && s->tinfo.ranks > 1 && !is_transport && !s->remote_mem) {
-        env.local_lo = s->local_lo;
-        env.local_hi = s->local_hi;
-        env.rank_of_div = s->local_hi - s->local_lo;
+    bool is_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->dist.transport_mod;
+    if (s->dist.transport && s->dist.tinfo.ranks > 1 && !is_transport && !s->dist.remote_mem) {
+        env.local_lo = s->dist.local_lo;
+        env.local_hi = s->dist.local_hi;
+        env.rank_of_div = s->dist.local_hi - s->dist.local_lo;
     }
     return env;
+}
+
+bool trn_ctx_remote(const trn_ctx *ctx, const trn_ap *ap) {
+    const trn_sim *s = ctx->sim;
+    bool by_transport = ctx->slot && ctx->slot->owner && ctx->slot->owner == s->dist.transport_mod;
+    return !by_transport && !ctx->checking && trn_remote_is_remote(&s->dist, ap);
+}
+
+int trn_ctx_remote_begin(const trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t, trn_error *e) {
+    if (!trn_ctx_remote(ctx, ap)) return trn_remote_begin(&ctx->sim->dist, NULL, ap, write, t, e);
+    trn_ap_env env = trn_ctx_env(ctx);
+    return trn_remote_begin(&ctx->sim->dist, &env, ap, write, t, e);
+}
+
+int trn_ctx_remote_end(const trn_ctx *ctx, trn_remote_txn *t, bool ok, trn_error *e) {
+    return trn_remote_end(&ctx->sim->dist, t, ok, e);
 }
 
 void trn_dispatch_context(const trn_ctx *c, trn_error *e) {

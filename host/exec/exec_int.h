@@ -8,6 +8,8 @@
 #include "memory/ap.h"
 #include "modules/config.h"
 #include "modules/modules.h"
+#include "dist/dist.h"
+#include "dist/remote.h"
 #include "program/program.h"
 #include "exec/sim.h"
 #include "exec/progress.h"
@@ -93,23 +95,14 @@ struct trn_sim {
     trn_core_state *cores;
     uint32_t ncores;
     trn_stats stats;
-    /* A transport (docs/mpi.md): this process runs cores [local_lo, local_hi);
-     * without one, every core (local_lo 0, local_hi ncores). */
-    const trn_module *transport_mod;
-    const trn_transport_desc *transport;
-    trn_transport_info tinfo;
-    uint32_t local_lo, local_hi;
+    trn_dist dist; /* the processes this run is spread over (dist/dist.h) */
     uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
     uint64_t executed;    /* instructions started in this run */
     double run_started;
     uint64_t run_started_ns; /* the same moment, for observers' times */
-    bool dist_checked; /* every process agreed it runs this program */
-    bool dist_broken;  /* an agreement failed: the transport cannot be trusted to move more */
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
     bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
-    bool remote_mem;     /* the transport reaches other processes' memories (remote DMA) */
-    bool remote_exposed; /* this process's memories are reachable (remote.c) */
     /* Parts of the run a folder above took over (snapshot/: --dump-at,
      * --dump-on-error, --restore), NULL: none; tested on the slow path only. */
     const trn_run_hooks *hooks;
@@ -151,12 +144,6 @@ int trn_exec_unhandled(const trn_sim *s, uint32_t it, trn_error *e);
  * the schema check of its attributes. */
 int trn_exec_lookup_sub(void *arg, const json_t *inst, const trn_opcode_desc **op, trn_error *e);
 
-/* distributed.c: the host's side of a transport */
-int trn_dist_attach(trn_sim *s, trn_error *e);
-void trn_dist_place(trn_sim *s); /* local cores of the loaded program */
-bool trn_dist_is_local(const trn_sim *s, uint32_t core);
-int trn_dist_check_program(trn_sim *s, trn_error *e);
-int trn_dist_idle(trn_sim *s, trn_error *e);
 /* sim.c: set the copy of a tensor on any core, local or not. */
 int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes, trn_error *e);
 
@@ -184,6 +171,13 @@ trn_ap_env trn_ctx_env(const trn_ctx *ctx);
 trn_status trn_dispatch_handler(trn_sim *s, trn_ctx *c, trn_error *e);
 /* Prefix e with the instruction's place (file, index, core, opcode, family). */
 void trn_dispatch_context(const trn_ctx *c, trn_error *e);
+
+/* call.c: an access of ctx's handler to a core another process owns
+ * (remote DMA; not the transport's own accesses, not a static check), and
+ * the epoch around one host transfer on it (no-ops for a local AP). */
+bool trn_ctx_remote(const trn_ctx *ctx, const trn_ap *ap);
+int trn_ctx_remote_begin(const trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t, trn_error *e);
+int trn_ctx_remote_end(const trn_ctx *ctx, trn_remote_txn *t, bool ok, trn_error *e);
 
 /* api.c: an operand as operand() resolves it, with the reason in e on failure. */
 int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e);

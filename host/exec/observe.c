@@ -147,10 +147,10 @@ void trn_observe_run_end(trn_sim *s, int rc) {
  * no uninitialised-read guard (observing must not change what fails). */
 static trn_ap_env observer_env(const trn_sim *s) {
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
-    if (s->transport && s->tinfo.ranks > 1) {
-        env.local_lo = s->local_lo;
-        env.local_hi = s->local_hi;
-        env.rank_of_div = s->local_hi - s->local_lo;
+    if (s->dist.transport && s->dist.tinfo.ranks > 1) {
+        env.local_lo = s->dist.local_lo;
+        env.local_hi = s->dist.local_hi;
+        env.rank_of_div = s->dist.local_hi - s->dist.local_lo;
     }
     return env;
 }

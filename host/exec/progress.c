@@ -28,7 +28,7 @@ trn_progress *trn_progress_start(trn_sim *s, int mode, FILE *out) {
     if (mode <= 0 || (mode == 1 && !tty)) return NULL;
     trn_progress *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    uint32_t cores = s->local_hi - s->local_lo;
+    uint32_t cores = s->dist.local_hi - s->dist.local_lo;
     p->sim = s;
     p->out = out;
     p->tty = tty;
@@ -48,14 +48,14 @@ static void print_seconds(FILE *f, double t) {
 /* Each core's instructions done of its stream, or their range over many. */
 static void print_cores(const trn_progress *p) {
     const trn_sim *s = p->sim;
-    uint32_t n = s->local_hi - s->local_lo;
+    uint32_t n = s->dist.local_hi - s->dist.local_lo;
     if (n <= CORES_LISTED) {
-        for (uint32_t c = s->local_lo; c < s->local_hi; ++c)
-            fprintf(p->out, "%s%" PRIu64, c == s->local_lo ? "" : " ", trn_dispatch_core_done(s, c));
+        for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
+            fprintf(p->out, "%s%" PRIu64, c == s->dist.local_lo ? "" : " ", trn_dispatch_core_done(s, c));
         return;
     }
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) {
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) {
         uint64_t d = trn_dispatch_core_done(s, c);
         lo = d < lo ? d : lo;
         hi = d > hi ? d : hi;

@@ -41,12 +41,12 @@ static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_er
     char buf[TRN_ERROR_MAX];
     size_t n = (size_t)snprintf(buf, sizeof buf, "%s: deadlock: every unfinished core waits and none can proceed:",
                                 s->prog.path);
-    if (s->transport && s->tinfo.ranks > 1)
+    if (s->dist.transport && s->dist.tinfo.ranks > 1)
         n = (size_t)snprintf(buf, sizeof buf,
                              "%s: deadlock: no core of MPI process %u made progress for %g s (the timeout, setting "
                              "collective.mpi_timeout):",
-                             s->prog.path, s->tinfo.rank, s->tinfo.timeout);
-    for (uint32_t c = s->local_lo; c < s->local_hi && n < sizeof buf; ++c) {
+                             s->prog.path, s->dist.tinfo.rank, s->dist.tinfo.timeout);
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && n < sizeof buf; ++c) {
         if (done[c]) continue;
         const trn_inst *in = &s->prog.insts[pc[c]];
         n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %" PRIu64 " (%s/%u);", c,
@@ -160,11 +160,11 @@ static void deadlock_pcs(const core_pos *cp, uint32_t n, size_t *pc) {
  * the other processes may still complete what the cores wait for, so it is
  * one only after the timeout. Returns -1 (error), or 0 to go on. */
 static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since, trn_error *e) {
-    if (!s->transport || s->tinfo.ranks <= 1) return deadlock(s, pc, done, e);
+    if (!s->dist.transport || s->dist.tinfo.ranks <= 1) return deadlock(s, pc, done, e);
     double now = trn_now();
     if (*since == 0) *since = now;
-    if (now - *since > s->tinfo.timeout) return deadlock(s, pc, done, e);
-    return trn_dist_idle(s, e);
+    if (now - *since > s->dist.tinfo.timeout) return deadlock(s, pc, done, e);
+    return trn_dist_idle(&s->dist, e);
 }
 
 
@@ -200,8 +200,8 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
     }
     for (uint32_t c = 0; c < n; ++c) r->cp[c].trip = r->trips + (size_t)c * s->prog.n_loops;
     s->watched = s->opts.max_instructions || s->opts.timeout_seconds > 0;
-    r->left = s->local_hi - s->local_lo;
-    r->cursor = s->local_lo;
+    r->left = s->dist.local_hi - s->dist.local_lo;
+    r->cursor = s->dist.local_lo;
     return 0;
 }
 
@@ -212,7 +212,7 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
 static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
     trn_run *r = s->run;
     while (r->left > 0) {
-        for (; r->cursor < s->local_hi; ++r->cursor) {
+        for (; r->cursor < s->dist.local_hi; ++r->cursor) {
             uint32_t c = r->cursor;
             if (r->done[c]) continue;
             int got = run_core(s, c, &r->cp[c], r->waiting, &budget, e);
@@ -229,7 +229,7 @@ static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
                 return 1; /* else the next step goes on with core c */
             }
         }
-        r->cursor = s->local_lo;
+        r->cursor = s->dist.local_lo;
         if (r->progress) r->since = 0;
         if (r->left > 0 && !r->progress) {
             deadlock_pcs(r->cp, s->ncores, r->pc);

@@ -58,7 +58,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     if (rc == 0) rc = swap_modules(&s->cfg, opts->module_swaps, opts->n_module_swaps, e);
     if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
     else if ((rc = trn_loader_load_all(registry_of(s), e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
-    else if ((rc = trn_dist_attach(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
+    else if ((rc = trn_dist_attach(&s->dist, &s->reg, &s->cfg, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     else if ((rc = trn_observe_add_modules(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
     if (rc) {
         trn_sim_close(s);
@@ -70,7 +70,7 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
 
 static void free_program(trn_sim *s) {
     trn_dispatch_run_free(s);
-    trn_remote_withdraw(s); /* before the memories it lends go */
+    trn_remote_withdraw(&s->dist); /* before the memories it lends go */
     for (uint32_t c = 0; c < s->ncores; ++c) trn_core_state_free(&s->cores[c]);
     free(s->cores);
     s->cores = NULL;
@@ -149,9 +149,9 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     bool per_core = !strcmp(t->init_kind, "data_per_core");
     const json_t *fill = !strcmp(t->init_kind, "fill") ? t->init : NULL;
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
-    for (uint32_t c = s->local_lo; c < s->local_hi && rc == 0; ++c) { /* the other processes fill theirs */
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && rc == 0; ++c) { /* the other processes fill theirs */
         const json_t *list = per_core ? json_array_get(t->init, c) : t->init;
-        if (c == s->local_lo || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
+        if (c == s->dist.local_lo || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
         trn_ap ap = t->ap;
         ap.core = c;
         if (rc == 0) rc = trn_ap_write_raw(&env, &ap, buf, e);
@@ -173,7 +173,7 @@ static void advise_tensors(trn_sim *s) {
     for (int i = 0; i < s->prog.n_tensors; ++i) {
         const trn_tensor *t = &s->prog.tensors[i];
         if (t->view_of) continue; /* its bytes are its base's */
-        for (uint32_t c = s->local_lo; c < s->local_hi; ++c) {
+        for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) {
             trn_ap ap = t->ap;
             ap.core = c;
             trn_ap_advise_dense(&env, &ap);
@@ -213,7 +213,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
         s->ncores = 0;
         return trn_errorf(e, "%s: out of memory for %u cores", s->prog.path, s->prog.cores);
     }
-    trn_dist_place(s);
+    trn_dist_place(&s->dist, &s->prog, s->cores, s->ncores);
     for (uint32_t c = 0; c < s->ncores; ++c)
         if (trn_core_state_init(&s->cores[c], &s->cfg.machine, e))
             return trn_error_prefix(e, "%s: core %u of %u", s->prog.path, c, s->ncores);
@@ -276,7 +276,7 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) { /* a distributed run: this process's cores */
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) { /* a distributed run: this process's cores */
         if (core >= 0 && (uint32_t)core != c) continue;
         trn_ap ap = t->ap;
         ap.core = c;
@@ -290,7 +290,7 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
 /* The tensor's box when its rows abut in one run of partitions: the
  * caller's buffer then holds it row for row. */
 static bool bindable_box(const trn_sim *s, const trn_tensor *t, trn_box *box) {
-    if (s->transport || s->local_lo != 0 || s->local_hi != s->ncores) return false; /* other processes read memory */
+    if (s->dist.transport || s->dist.local_lo != 0 || s->dist.local_hi != s->ncores) return false; /* other processes read memory */
     const trn_ap *ap = &t->ap;
     int64_t expect = 1;
     for (int d = (int)ap->ndims - 1; d >= 0; --d) {
@@ -362,7 +362,7 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
 
 int trn_sim_run_start(trn_sim *s, trn_error *e) {
     int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
-             : trn_dist_check_program(s, e) ? -1
+             : trn_dist_check_program(&s->dist, e) ? -1
                                             : trn_dispatch_run_start(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;
@@ -398,17 +398,17 @@ int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn 
         return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     trn_ap ap = t->ap;
-    if (core >= 0 && !trn_dist_is_local(s, (uint32_t)core)) {
+    if (core >= 0 && !trn_dist_is_local(&s->dist, (uint32_t)core)) {
         skip_arg k = {fill, ctx};
         ap.core = (uint32_t)core;
         return trn_ap_spans(&env, &ap, false, skip_span, &k, e);
     }
-    ap.core = core >= 0 ? (uint32_t)core : s->local_lo;
+    ap.core = core >= 0 ? (uint32_t)core : s->dist.local_lo;
     if (trn_ap_spans(&env, &ap, true, fill, ctx, e)) return -1;
-    for (uint32_t c = s->local_lo; core < 0 && c < s->local_hi; ++c) { /* the same bytes on every local core */
-        if (c == s->local_lo) continue;
+    for (uint32_t c = s->dist.local_lo; core < 0 && c < s->dist.local_hi; ++c) { /* the same bytes on every local core */
+        if (c == s->dist.local_lo) continue;
         ap.core = c;
-        if (trn_ap_spans_copy(&env, &ap, s->local_lo, e)) return -1;
+        if (trn_ap_spans_copy(&env, &ap, s->dist.local_lo, e)) return -1;
     }
     return 0;
 }
@@ -428,7 +428,7 @@ int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
     int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
-             : trn_dist_check_program(s, e) ? -1
+             : trn_dist_check_program(&s->dist, e) ? -1
                                             : trn_dispatch_run(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;

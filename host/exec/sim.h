@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "dist/dist.h"
 #include "trnsim/plugin.h"
 
 typedef struct trn_sim trn_sim;
@@ -128,6 +129,11 @@ int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
 /* A distributed run whose agreements so far all came back (a failed run
  * included): the processes can still move data to rank 0. */
 bool trn_sim_dist_healthy(const trn_sim *s);
+/* The processes the run is spread over (dist/dist.h), for the observers'
+ * merge of every process's records; when this process's run began. */
+trn_dist *trn_sim_dist(trn_sim *s);
+const trn_dist *trn_sim_dist_c(const trn_sim *s);
+uint64_t trn_sim_run_started_ns(const trn_sim *s);
 int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e);
 
 /* A tensor of the loaded program. */

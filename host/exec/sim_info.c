@@ -31,3 +31,9 @@ void trn_sim_set_hooks(trn_sim *s, const trn_run_hooks *hooks, void *state) {
 }
 
 void *trn_sim_hooks_state(const trn_sim *s) { return s->hooks_state; }
+
+trn_dist *trn_sim_dist(trn_sim *s) { return &s->dist; }
+
+const trn_dist *trn_sim_dist_c(const trn_sim *s) { return &s->dist; }
+
+uint64_t trn_sim_run_started_ns(const trn_sim *s) { return s->run_started_ns; }

@@ -212,7 +212,7 @@ int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
         if (in->kind != TRN_INST_OP || !s->reg.table[in->it].op || !s->reg.table[in->it].op->check) continue;
         if (index == UINT64_MAX) continue;
         for (uint32_t c = 0; c < s->ncores; ++c) {
-            if (!trn_dist_is_local(s, c)) continue; /* another process checks its own cores */
+            if (!trn_dist_is_local(&s->dist, c)) continue; /* another process checks its own cores */
             trn_ctx ctx;
             ctx_begin(&ctx, s, c, index, in);
             ctx.checking = true;

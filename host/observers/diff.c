@@ -336,7 +336,7 @@ int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_e
     for (int i = 0; i < a->prog.n_tensors; ++i) {
         const trn_tensor *t = &a->prog.tensors[i];
         if (t->view_of) continue; /* its bytes are those of the tensor it views */
-        for (uint32_t c = a->local_lo; c < a->local_hi; ++c) {
+        for (uint32_t c = a->dist.local_lo; c < a->dist.local_hi; ++c) {
             trn_ap ap = t->ap;
             ap.core = c;
             trn_diff_found f[2] = {{0}};

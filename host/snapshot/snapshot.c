@@ -45,7 +45,7 @@ void trn_snapshot_free(trn_sim *s) {
  * option names. */
 static int common_checks(trn_sim *s, const char *opt, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "%s %s: no program is loaded", opt, dir);
-    if (s->transport && s->tinfo.ranks > 1)
+    if (s->dist.transport && s->dist.tinfo.ranks > 1)
         return trn_errorf(e, "%s: dumps and restore work in one process only; run without mpirun to dump", opt);
     const trn_snapshot_cfg *g = SNAP(s);
     for (int i = 0; g && i < g->n_at; ++i)

@@ -206,7 +206,7 @@ static int apply_schedule(trn_sim *s, const json_t *man, trn_error *e) {
     const json_t *sch = json_object_get(man, "schedule");
     int64_t core = int_at(sch, "core", -1), attempts = int_at(sch, "attempts", -1),
             executed = int_at(sch, "executed", -1);
-    if (core < s->local_lo || core > s->local_hi || attempts < 0 || executed < 0 ||
+    if (core < s->dist.local_lo || core > s->dist.local_hi || attempts < 0 || executed < 0 ||
         !json_is_boolean(json_object_get(sch, "progress")))
         return trn_errorf(e, "manifest.json: 'schedule' does not describe a position of this run");
     trn_run *r = s->run;
@@ -217,14 +217,14 @@ static int apply_schedule(trn_sim *s, const json_t *man, trn_error *e) {
     for (uint32_t c = 0; c < s->ncores; ++c)
         if (apply_core(s, json_array_get(json_object_get(man, "cores"), c), c, e)) return -1;
     r->left = 0;
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) r->left += !r->done[c];
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) r->left += !r->done[c];
     return 0;
 }
 
 int trn_snapshot_apply(trn_sim *s, const char *dir, trn_error *e) {
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c)
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
         for (int mi = 0; mi < 3; ++mi) clear_memory(&s->cores[c].mem[mi]);
     size_t i;
     const json_t *m;

@@ -122,7 +122,7 @@ static int write_memories(const trn_sim *s, const char *dir, json_t *man, trn_er
     if (trn_snapshot_mkdir(sub, e)) return -1;
     json_t *list = json_array();
     json_object_set_new(man, "memories", list);
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c)
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
         for (int mi = 0; mi < 3; ++mi)
             if (write_memory(s, dir, c, mi, list, e)) return -1;
     return 0;
@@ -174,7 +174,7 @@ static int write_tensor(const trn_sim *s, const char *dir, const trn_tensor *t, 
     json_object_set_new(entry, "files", files);
     json_object_set_new(entry, "fully_written", written);
     int rc = 0;
-    for (uint32_t c = s->local_lo; c < s->local_hi && rc == 0; ++c) {
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && rc == 0; ++c) {
         trn_ap ap = t->ap;
         ap.core = c;
         void *conv = NULL;
@@ -197,7 +197,7 @@ static int write_tensors(const trn_sim *s, const char *dir, json_t *man, trn_err
     char sub[PATH_MAX + 32];
     snprintf(sub, sizeof sub, "%s/tensors", dir);
     if (trn_snapshot_mkdir(sub, e)) return -1;
-    for (uint32_t c = s->local_lo; c < s->local_hi; ++c) {
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) {
         snprintf(sub, sizeof sub, "%s/tensors/core%u", dir, c);
         if (trn_snapshot_mkdir(sub, e)) return -1;
     }

@@ -5,7 +5,7 @@
  * it recognises a line by its first key and rewrites only the timeline's
  * "ts" and flow "id" values. */
 #define _GNU_SOURCE
-#include "dist/dist_observe.h"
+#include "observers/dist_observe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 #include "exec/stats.h"
 
 #define CHUNK ((size_t)1 << 20)
@@ -54,7 +54,7 @@ typedef struct part_info {
 
 static bool to_stderr(const trn_dist_obs *o) { return !strcmp(o->path, "-"); }
 
-static bool root(const trn_sim *s) { return s->tinfo.rank == 0; }
+static bool root(const trn_sim *s) { return trn_sim_dist_c(s)->tinfo.rank == 0; }
 
 /* The hidden temporary beside the target: created now, so that a target in
  * a place that cannot take a file is an error before the run. */
@@ -329,15 +329,14 @@ static int merge_own(trn_dist_obs *o, uint64_t bytes, char *buf, trn_error *e, i
 
 /* Part `from` to rank 0, chunk by chunk (only those two take part). */
 static int move_part(trn_sim *s, trn_dist_obs *o, uint32_t from, uint64_t bytes, char *buf, trn_error *e, int *rc) {
-    bool mine = s->tinfo.rank == from, me_root = root(s);
+    bool mine = trn_sim_dist_c(s)->tinfo.rank == from, me_root = root(s);
     if (!mine && !me_root) return 0;
     for (uint64_t off = 0; off < bytes; off += CHUNK) {
         size_t n = bytes - off < CHUNK ? (size_t)(bytes - off) : CHUNK;
         if (mine) read_part(o, buf, n, off, e, rc);
-        char msg[512] = "";
-        if (s->transport->to_root(s->transport_mod->state, from, buf, n, msg, sizeof msg) != TRN_OK)
-            return trn_errorf(e, "%s %s: moving MPI process %u's records to process 0: %s", o->option, o->path, from,
-                              msg);
+        if (trn_dist_to_root(trn_sim_dist(s), from, buf, n, e))
+            return trn_error_prefix(e, "%s %s: moving MPI process %u's records to process 0", o->option, o->path,
+                                    from);
         if (me_root) feed(o, buf, n);
     }
     if (me_root) part_done(o);
@@ -345,7 +344,7 @@ static int move_part(trn_sim *s, trn_dist_obs *o, uint32_t from, uint64_t bytes,
 }
 
 int trn_dist_obs_merge(trn_sim *s, trn_dist_obs *o, bool run_failed, trn_error *e) {
-    uint32_t ranks = s->tinfo.ranks;
+    uint32_t ranks = trn_sim_dist_c(s)->tinfo.ranks;
     part_info mine = {0, real_ns()}, *all = calloc(ranks, sizeof *all);
     char *buf = malloc(CHUNK);
     if (!all || !buf) {
@@ -355,11 +354,11 @@ int trn_dist_obs_merge(trn_sim *s, trn_dist_obs *o, bool run_failed, trn_error *
     }
     struct stat st;
     if (fstat(o->part_fd, &st) == 0) mine.bytes = (uint64_t)st.st_size;
-    if (s->run_started_ns) mine.start_real_ns -= trn_now_ns() - s->run_started_ns;
-    char msg[512] = "";
+    uint64_t started = trn_sim_run_started_ns(s);
+    if (started) mine.start_real_ns -= trn_now_ns() - started;
     int rc = 0;
-    if (s->transport->allgather(s->transport_mod->state, &mine, all, sizeof mine, msg, sizeof msg) != TRN_OK)
-        rc = trn_errorf(e, "%s %s: gathering the processes' records: %s", o->option, o->path, msg);
+    if (trn_dist_allgather(trn_sim_dist(s), &mine, all, sizeof mine, e))
+        rc = trn_error_prefix(e, "%s %s: gathering the processes' records", o->option, o->path);
     uint64_t earliest = UINT64_MAX;
     for (uint32_t r = 0; r < ranks && rc == 0; ++r)
         if (all[r].bytes && all[r].start_real_ns < earliest) earliest = all[r].start_real_ns;
