@@ -15,7 +15,8 @@ from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
 run = Cli(trnsim).run
 
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "trnsim", "plugin.h")
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "trnsim", "plugin",
+                      "abi.h")
 
 
 def check_ok():

@@ -117,6 +117,8 @@ def install(a, prefix):
         glob.glob(os.path.join(prefix, "*", "*", "pkgconfig", "trnsim-plugin.pc"))
     cfgs = glob.glob(os.path.join(prefix, "**", "trnsimConfig.cmake"), recursive=True)
     check(os.path.isfile(os.path.join(prefix, "include", "trnsim", "plugin.h")), "installed include/trnsim/plugin.h")
+    check(os.path.isfile(os.path.join(prefix, "include", "trnsim", "plugin", "host_api.h")),
+          "installed include/trnsim/plugin/host_api.h")
     check(os.path.isfile(os.path.join(prefix, "include", "trnsim", "dtype.h")), "installed include/trnsim/dtype.h")
     check(len(pcs) == 1, f"installed one trnsim-plugin.pc ({pcs})")
     check(len(cfgs) == 1, f"installed one trnsimConfig.cmake ({cfgs})")

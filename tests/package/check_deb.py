@@ -10,7 +10,8 @@ rules promise, and the unpacked packages run on their own.
    family, libtrnsim's runtime file, every config/*.cfg under usr/share/trnsim,
    every docs/**/*.md and README.md under usr/share/doc/trnsim, the examples,
    usr/share/man/man1/trnsim.1; the Python package if the tree has one.
-   trnsim-dev holds every include/trnsim/*.h, the .pc files, the CMake package
+   trnsim-dev holds every include/trnsim/**/*.h (the plugin/ topic headers
+   too), the .pc files, the CMake package
    with its version file, and depends on trnsim (= V).
 3. both are unpacked (dpkg-deb -x) into one root; ROOT/usr/bin/trnsim
    --version names V; it runs examples/quickstart.json from
@@ -59,7 +60,8 @@ def expected(a):
         runtime.add("/usr/share/doc/trnsim/" + os.path.relpath(md, f"{src}/docs"))
     for ex in glob.glob(f"{src}/examples/*.json"):
         runtime.add("/usr/share/doc/trnsim/examples/" + os.path.basename(ex))
-    dev = {"/usr/include/trnsim/" + os.path.basename(h) for h in glob.glob(f"{src}/include/trnsim/*.h")}
+    dev = {"/usr/include/" + os.path.relpath(h, f"{src}/include")
+           for h in glob.glob(f"{src}/include/trnsim/**/*.h", recursive=True)}
     dev |= {"/usr/lib/cmake/trnsim/trnsimConfig.cmake", "/usr/lib/cmake/trnsim/trnsimConfigVersion.cmake",
             "/usr/lib/pkgconfig/trnsim-plugin.pc"}
     return runtime, dev

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../coll_state.h"
+#include "../coll.h"
 #include "trnsim/plugin.h"
 
 /* Tags on the private communicator. Collective and point-to-point data

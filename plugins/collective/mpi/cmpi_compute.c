@@ -19,10 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll_exec_common.h"
-#include "../coll_met.h"
-#include "../coll_reduce.h"
-#include "../coll_xfer.h"
+#include "../coll.h"
 #include "cmpi.h"
 
 typedef struct wire_rec {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll_reduce.h"
+#include "../coll.h"
 #include "cmpi.h"
 
 /* What run_native works with: the lent input (or the dense fold) and the

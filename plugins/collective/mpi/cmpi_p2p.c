@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll_exec.h"
-#include "../coll_met.h"
+#include "../coll.h"
 #include "cmpi.h"
 
 typedef struct p2p_head {
