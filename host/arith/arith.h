@@ -14,7 +14,8 @@
 
 #include "common/error.h"
 #include "trnsim/dtype.h"
-#include "trnsim/plugin.h"
+#include "trnsim/dtype.h"
+#include "trnsim/plugin/ap.h"
 
 /* ---- the dtype table (arith_dtype.c) ---- */
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trnsim/plugin.h"
+#include "trnsim/plugin/abi.h"
 
 #define TRN_ERROR_MAX 1024
 

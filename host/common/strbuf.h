@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "trnsim/plugin.h"
+#include "trnsim/plugin/abi.h"
 
 typedef struct trn_strbuf {
     char *text;

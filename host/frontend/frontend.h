@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "program/program.h"
+#include "trnsim/plugin/schema.h"
 
 /* Resolves an opcode name to an IT; -1 with a message if unknown. A NULL e
  * asks for no message: a caller that only tests a name skips the spelling

@@ -9,7 +9,8 @@
 #include "common/error.h"
 #include "memory/bindings.h"
 #include "memory/memory.h"
-#include "trnsim/plugin.h"
+#include "trnsim/dtype.h"
+#include "trnsim/plugin/ap.h"
 
 /* Says what holds byte `byte` of partition `part` (e.g. "element 3 of tensor
  * 'x'") and how to give it data, for the uninitialised-read message; writes

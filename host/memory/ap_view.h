@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "memory/ap.h"
+#include "trnsim/plugin/lend.h"
 
 /* Fill *v for an AP that passed trn_ap_check (all but slot and mode).
  * read_only: an AP inside a binding (memory/bindings.h) is viewed in the

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "trnsim/plugin.h"
+#include "trnsim/plugin/abi.h"
+#include "trnsim/plugin/ap.h"
 
 const char *const trn_mem_names[3] = {"sbuf", "psum", "hbm"};
 

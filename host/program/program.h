@@ -12,7 +12,8 @@
 
 #include "common/error.h"
 #include "memory/memory.h"
-#include "trnsim/plugin.h"
+#include "trnsim/dtype.h"
+#include "trnsim/plugin/ap.h"
 
 #define TRN_MAX_SHAPE 5
 /* Instruction executions per core a program may ask for (config key
