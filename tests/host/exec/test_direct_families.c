@@ -10,10 +10,10 @@
 #include <stdlib.h>
 
 #include "exec/exec_int.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x243f6a8885a308d3ull
-#include "test_random.h"
+#include "host/test_random.h"
 
 #define PARTS 16
 #define PBYTES 4096

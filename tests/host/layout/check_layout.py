@@ -165,7 +165,7 @@ def check_plugins(root, bad):
 
 
 def main(argv):
-    root = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[2]
+    root = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[3]
     bad = []
     graphs = {"include": include_edges(root, bad)}
     if "--objects" in argv:

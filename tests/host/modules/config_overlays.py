@@ -13,7 +13,7 @@ import numpy as np
 
 trnsim, progs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 cfg = f"{progs}/test.cfg"
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
 run = Cli(trnsim).run

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 
 #include "memory/memory.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x6a09e667f3bcc909ull
-#include "test_random.h"
+#include "host/test_random.h"
 
 #define PARTS 4
 #define PBYTES 65536

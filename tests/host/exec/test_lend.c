@@ -8,10 +8,10 @@
 
 #include "arith/arith.h"
 #include "exec/exec_int.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x9e3779b97f4a7c15ull
-#include "test_random.h"
+#include "host/test_random.h"
 
 #define PARTS 8
 #define PBYTES 1024

@@ -17,7 +17,7 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
 trnsim, family, repo = sys.argv[1], sys.argv[2], sys.argv[3]

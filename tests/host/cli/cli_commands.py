@@ -10,12 +10,12 @@ import tempfile
 
 trnsim, progs, version, families = sys.argv[1:5]
 cfg = f"{progs}/test.cfg"
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
 run = Cli(trnsim).run
 
-HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "trnsim", "plugin",
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "include", "trnsim", "plugin",
                       "abi.h")
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 trnsim = sys.argv[1]
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from clicase import Cli, case, finish  # noqa: E402
 
 run = Cli(trnsim).run

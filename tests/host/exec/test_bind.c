@@ -12,10 +12,10 @@
 #include <stdlib.h>
 
 #include "exec/exec_int.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x9b05688c2b3e6c1full
-#include "test_random.h"
+#include "host/test_random.h"
 
 #define PARTS 16
 #define PBYTES 8192

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "exec/exec_int.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 static void expect_error(const trn_sim_opts *o, const char *want) {
     trn_sim *s = NULL;

@@ -13,7 +13,7 @@ import time
 
 trnsim, progs = sys.argv[1], sys.argv[2]
 cfg = f"{progs}/test.cfg"
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from clicase import Cli, case, finish, one_line_error  # noqa: E402
 
 run = Cli(trnsim, timeout=120).run

@@ -7,7 +7,7 @@
 
 #include "memory/ap.h"
 #include "arith/arith.h"
-#include "test_util.h"
+#include "host/test_util.h"
 
 static trn_core_state core;
 static trn_ap_env env;
