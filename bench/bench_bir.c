@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "frontend/frontend.h"
 
 static const char copy_config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";

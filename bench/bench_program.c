@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "bench.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "frontend/frontend.h"
 
 static const char copy_config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";

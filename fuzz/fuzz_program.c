@@ -11,7 +11,7 @@
 
 #include "exec/sim.h"
 #include "frontend/frontend.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT 1

@@ -14,7 +14,7 @@
 #include "arith/arith.h"
 #include "embed/embed.h"
 #include "modules/opnames.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "unknown"
@@ -47,7 +47,7 @@ static trn_error *host_error(void) {
 }
 
 static const char *opcode_name(const trn_sim *s, uint32_t it) {
-    if (s && it <= TRN_IT_MAX && s->reg.table[it].op) return s->reg.table[it].op->name;
+    if (s && it <= TRN_IT_MAX && trn_sim_registry(s)->table[it].op) return trn_sim_registry(s)->table[it].op->name;
     const trn_known_op *k = trn_known_op_by_it(it);
     return k ? k->name : "";
 }

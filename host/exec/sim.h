@@ -11,6 +11,10 @@
 
 #include "common/error.h"
 #include "dist/dist.h"
+#include "exec/stats.h"
+#include "memory/ap.h"
+#include "modules/modules.h"
+#include "program/program.h"
 #include "trnsim/plugin.h"
 
 typedef struct trn_sim trn_sim;
@@ -178,5 +182,20 @@ void trn_sim_print_opcodes(const trn_sim *s, FILE *out);
 int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e);
 void trn_sim_print_opcode_attrs(const trn_sim *s, FILE *out);
 void trn_sim_print_quirks(const trn_sim *s, FILE *out);
+
+/* What the folders above exec/ (observers, reports, the embedding API)
+ * read of a simulator, instead of its fields (sim_info.c). */
+const trn_program *trn_sim_program(const trn_sim *s); /* NULL: none loaded */
+const trn_registry *trn_sim_registry(const trn_sim *s); /* the modules and the IT table */
+/* An opcode name to its IT, loaded or known; -1 with a "did you mean". */
+int trn_sim_resolve_opcode(const trn_sim *s, const char *name, uint32_t *it, trn_error *e);
+const trn_stats *trn_sim_stats(const trn_sim *s);
+const trn_config *trn_sim_config(const trn_sim *s);
+const trn_core_state *trn_sim_core_state(const trn_sim *s, uint32_t core);
+/* Every core's memories, every byte readable (the comparisons of diff). */
+trn_ap_env trn_sim_env(const trn_sim *s);
+/* Output k of the instruction st completed, as the host API resolved it
+ * for the handler. */
+int trn_sim_step_output(trn_sim *s, const trn_step *st, int k, trn_ap *out, trn_error *e);
 
 #endif

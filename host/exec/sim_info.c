@@ -37,3 +37,30 @@ trn_dist *trn_sim_dist(trn_sim *s) { return &s->dist; }
 const trn_dist *trn_sim_dist_c(const trn_sim *s) { return &s->dist; }
 
 uint64_t trn_sim_run_started_ns(const trn_sim *s) { return s->run_started_ns; }
+
+const trn_program *trn_sim_program(const trn_sim *s) { return s->have_prog ? &s->prog : NULL; }
+
+const trn_registry *trn_sim_registry(const trn_sim *s) { return &s->reg; }
+
+int trn_sim_resolve_opcode(const trn_sim *s, const char *name, uint32_t *it, trn_error *e) {
+    /* the name index is a cache the registry builds on first use */
+    return trn_registry_resolve_name((trn_registry *)&s->reg, name, it, e);
+}
+
+const trn_stats *trn_sim_stats(const trn_sim *s) { return &s->stats; }
+
+const trn_config *trn_sim_config(const trn_sim *s) { return &s->cfg; }
+
+const trn_core_state *trn_sim_core_state(const trn_sim *s, uint32_t core) { return &s->cores[core]; }
+
+trn_ap_env trn_sim_env(const trn_sim *s) {
+    return (trn_ap_env){.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+}
+
+int trn_sim_step_output(trn_sim *s, const trn_step *st, int k, trn_ap *out, trn_error *e) {
+    const trn_inst *in = st->inst;
+    trn_ctx ctx = {.sim = s, .core = st->core, .index = st->index, .inst = in, .slot = &s->reg.table[in->it]};
+    if (trn_host_api_table.operand(&ctx, TRN_OUT, k, out) == TRN_OK) return 0;
+    *e = ctx.err; /* the message the handler would have been given */
+    return -1;
+}

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/suggest.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 static void type_names(uint32_t t, uint32_t elem, char *buf, size_t len) {
     static const struct { uint32_t bit; const char *name; } names[] = {
@@ -61,9 +61,9 @@ static void print_one(FILE *out, const trn_slot *sl, uint32_t it) {
 int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e) {
     const char *names[TRN_IT_MAX + 1];
     for (uint32_t it = 0; it <= TRN_IT_MAX; ++it) {
-        names[it] = s->reg.table[it].op ? s->reg.table[it].op->name : NULL;
+        names[it] = trn_sim_registry(s)->table[it].op ? trn_sim_registry(s)->table[it].op->name : NULL;
         if (names[it] && !strcmp(names[it], name)) {
-            print_one(out, &s->reg.table[it], it);
+            print_one(out, &trn_sim_registry(s)->table[it], it);
             return 0;
         }
     }
@@ -74,8 +74,8 @@ int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e
 
 void trn_sim_print_opcode_attrs(const trn_sim *s, FILE *out) {
     for (uint32_t it = 0; it <= TRN_IT_MAX; ++it)
-        if (s->reg.table[it].op) {
-            print_one(out, &s->reg.table[it], it);
+        if (trn_sim_registry(s)->table[it].op) {
+            print_one(out, &trn_sim_registry(s)->table[it], it);
             fputc('\n', out);
         }
 }

@@ -13,7 +13,7 @@
 #include "arith/arith.h"
 #include "program/tensor_bounds.h"
 #include "memory/memory.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 static bool is_packed(int dt) {
     return dt == TRN_DT_FP8_E4M3_X4 || dt == TRN_DT_FP8_E5M2_X4 || dt == TRN_DT_FP4_E2M1_X4;
@@ -153,7 +153,7 @@ static void query_run(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t
  * words). The memory module answers through its query; the map's layout
  * is its business. */
 static void written_bits(const trn_sim *s, const trn_ap *ap, uint64_t *bits) {
-    const trn_memory *m = &s->cores[ap->core].mem[ap->mem];
+    const trn_memory *m = &trn_sim_core_state(s, ap->core)->mem[ap->mem];
     uint32_t w = width_of((int)ap->dtype), nd = ap->ndims;
     int64_t step = nd ? ap->dims[nd - 1].step : 1, num = nd ? ap->dims[nd - 1].num : 1;
     int64_t outer = trn_ap_free_elems(ap) / num;
@@ -222,13 +222,12 @@ static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found f
     size_t bytes = (size_t)n * width_of((int)ap->dtype);
     uint8_t *x = malloc(bytes ? bytes : 1), *y = malloc(bytes ? bytes : 1);
     int rc = x && y ? 0 : trn_errorf(e, "out of memory for %zu bytes", 2 * bytes);
-    trn_ap_env ea = {.cores = a->cores, .ncores = a->ncores, .allow_uninit = true};
-    trn_ap_env eb = {.cores = b->cores, .ncores = b->ncores, .allow_uninit = true};
+    trn_ap_env ea = trn_sim_env(a), eb = trn_sim_env(b);
     if (rc == 0) rc = trn_ap_read_raw(&ea, ap, x, e) || trn_ap_read_raw(&eb, ap, y, e) ? -1 : 0;
-    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, &f[rc])) tensor_place(&a->prog, ap, &f[rc++]);
+    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, &f[rc])) tensor_place(trn_sim_program(a), ap, &f[rc++]);
     uint64_t *wa = rc >= 0 ? written_of(a, ap) : NULL, *wb = rc >= 0 ? written_of(b, ap) : NULL;
     if (rc >= 0 && (!wa || !wb)) rc = trn_errorf(e, "out of memory for the written-byte maps of %zu bytes", bytes);
-    if (rc >= 0 && compare_written(wa, wb, x, y, n, (int)ap->dtype, &f[rc])) tensor_place(&a->prog, ap, &f[rc++]);
+    if (rc >= 0 && compare_written(wa, wb, x, y, n, (int)ap->dtype, &f[rc])) tensor_place(trn_sim_program(a), ap, &f[rc++]);
     free(wa);
     free(wb);
     free(x);
@@ -260,19 +259,17 @@ void trn_diff_snap_free(trn_diff_snap *d) {
 
 static int snap_fill(trn_diff_snap *d, trn_sim *s, const trn_step *st, trn_error *e) {
     const trn_inst *in = st->inst;
-    trn_ctx ctx = {.sim = s, .core = st->core, .index = st->index, .inst = in, .slot = &s->reg.table[in->it]};
-    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
+    trn_ap_env env = trn_sim_env(s);
     d->aps = calloc((size_t)in->n_out + 1, sizeof *d->aps);
     d->bytes = calloc((size_t)in->n_out + 1, sizeof *d->bytes);
     d->written = calloc((size_t)in->n_out + 1, sizeof *d->written);
-    const trn_core_state *cs = &s->cores[st->core];
+    const trn_core_state *cs = trn_sim_core_state(s, st->core);
     d->regs = malloc(cs->nregs * sizeof *d->regs + 1);
     if (!d->aps || !d->bytes || !d->written || !d->regs) return trn_errorf(e, "out of memory");
     d->nregs = cs->nregs;
     memcpy(d->regs, cs->regs, cs->nregs * sizeof *d->regs);
     for (int k = 0; k < in->n_out; ++k, ++d->n) {
-        if (trn_host_api_table.operand(&ctx, TRN_OUT, k, &d->aps[k]) != TRN_OK)
-            return trn_errorf(e, "outputs[%d]: %s", k, ctx.err.msg);
+        if (trn_sim_step_output(s, st, k, &d->aps[k], e)) return trn_error_prefix(e, "outputs[%d]", k);
         size_t bytes = (size_t)trn_ap_elems(&d->aps[k]) * width_of((int)d->aps[k].dtype);
         if (!(d->bytes[k] = malloc(bytes + 1))) return trn_errorf(e, "outputs[%d]: out of memory for %zu bytes", k, bytes);
         d->size += bytes;
@@ -314,7 +311,7 @@ int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_di
         int m = compare_elements(a->bytes[k], b->bytes[k], n, dt, &f[0]);
         m += compare_written(a->written[k], b->written[k], a->bytes[k], b->bytes[k], n, dt, &f[m]);
         for (int j = 0; j < m; ++j, ++found) {
-            tensor_place(&s->prog, &a->aps[k], &f[j]);
+            tensor_place(trn_sim_program(s), &a->aps[k], &f[j]);
             snprintf(f[j].operand, sizeof f[j].operand, "outputs[%d]", k);
             if (found < cap) out[found] = f[j];
         }
@@ -333,10 +330,11 @@ int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_di
 
 int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_error *e) {
     int found = 0;
-    for (int i = 0; i < a->prog.n_tensors; ++i) {
-        const trn_tensor *t = &a->prog.tensors[i];
+    const trn_program *pa = trn_sim_program(a);
+    for (int i = 0; i < pa->n_tensors; ++i) {
+        const trn_tensor *t = &pa->tensors[i];
         if (t->view_of) continue; /* its bytes are those of the tensor it views */
-        for (uint32_t c = a->dist.local_lo; c < a->dist.local_hi; ++c) {
+        for (uint32_t c = trn_sim_dist_c(a)->local_lo; c < trn_sim_dist_c(a)->local_hi; ++c) {
             trn_ap ap = t->ap;
             ap.core = c;
             trn_diff_found f[2] = {{0}};
@@ -352,9 +350,11 @@ int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_e
 }
 
 const char *trn_diff_opname(const trn_sim *s, const trn_inst *in) {
-    return s->reg.table[in->it].op ? s->reg.table[in->it].op->name : "?";
+    const trn_slot *sl = &trn_sim_registry(s)->table[in->it];
+    return sl->op ? sl->op->name : "?";
 }
 
 const char *trn_diff_family(const trn_sim *s, const trn_inst *in) {
-    return s->reg.table[in->it].owner ? s->reg.table[in->it].owner->desc->family : "-";
+    const trn_slot *sl = &trn_sim_registry(s)->table[in->it];
+    return sl->owner ? sl->owner->desc->family : "-";
 }

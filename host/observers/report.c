@@ -4,7 +4,7 @@
 
 #include "arith/arith.h"
 #include "modules/opnames.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 /* Quirks of the host and its arithmetic core (modules add their own). */
 static const trn_quirk_desc host_quirks[] = {
@@ -27,36 +27,38 @@ static const trn_quirk_desc host_quirks[] = {
 static void op_names(const trn_sim *s, const char *names[TRN_IT_MAX + 1]) {
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it) {
         const trn_known_op *k = trn_known_op_by_it((uint32_t)it);
-        names[it] = s->reg.table[it].op ? s->reg.table[it].op->name : k ? k->name : NULL;
+        const trn_slot *sl = &trn_sim_registry(s)->table[it];
+        names[it] = sl->op ? sl->op->name : k ? k->name : NULL;
     }
 }
 
 void trn_sim_print_stats(const trn_sim *s, FILE *out, int json) {
     const char *names[TRN_IT_MAX + 1];
     op_names(s, names);
-    trn_stats_print(&s->stats, names, out, json);
+    trn_stats_print(trn_sim_stats(s), names, out, json);
 }
 
 void trn_sim_print_skip_notes(const trn_sim *s, FILE *out) {
     const char *names[TRN_IT_MAX + 1];
     op_names(s, names);
-    if (s->have_prog && s->prog.skip_note) fprintf(out, "%s\n", s->prog.skip_note);
+    const trn_program *p = trn_sim_program(s);
+    if (p && p->skip_note) fprintf(out, "%s\n", p->skip_note);
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
-        if (s->stats.skipped[it])
+        if (trn_sim_stats(s)->skipped[it])
             fprintf(out, "note: skipped %llu instruction(s) %s (IT %d): no module handles it (unknown_opcode = "
-                    "\"skip\", the reference's skip-and-note)\n", (unsigned long long)s->stats.skipped[it],
+                    "\"skip\", the reference's skip-and-note)\n", (unsigned long long)trn_sim_stats(s)->skipped[it],
                     names[it] ? names[it] : "?", it);
 }
 
 void trn_sim_print_opcodes(const trn_sim *s, FILE *out) {
     fprintf(out, "%-4s %-26s %-11s %-20s %s\n", "IT", "opcode", "family", "module", "loaded from");
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it) {
-        const trn_slot *sl = &s->reg.table[it];
+        const trn_slot *sl = &trn_sim_registry(s)->table[it];
         if (sl->op)
             fprintf(out, "%-4d %-26s %-11s %-20s %s\n", it, sl->op->name, sl->owner->desc->family,
                     sl->owner->desc->name, sl->owner->path);
     }
-    if (s->cfg.unknown_skip) fprintf(out, "every other IT: skipped with a note (unknown_opcode = \"skip\")\n");
+    if (trn_sim_config(s)->unknown_skip) fprintf(out, "every other IT: skipped with a note (unknown_opcode = \"skip\")\n");
 }
 
 static void print_quirk(FILE *out, const char *owner, const trn_quirk_desc *q) {
@@ -67,28 +69,31 @@ static void print_quirk(FILE *out, const char *owner, const trn_quirk_desc *q) {
 void trn_sim_print_quirks(const trn_sim *s, FILE *out) {
     fprintf(out, "%-40s %-12s %-24s %s\n", "quirk", "default", "setting", "owner: meaning");
     for (size_t i = 0; i < sizeof host_quirks / sizeof host_quirks[0]; ++i) print_quirk(out, "host", &host_quirks[i]);
-    for (size_t m = 0; m < s->reg.n_mods; ++m) {
-        const trn_module *mod = &s->reg.mods[m];
+    const trn_registry *reg = trn_sim_registry(s);
+    for (size_t m = 0; m < reg->n_mods; ++m) {
+        const trn_module *mod = &reg->mods[m];
         if (!mod->live) continue;
         for (uint32_t i = 0; i < mod->desc->n_quirks; ++i) print_quirk(out, mod->desc->name, &mod->desc->quirks[i]);
     }
 }
 
 int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e) {
-    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
-    json_t *doc = trn_program_to_native(&s->prog);
+    if (!trn_sim_program(s)) return trn_errorf(e, "no program is loaded");
+    json_t *doc = trn_program_to_native(trn_sim_program(s));
     if (!doc) return trn_errorf(e, "out of memory for the native program");
     int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;
     json_decref(doc);
     return rc ? trn_errorf(e, "cannot write the native program") : 0;
 }
 
-int trn_sim_program_is_bir(const trn_sim *s) { return s->have_prog && s->prog.format == TRN_FORMAT_BIR; }
+int trn_sim_program_is_bir(const trn_sim *s) {
+    return trn_sim_program(s) && trn_sim_program(s)->format == TRN_FORMAT_BIR;
+}
 
 /* Per opcode: instruction entries and executions per core. */
 void trn_sim_print_summary(const trn_sim *s, FILE *out) {
-    if (!s->have_prog) return;
-    const trn_program *p = &s->prog;
+    const trn_program *p = trn_sim_program(s);
+    if (!p) return;
     const trn_program_summary *m = &p->summary;
     static uint64_t entries[TRN_IT_MAX + 1], runs[TRN_IT_MAX + 1];
     memset(entries, 0, sizeof entries);

@@ -22,7 +22,7 @@
 
 #include "common/strbuf.h"
 #include "observers/obs_file.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 #define TIMELINE_BUFFER (1u << 16)
 
@@ -198,11 +198,11 @@ static const trn_observer_desc timeline_observer = {.size = sizeof timeline_obse
 static void metadata(trn_timeline *t, const trn_sim *s) {
     trn_strbuf *b = &t->line;
     trn_sb_printf(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"trnsim\",\"program\":");
-    trn_sb_json_string(b, s->prog.path);
+    trn_sb_json_string(b, trn_sim_program_path(s));
     trn_sb_printf(b, "},\"traceEvents\":[");
     trn_sb_printf(b, "\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
     char name[600];
-    snprintf(name, sizeof name, "trnsim %s", s->prog.path);
+    snprintf(name, sizeof name, "trnsim %s", trn_sim_program_path(s));
     trn_sb_json_string(b, name);
     trn_sb_printf(b, "}}");
     t->events = 1;
@@ -224,7 +224,7 @@ static void free_timeline(trn_timeline *t) {
 int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_error *e) {
     *out = NULL;
     trn_timeline *t = calloc(1, sizeof *t);
-    uint32_t n = s->ncores ? s->ncores : 1;
+    uint32_t n = trn_sim_cores(s) ? trn_sim_cores(s) : 1;
     if (t) t->cores = n, t->track = calloc(n, sizeof *t->track);
     if (!t || !t->track) {
         free_timeline(t);

@@ -14,7 +14,7 @@
 #include "arith/arith.h"
 #include "common/strbuf.h"
 #include "observers/obs_file.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 
 #define TRACE_BUFFER (1u << 16)
 
@@ -202,10 +202,10 @@ static const trn_observer_desc trace_observer = {.size = sizeof trace_observer, 
 static void header(trn_trace *t, const trn_sim *s) {
     trn_strbuf *b = &t->line;
     trn_sb_printf(b, "{\"type\":\"header\",\"format\":\"trnsim-trace\",\"version\":1,\"program\":");
-    trn_sb_json_string(b, s->have_prog ? s->prog.path : NULL);
+    trn_sb_json_string(b, trn_sim_program(s) ? trn_sim_program(s)->path : NULL);
     trn_sb_printf(b, ",\"config\":");
     trn_sb_json_string(b, trn_sim_config_file(s));
-    trn_sb_printf(b, ",\"cores\":%u,\"digest\":\"xxh64\",\"values\":%u,\"limit\":%" PRIu64 ",\"filter\":", s->ncores,
+    trn_sb_printf(b, ",\"cores\":%u,\"digest\":\"xxh64\",\"values\":%u,\"limit\":%" PRIu64 ",\"filter\":", trn_sim_cores(s),
                   t->values, t->limit);
     trn_sb_json_string(b, t->filter_text);
     trn_sb_putc(b, '}');

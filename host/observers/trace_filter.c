@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/suggest.h"
-#include "exec/exec_int.h"
+#include "exec/sim.h"
 #include "observers/trace.h"
 
 #define EXAMPLE "e.g. --trace-filter 'opcode=Max,MatchReplace;core=0;index=100-200;family=dma'"
@@ -55,7 +55,7 @@ static int add_opcodes(const trn_sim *s, const char *text, char *vals, trn_trace
         char *end;
         unsigned long n = strtoul(v, &end, 10);
         if (isdigit((unsigned char)v[0]) && !*end && n <= TRN_IT_MAX) it = (uint32_t)n;
-        else if (trn_dispatch_resolve_name((void *)s, v, &it, e)) return trn_error_prefix(e, "--trace-filter '%s'", text);
+        else if (trn_sim_resolve_opcode(s, v, &it, e)) return trn_error_prefix(e, "--trace-filter '%s'", text);
         f->opcode[it] = true;
     }
     f->by_opcode = true;
@@ -70,9 +70,10 @@ static int add_names(const trn_sim *s, const char *text, const char *key, char *
     for (char *v = strtok(vals, ","); v; v = strtok(NULL, ",")) {
         const char *cands[64], *hit = NULL;
         size_t nc = 0;
-        for (size_t i = 0; i < s->reg.n_mods; ++i) {
-            if (!s->reg.mods[i].live) continue;
-            const char *name = fam ? s->reg.mods[i].desc->family : s->reg.mods[i].desc->name;
+        const trn_registry *reg = trn_sim_registry(s);
+        for (size_t i = 0; i < reg->n_mods; ++i) {
+            if (!reg->mods[i].live) continue;
+            const char *name = fam ? reg->mods[i].desc->family : reg->mods[i].desc->name;
             if (!strcmp(name, v)) hit = name;
             if (nc < 64) cands[nc++] = name;
         }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "frontend/bir/bir_internal.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 
 #define BEGIN "<!-- BEGIN BIR field tables: generated from the schemas and bir_maps.c by tests/bir/bir_field_tables --write; do not edit -->"
 #define END "<!-- END BIR field tables -->"

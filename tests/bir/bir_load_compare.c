@@ -26,7 +26,7 @@
 
 #include "bir_generate.h"
 #include "modules/schema.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "frontend/frontend.h"
 
 typedef struct kase {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x243f6a8885a308d3ull

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "arith/arith.h"
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "host/test_util.h"
 
 #define TEST_RANDOM_SEED 0x9e3779b97f4a7c15ull

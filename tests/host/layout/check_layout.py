@@ -40,6 +40,9 @@ PENDING = {}
 # own headers (the load options, the JSON helpers), and never each other.
 READERS = {"frontend/native", "frontend/bir"}
 LAYER_OF = {f: i for i, layer in enumerate(LAYERS) for f in layer}
+# A folder's private header (<folder>_int.h) is for its own files; the one
+# named exception: snapshot/ saves and sets the run state itself.
+PRIVATE_EXCEPTIONS = {("snapshot", "exec/exec_int.h")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -81,6 +84,12 @@ def include_edges(root, bad):
             if inc.startswith("trnsim/") or "/" not in inc:
                 continue
             dst = node_of(inc)
+            name = pathlib.PurePosixPath(inc).name
+            if name.endswith("_test.h"):
+                bad.append(f"{f}: includes {inc}: a test header is for tests only")
+            if (name.endswith("_int.h") and layer_folder(dst) != layer_folder(src)
+                    and (layer_folder(src), inc) not in PRIVATE_EXCEPTIONS):
+                bad.append(f"{f}: includes {inc}: host/{layer_folder(dst)}/'s private header")
             if dst == src:
                 continue
             edges[src].add(dst)
@@ -164,7 +173,44 @@ def check_plugins(root, bad):
                 bad.append(f"{f}: includes {inc}: a module sees include/trnsim/ and its own folder only")
 
 
+PLANTED = [
+    # (file, its text, a line the check must print)
+    ("host/memory/bad.c", '#include "exec/sim.h"\n', "host/memory/ may not depend on host/exec/"),
+    ("host/observers/bad.c", '#include "exec/exec_int.h"\n', "host/exec/'s private header"),
+    ("host/exec/bad.c", '#include "exec/exec_test.h"\n', "a test header is for tests only"),
+    ("host/frontend/bir/bad.c", '#include "frontend/native/native.h"\n',
+     "host/frontend/bir/ may not depend on host/frontend/native/"),
+    ("host/observers/a.c", '#include "snapshot/s.h"\n', "a circle of includes between folders"),
+    ("host/snapshot/b.c", '#include "observers/o.h"\n', "host/snapshot/ may not depend on host/observers/"),
+]
+
+
+def self_test():
+    """Each planted violation, alone in an empty tree, fails the check with
+    its line (the circle needs both of the last two files)."""
+    import tempfile
+    failures = 0
+    groups = [[p] for p in PLANTED[:4]] + [PLANTED[4:]]
+    for group in groups:
+        with tempfile.TemporaryDirectory() as d:
+            root = pathlib.Path(d)
+            (root / "plugins").mkdir()
+            for path, text, _ in group:
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_text(text)
+            out = subprocess.run([sys.executable, __file__, str(root)], capture_output=True, text=True)
+            for _, _, want in group:
+                if out.returncode != 1 or want not in out.stdout:
+                    print(f"planted {group[0][0]}: expected exit 1 and '{want}', got {out.returncode}:")
+                    print(out.stdout)
+                    failures += 1
+    print(f"self-test: {len(groups)} planted trees, {failures} not caught")
+    return 1 if failures else 0
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     root = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parents[3]
     bad = []
     graphs = {"include": include_edges(root, bad)}

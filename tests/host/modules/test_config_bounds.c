@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "host/test_util.h"
 
 static void expect_error(const trn_sim_opts *o, const char *want) {

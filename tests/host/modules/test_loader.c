@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "host/test_util.h"
 
 #define TEST_CFG(extra) "plugins = ( { family = \"test\"; module = \"trnsim-test\"; " extra " } );"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "exec/exec_int.h"
+#include "exec/exec_test.h"
 #include "host/test_util.h"
 
 static const char cfg[] = "plugins = ( { family = \"test\"; module = \"trnsim-test\"; settings = { scale = 3.5; }; } );";
