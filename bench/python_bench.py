@@ -97,7 +97,7 @@ def main():
           (t_max8 * 1e6, t_noop * 1e6, (t_max8 - t_noop) * 1e6))
     c = CPU["overhead"]
     print("  in CPU time: %.2f us, no-op %.3f us: overhead %.2f us" % (c[0] * 1e6, c[1] * 1e6, (c[0] - c[1]) * 1e6))
-    kernel = next(k for key, k in isa._cache.items() if key[0] == "max8")
+    kernel = next(k for key, k in isa._kernel._cache.items() if key[0] == "max8")
     run = trnsim._lib.lib.trnsim_run
     t_call, t_run, _ = paired(lambda: isa.max8(small), lambda: run(kernel.h), a.pairs, 2000)
     print("  of which the simulator's run of the Max instruction alone (no data in or out) %.2f us, "
