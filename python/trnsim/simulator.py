@@ -1,7 +1,9 @@
 """trnsim.Simulator: the simulator in process, numpy arrays in and out."""
 import ctypes
+import functools
 import json
 import os
+import threading
 
 import numpy as np
 
@@ -65,6 +67,23 @@ def program_text(program):
                               type(program).__name__)
 
 
+def _one_thread(method):
+    """A Simulator serves one thread at a time: a call while another thread
+    is inside one raises UsageError instead of racing on the handle (the
+    same thread may re-enter, as run() calls set() and get())."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kw):
+        if not self._busy.acquire(blocking=False):
+            raise errors.UsageError(
+                "Simulator.%s: another thread is using this simulator; a Simulator serves one thread at a "
+                "time (give each thread its own, or hold a lock around its calls)" % method.__name__)
+        try:
+            return method(self, *args, **kw)
+        finally:
+            self._busy.release()
+    return guarded
+
+
 class TensorInfo:
     """A tensor of the loaded program."""
 
@@ -97,6 +116,7 @@ class Simulator:
     """
 
     def __init__(self, config=None, *, raw_bits=False, module_dir=None, **settings):
+        self._busy = threading.RLock()
         self.raw_bits = raw_bits
         self._h = None
         self._text = None
@@ -119,6 +139,7 @@ class Simulator:
         self._h = ctypes.c_void_p(h)
 
     # ---- lifetime ----
+    @_one_thread
     def close(self):
         """Free the simulator (also done when it is garbage collected)."""
         if self._h is not None:
@@ -142,6 +163,7 @@ class Simulator:
         return self._h
 
     # ---- programs ----
+    @_one_thread
     def load(self, program):
         """Load a program (dict, trnsim.Program, JSON text or path): tensors
         placed, every core's memories fresh. Loading the same text again
@@ -173,6 +195,7 @@ class Simulator:
         self._program = program.to_dict() if built else json.loads(text) if text.lstrip().startswith("{") else None
 
     @property
+    @_one_thread
     def cores(self):
         """Cores of the loaded program (0 without one)."""
         return lib.trnsim_cores(self._handle())
@@ -189,6 +212,7 @@ class Simulator:
                                     (self._name, name, ", ".join(self._tensors) or "none"), file=self._name) from None
 
     # ---- data ----
+    @_one_thread
     def set(self, name, array, core=None):
         """Write a whole tensor: on every core (core None), or on one core.
         An array shaped [cores, *shape] with core None gives core k slice k."""
@@ -214,6 +238,7 @@ class Simulator:
         if core is None:
             self._forget_bound(name)
 
+    @_one_thread
     def bind(self, name, array, core=None):
         """Lend a whole tensor's contents in place instead of copying them
         (trnsim_bind_tensor): runs read the array's memory where they would
@@ -244,6 +269,7 @@ class Simulator:
             self._forget_bound(name)
         self._bound[(name, c)] = array
 
+    @_one_thread
     def unbind(self, name, core=None):
         """End the tensor's binding on every core (core None) or one core,
         copying the array's contents in: the tensor keeps them."""
@@ -257,6 +283,7 @@ class Simulator:
         for key in [k for k in self._bound if k[0] == name]:
             del self._bound[key]
 
+    @_one_thread
     def get(self, name, core=None, raw_bits=None):
         """A tensor's contents as an array of its dtype: core 0 of a one-core
         run or one core; core None on several cores gives [cores, *shape]."""
@@ -272,6 +299,7 @@ class Simulator:
         return dtypes.from_tensor_bytes(raw, t.dtype, raw_bits)
 
     # ---- running ----
+    @_one_thread
     def run(self, program=None, inputs=None, outputs=None):
         """Run a program (or the loaded one) and return {name: array}.
 

@@ -58,11 +58,11 @@ def test_isa_binds_large_inputs():
     x = RNG.standard_normal((128, 1024)).astype(np.float32)
     isa.clear_cache()
     isa.bn_stats(x)
-    (k,) = [k for key, k in isa._kernel._cache.items() if key[0] == "bnstats"] or [None]
+    (k,) = [k for key, k in isa._kernel._thread_cache().items() if key[0] == "bnstats"] or [None]
     assert k is not None and k.bound[0] is x, "a 512 KiB input was not bound"
     small = x[:, :8].copy()
     isa.max8(small)
-    (k,) = [k for key, k in isa._kernel._cache.items() if key[0] == "max8"]
+    (k,) = [k for key, k in isa._kernel._thread_cache().items() if key[0] == "max8"]
     assert k.bound[0] is None, "a 4 KiB input was bound, not copied"
 
 

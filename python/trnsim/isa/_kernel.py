@@ -3,6 +3,7 @@ the input helpers every family shares."""
 import collections
 import math
 import sys
+import threading
 
 import numpy as np
 
@@ -14,23 +15,47 @@ PARTITIONS = 128
 _CACHE_SIZE = 48
 _BIND_BYTES = 1 << 16  # inputs this large are bound in place rather than copied
 
-_config = {"config": None, "settings": {}}
-_cache = collections.OrderedDict()
+# Threads (docs/python.md, Threads): each thread keeps its own cache of
+# kernels, so no simulator is ever touched by two threads and runs of
+# different threads overlap (ctypes releases the GIL in every library call).
+# configure() replaces one (config, settings, generation) tuple at once; a
+# thread whose cache is of an older generation closes it on its next call.
+_config = (None, {}, 0)
+_config_lock = threading.Lock()
+_local = threading.local()
 
 
 def configure(config=None, **settings):
     """Use this config (a path, libconfig text or None for the embedded
     default) and these overrides (as trnsim.Simulator takes them) for every
-    later isa call, e.g. configure(search={"duplicate_match_order": "descending"})."""
-    _config["config"] = config
-    _config["settings"] = dict(settings)
+    later isa call of every thread, e.g.
+    configure(search={"duplicate_match_order": "descending"})."""
+    global _config
+    with _config_lock:
+        _config = (config, dict(settings), _config[2] + 1)
     clear_cache()
 
 
 def clear_cache():
-    """Close every cached simulator."""
-    while _cache:
-        _cache.popitem(last=False)[1].sim.close()
+    """Close this thread's cached simulators now; other threads close theirs
+    on their next isa call."""
+    global _config
+    with _config_lock:
+        _config = _config[:2] + (_config[2] + 1,)
+    _thread_cache()
+
+
+def _thread_cache():
+    """This thread's kernels (an OrderedDict, least recently used first),
+    emptied first if configure() or clear_cache() ran since it was filled."""
+    generation = _config[2]
+    cache = getattr(_local, "cache", None)
+    if cache is None or _local.generation != generation:
+        while cache:
+            cache.popitem(last=False)[1].sim.close()
+        cache = _local.cache = collections.OrderedDict()
+        _local.generation = generation
+    return cache
 
 
 class _Kernel:
@@ -39,13 +64,14 @@ class _Kernel:
     __slots__ = ("sim", "h", "program", "ins", "outs", "settings", "bound")
 
     def __init__(self, program, ins, outs, extra_settings):
-        settings = dict(_config["settings"])
+        config, settings, _ = _config
+        settings = dict(settings)
         for k, v in extra_settings.items():
             merged = dict(settings.get(k, {}))
             merged.update(v)
             settings[k] = merged
         self.settings = settings
-        self.sim = Simulator(_config["config"], **settings)
+        self.sim = Simulator(config, **settings)
         self.sim.load(program)
         self.h = self.sim._h
         self.program = program
@@ -60,15 +86,16 @@ def _call(key, build, arrays, raw_outputs=False, settings=None):
     """Run the program of key (built once by build() -> (program, ins, outs))
     with arrays (raw tensor contents, in the order of ins); returns the outputs
     as raw storage arrays (raw_outputs) or values."""
-    k = _cache.get(key)
+    cache = _thread_cache()
+    k = cache.get(key)
     if k is None:
         program, ins, outs = build()
         k = _Kernel(program, ins, outs, settings or {})
-        _cache[key] = k
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)[1].sim.close()
+        cache[key] = k
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)[1].sim.close()
     else:
-        _cache.move_to_end(key)
+        cache.move_to_end(key)
     h = k.h
     for j, ((name, core), a) in enumerate(zip(k.ins, arrays)):
         # a large input is lent in place, not copied (trnsim_bind_tensor):
