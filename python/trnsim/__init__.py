@@ -16,10 +16,10 @@ from .dtypes import RawBits, bits, from_bits
 from .errors import ConfigError, Error, InputError, ModuleError, ProgramError, RunError, UsageError
 from .program import Operand, Program, TensorRef
 from .simulator import Simulator, TensorInfo
-from . import isa
+from . import collectives, isa
 
 __version__ = _cdll.trnsim_version().decode()
 API_VERSION = _cdll.trnsim_api_version()
 
-__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "bits", "from_bits", "isa",
+__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "bits", "from_bits", "isa", "collectives",
            "Error", "ConfigError", "ModuleError", "ProgramError", "InputError", "RunError", "UsageError"]

@@ -118,7 +118,7 @@ def _call(key, build, arrays, raw_outputs=False, settings=None):
         out.append(raw)
     recorder = sys.modules[__package__].recorder
     if recorder is not None:  # what ran, for comparison with the CLI
-        recorder.append((k.program, [(n.decode(), c, a) for (n, c), a in zip(k.ins, arrays)],
+        recorder.append((k.program, [(n.decode(), c, a.copy()) for (n, c), a in zip(k.ins, arrays)],
                          [(n.decode(), c, r.copy()) for (n, c, _, _), r in zip(k.outs, out)], k.settings))
     return out
 
@@ -198,3 +198,10 @@ def _chunked(fn, arrays, *args, **kw):
 def _fp32_attr(v):
     f = float(v)
     return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf") if math.isinf(f) else f
+
+
+def _one_of(what, first, first_name, nki, nki_name):
+    """An argument given positionally / by its trnsim name, or by NKI's keyword."""
+    if (first is None) == (nki is None):
+        raise errors.InputError("isa.%s: give %s (or NKI's %s=), exactly one of them" % (what, first_name, nki_name))
+    return first if nki is None else nki

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import _call, _chunked, _fp32_attr, _per_partition, _prog, _rows, _t, _values
+from ._kernel import _call, _chunked, _fp32_attr, _one_of, _per_partition, _prog, _rows, _t, _values
 
 
 def bn_stats(data, apply_transpose=False):
@@ -32,16 +32,16 @@ def _bn_stats(data, apply_transpose):
     return _call(("bnstats", p, n, dt, at), build, [x])[0].view(np.float32)
 
 
-def bn_aggr(stats):
+def bn_aggr(stats=None, *, data=None):
     """nki.isa.bn_aggr: per partition, (mean, variance) of the records in stats.
 
-    Runs BNStatsAggregate (IT 35). stats [P, 6K]: K bn_stats records side by
+    Runs BNStatsAggregate (IT 35). stats (NKI's data=) [P, 6K]: K bn_stats records side by
     side, merged in order (Chan). The variance is the population variance
     (bn.population_variance). Quirks: bn.raw_m2_normalized_merge; zero counts
     are not guarded (bn.aggregate_zero_count_nan: an empty first record gives
     NaN). Elements per partition must be a multiple of 6 (NKI says 3).
     """
-    return _chunked(_bn_aggr, [stats])
+    return _chunked(_bn_aggr, [_one_of("bn_aggr", stats, "stats", data, "data")])
 
 
 def _bn_aggr(stats):

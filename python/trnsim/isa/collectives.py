@@ -18,17 +18,52 @@ def _ranks(xs, what):
     return [a for a, _, _ in ins], dt, shape, ins[0][2], np.shape(xs[0])
 
 
-def _groups(groups, n):
+# NKI's names for the fold (strings, or numpy's / nki.language's functions by name)
+_OPS = {"add": "add", "max": "max", "maximum": "max", "min": "min", "minimum": "min"}
+
+
+def _reduce_op(op, what):
+    name = op if isinstance(op, str) else getattr(op, "__name__", None)
+    if name not in _OPS:
+        raise errors.InputError("isa.%s: op is 'add', 'maximum' or 'minimum' (also 'max', 'min', np.add, "
+                                "np.maximum, np.minimum), not %r" % (what, op))
+    return _OPS[name]
+
+
+def _groups(groups, n, what):
+    """replica_groups as lists of ints, and the group size. NKI's rule: every
+    rank 0..n-1 in exactly one group (a rank in none would get no result:
+    the reference leaves its output unwritten)."""
     if groups is None:
         return None, n
     g = [[int(r) for r in grp] for grp in groups]
-    return g, (len(g[0]) if g else n)
+    seen = {}
+    for j, grp in enumerate(g):
+        if not grp:
+            raise errors.InputError("isa.%s: replica_groups[%d] is empty; every group names at least one rank" %
+                                    (what, j))
+        for r in grp:
+            if not 0 <= r < n:
+                raise errors.InputError("isa.%s: replica_groups[%d] names rank %d; the ranks are 0..%d (one per "
+                                        "array)" % (what, j, r, n - 1))
+            if r in seen:
+                raise errors.InputError("isa.%s: rank %d is in replica_groups[%d] and [%d]; every rank is in "
+                                        "exactly one group" % (what, r, seen[r], j))
+            seen[r] = j
+    missing = [r for r in range(n) if r not in seen]
+    if missing:
+        raise errors.InputError("isa.%s: rank%s %s in no replica group, so %s no result; every rank is in "
+                                "exactly one group (NKI's rule): add %s to a group" %
+                                (what, "s" if len(missing) > 1 else "", ", ".join(map(str, missing)),
+                                 "they would get" if len(missing) > 1 else "it would get",
+                                 "them" if len(missing) > 1 else "it"))
+    return g, len(g[0])
 
 
 def _collective(what, xs, kind, oshape_of, attrs, settings=None):
     arrs, dt, shape, rb, user_shape = _ranks(xs, what)
     n = len(arrs)
-    groups, gsize = _groups(attrs.pop("replica_groups", None), n)
+    groups, gsize = _groups(attrs.pop("replica_groups", None), n, what)
     if groups is not None:
         attrs["replica_groups"] = groups
     oshape = oshape_of(shape, gsize)
@@ -53,7 +88,7 @@ def all_reduce(xs, op="add", replica_groups=None):
     max / min keep the accumulator on a NaN or a tie (collective.sse_minmax).
     """
     outs, shape, _ = _collective("all_reduce", xs, "AllReduce", lambda s, g: s,
-                                 {"reduce_op": op, "replica_groups": replica_groups})
+                                 {"reduce_op": _reduce_op(op, "all_reduce"), "replica_groups": replica_groups})
     return [np.asarray(o).reshape(shape) for o in outs]
 
 
@@ -84,7 +119,8 @@ def reduce_scatter(xs, op="add", replica_groups=None):
     n = len(xs)
     settings = {"collective": {"multi_lnc": "allow"}} if replica_groups else {"collective": {"cores_per_lnc": n}}
     outs, shape, g = _collective("reduce_scatter", xs, "ReduceScatter", lambda s, g: (int(np.prod(s)) // g,),
-                                 {"reduce_op": op, "replica_groups": replica_groups}, settings)
+                                 {"reduce_op": _reduce_op(op, "reduce_scatter"), "replica_groups": replica_groups},
+                                 settings)
     part = (arr0[0] // g,) + tuple(arr0[1:]) if arr0 and arr0[0] % g == 0 else (int(np.prod(arr0)) // g,)
     return [np.asarray(o).reshape(part) for o in outs]
 
@@ -102,16 +138,24 @@ def all_to_all(xs, replica_groups=None):
 
 def collective_permute(xs, source_target_pairs):
     """nki.collectives.collective_permute: rank t gets the input of the rank
-    s of each pair [s, t]; ranks the pairs do not name take no part
-    (their entry is None).
+    s of each pair [s, t]. Every rank must receive from exactly one pair
+    (a rank that keeps its own input names [r, r]); a rank no pair sends to
+    would get no result, and is an error.
 
     Runs CollectiveCompute (IT 48) kind Permute (7) with src_target_pairs
     (a permutation of the ranks it names).
     """
+    n = len(list(xs))
     pairs = [[int(s), int(t)] for s, t in source_target_pairs]
+    targets = [t for _, t in pairs]
+    missing = [r for r in range(n) if r not in targets]
+    if missing:
+        raise errors.InputError("isa.collective_permute: no pair sends to rank%s %s, so %s no result; name a pair "
+                                "for every rank ([r, r] keeps rank r's own input)" %
+                                ("s" if len(missing) > 1 else "", ", ".join(map(str, missing)),
+                                 "they would get" if len(missing) > 1 else "it would get"))
     outs, shape, _ = _collective("collective_permute", xs, "Permute", lambda s, g: s, {"src_target_pairs": pairs})
-    named = {t for _, t in pairs}
-    return [np.asarray(o).reshape(shape) if r in named else None for r, o in enumerate(outs)]
+    return [np.asarray(o).reshape(shape) for o in outs]
 
 
 def collective_permute_implicit(xs, replica_groups=None):

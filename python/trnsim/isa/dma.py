@@ -26,10 +26,13 @@ def dma_copy(src, dtype=None, dst=None, dst_rmw_op=None):
     dst's, else src's), through fp32 with RNE when the dtypes differ (raw
     bytes when equal: NaN payloads and integers beyond 2^24 survive).
 
-    Runs DMACopy (IT 32) mode 0 between HBM tensors. dst: the destination's
-    initial contents (its shape and dtype); dst_rmw_op="add" accumulates
-    into it (the accumulate flag: cast_copy_or_accumulate add, needs a
-    reducing dtype). Element counts must match. Returns the destination.
+    Runs DMACopy (IT 32) mode 0 between HBM tensors. dst: the destination,
+    as NKI's dma_copy(dst=..., src=...): a numpy array is written in place
+    and returned (its shape and dtype are the destination's); anything else
+    array-like gives the initial contents of a new array. dst_rmw_op="add"
+    accumulates into it (the accumulate flag: cast_copy_or_accumulate add,
+    needs a reducing dtype). Element counts must match. Returns the
+    destination.
     """
     s, sdt, rb = _flat_hbm(src, "dma_copy src")
     if dst_rmw_op not in (None, "add"):
@@ -55,7 +58,24 @@ def dma_copy(src, dtype=None, dst=None, dst_rmw_op=None):
         return (_prog([_t("s", s.shape, sdt, "hbm"), _t("d", oshape, ddt, "hbm")], [inst]), ins, [("d", 0)])
     out = _call(("dmacopy", s.shape, sdt, oshape, ddt, acc, dst is not None), build, arrays)[0]
     shape = np.shape(dst) if dst is not None else np.shape(src)
-    return _values(out, ddt, rb).reshape(shape)
+    values = _values(out, ddt, rb).reshape(shape)
+    return _write_dst(dst, out, values, "dma_copy")
+
+
+def _write_dst(dst, raw, values, what):
+    """NKI's dst is written, not only read: the result goes into a numpy dst
+    in place (raw bits when its items are the tensor's size, as for
+    bfloat16 held in uint16 or ml_dtypes; else values) and dst is returned."""
+    if not isinstance(dst, np.ndarray):
+        return values
+    if not dst.flags.writeable:
+        raise errors.InputError("isa.%s: dst is read-only, and the result is written into it (as NKI's dst); "
+                                "pass a writable array, or a copy" % what)
+    if dst.dtype.itemsize == raw.dtype.itemsize and dst.dtype.kind != "b":
+        dst.view(raw.dtype)[...] = raw.reshape(dst.shape)
+    else:
+        dst[...] = values
+    return dst
 
 
 def dma_transpose(src, axes=None):
@@ -149,7 +169,9 @@ def dma_gather(table, indices, dst=None, dst_rmw_op=None):
 
     Runs DMACopy (IT 32) mode 0 with indirect "gather", elems_per_index the
     size of one table row. Every index must be a row of the table (else an
-    error, nothing written). dst / dst_rmw_op="add": accumulate into dst.
+    error, nothing written). dst: the destination's contents, a numpy dst
+    written in place and returned (as dma_copy's); dst_rmw_op="add":
+    accumulate into dst.
     """
     t, tdt, rb = _flat_hbm(table, "dma_gather table")
     idx, idt = _indices(indices, "dma_gather indices")
@@ -174,7 +196,7 @@ def dma_gather(table, indices, dst=None, dst_rmw_op=None):
         return (_prog([_t("t", t.shape, tdt, "hbm"), _t("i", idx.shape, idt, "hbm"), _t("d", (n_out,), tdt, "hbm")],
                       [inst]), ins, [("d", 0)])
     out = _call(("gather", t.shape, tdt, idx.shape, idt, row, op, dst is not None), build, arrays)[0]
-    return _values(out, tdt, rb).reshape(oshape)
+    return _write_dst(dst, out, _values(out, tdt, rb).reshape(oshape), "dma_gather")
 
 
 def dma_scatter(table, indices, src, dst_rmw_op=None):

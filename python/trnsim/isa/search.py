@@ -2,13 +2,13 @@
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import _call, _chunked, _float_out, _fp32_attr, _per_partition, _prog, _rows, _t, _values
+from ._kernel import _call, _chunked, _float_out, _fp32_attr, _one_of, _per_partition, _prog, _rows, _t, _values
 
 
-def max8(data, dtype=None):
+def max8(data=None, dtype=None, *, src=None):
     """nki.isa.max8: the 8 largest values of each partition, descending.
 
-    Runs Max (IT 88). data [P, N], 8 <= N <= 16384 elements per partition
+    Runs Max (IT 88). data (NKI's src=) [P, N], 8 <= N <= 16384 elements per partition
     (free dims flattened). Returns [P, 8] in dtype (default: data's float
     dtype, float32 for integer data); values are compared in fp32 and
     narrowed RNE. Quirks: ties keep the earliest element
@@ -16,7 +16,7 @@ def max8(data, dtype=None):
     lands while the slots fill and is never displaced); a demoted value
     equal to the next slot lands further down (search.signed_zero_cascade).
     """
-    return _chunked(_max8, [data], dtype)
+    return _chunked(_max8, [_one_of("max8", data, "data", src, "src")], dtype)
 
 
 def _max8(data, dtype):
@@ -58,20 +58,42 @@ def _find_index8(data, vals):
     return idx
 
 
-def nc_match_replace8(data, vals, imm, dst_idx=False):
+def nc_match_replace8(data, vals, imm, dst_idx=None):
     """nki.isa.nc_match_replace8: data with the first occurrence of each of
     the 8 vals of a partition replaced by imm (an fp32 value).
 
-    Runs MatchReplace (IT 90); with dst_idx=True runs the fused
-    MaxIndexAndMatchReplace (IT 91) and returns (data_out, indices), the
-    indices as nc_find_index8 gives them. data [P, N] (8..16384), vals
+    Runs MatchReplace (IT 90); with dst_idx runs the fused
+    MaxIndexAndMatchReplace (IT 91) and gives the indices as
+    nc_find_index8 gives them: dst_idx a [P, 8] uint32 (or wider integer)
+    array, as NKI's dst_idx tile, is filled with them in place; dst_idx=True
+    returns (data_out, indices) instead. data [P, N] (8..16384), vals
     [P, 8]; data_out has data's shape and dtype. Quirks as nc_find_index8:
     IEEE equality, ascending assignment of duplicates (NKI's v2.32 docs
     give the reverse order; the data output is the same in both).
     """
-    if dst_idx:
-        return _chunked(_match_replace8, [data, vals], imm, True)
-    return _chunked(_match_replace8, [data, vals], imm, False)
+    if dst_idx is None or dst_idx is False:
+        return _chunked(_match_replace8, [data, vals], imm, False)
+    y, idx = _chunked(_match_replace8, [data, vals], imm, True)
+    if dst_idx is True:
+        return y, idx
+    _fill_tile(dst_idx, idx, "nc_match_replace8", "dst_idx")
+    return y
+
+
+def _fill_tile(tile, values, what, arg):
+    """Write values into the caller's array, as an NKI instruction writes its dst tile."""
+    if type(tile) is not np.ndarray:
+        raise errors.InputError("isa.%s: %s is a numpy array to fill (or True to get the values back), not %s" %
+                                (what, arg, type(tile).__name__))
+    if tile.shape != values.shape:
+        raise errors.InputError("isa.%s: %s has shape %s; it takes %s" %
+                                (what, arg, list(tile.shape), list(values.shape)))
+    if not np.can_cast(values.dtype, tile.dtype, "safe"):
+        raise errors.InputError("isa.%s: %s is %s, which cannot hold every %s value; use %s or wider" %
+                                (what, arg, tile.dtype, values.dtype, values.dtype))
+    if not tile.flags.writeable:
+        raise errors.InputError("isa.%s: %s is read-only" % (what, arg))
+    tile[...] = values
 
 
 def _match_replace8(data, vals, imm, with_idx):
