@@ -73,6 +73,9 @@ def _one_thread(method):
     same thread may re-enter, as run() calls set() and get())."""
     @functools.wraps(method)
     def guarded(self, *args, **kw):
+        if self._h is None and method.__name__ != "close":
+            raise errors.UsageError("Simulator.%s: the simulator is closed (open a new trnsim.Simulator)" %
+                                    method.__name__)
         if not self._busy.acquire(blocking=False):
             raise errors.UsageError(
                 "Simulator.%s: another thread is using this simulator; a Simulator serves one thread at a "
@@ -205,6 +208,8 @@ class Simulator:
         return list(self._tensors.values())
 
     def tensor(self, name):
+        if self._h is None:
+            raise errors.UsageError("Simulator.tensor: the simulator is closed (open a new trnsim.Simulator)")
         try:
             return self._tensors[name]
         except KeyError:
@@ -284,29 +289,36 @@ class Simulator:
             del self._bound[key]
 
     @_one_thread
-    def get(self, name, core=None, raw_bits=None):
+    def get(self, name, core=None, raw_bits=None, allow_unwritten=False):
         """A tensor's contents as an array of its dtype: core 0 of a one-core
-        run or one core; core None on several cores gives [cores, *shape]."""
+        run or one core; core None on several cores gives [cores, *shape].
+
+        Bytes nothing wrote (no input, fill, data or instruction) hold no
+        value: reading them raises InputError naming the first such element,
+        as an instruction reading them does. allow_unwritten=True returns
+        them as they are (zeros in a fresh simulator)."""
         t = self.tensor(name)
+        read = lib.trnsim_get_tensor if allow_unwritten else lib.trnsim_get_written_tensor
         cores = self.cores
         raw_bits = self.raw_bits if raw_bits is None else raw_bits
         stacked = core is None and cores > 1
         raw = np.empty(((cores,) if stacked else ()) + t.shape, dtypes.storage(t.dtype))
         for c, part in enumerate(raw if stacked else [raw]):  # each core's bytes straight into its slice
-            if lib.trnsim_get_tensor(self._handle(), t._cname, c if stacked else 0 if core is None else int(core),
-                                     part.ctypes.data, part.nbytes):
+            if read(self._handle(), t._cname, c if stacked else 0 if core is None else int(core),
+                    part.ctypes.data, part.nbytes):
                 raise last_error(errors.InputError)
         return dtypes.from_tensor_bytes(raw, t.dtype, raw_bits)
 
     # ---- running ----
     @_one_thread
-    def run(self, program=None, inputs=None, outputs=None):
+    def run(self, program=None, inputs=None, outputs=None, allow_unwritten=False):
         """Run a program (or the loaded one) and return {name: array}.
 
         inputs: {name: array} written before the run ("name@K" for core K
         only; [cores, *shape] for one slice per core). outputs: the names to
         return; None returns every tensor an instruction writes (every
-        tensor when that cannot be seen from the program)."""
+        tensor when that cannot be seen from the program). An output with
+        bytes nothing wrote raises InputError unless allow_unwritten (get)."""
         if program is not None:
             self.load(program)
         if self._text is None:
@@ -323,7 +335,7 @@ class Simulator:
             outputs = self._written_tensors()
         elif isinstance(outputs, str):
             outputs = [outputs]
-        return {n: self.get(n) for n in outputs}
+        return {n: self.get(n, allow_unwritten=allow_unwritten) for n in outputs}
 
     def _written_tensors(self):
         prog = self._program

@@ -113,7 +113,7 @@ def _call(key, build, arrays, raw_outputs=False, settings=None):
     out = []
     for name, core, shape, st in k.outs:
         raw = np.empty(shape, st)
-        if lib.trnsim_get_tensor(h, name, core, raw.ctypes.data, raw.nbytes):
+        if lib.trnsim_get_written_tensor(h, name, core, raw.ctypes.data, raw.nbytes):
             raise last_error(errors.InputError)
         out.append(raw)
     recorder = sys.modules[__package__].recorder
