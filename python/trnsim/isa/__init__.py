@@ -11,7 +11,9 @@ Layouts follow NKI's: row-wise instructions take [P, ...] arrays (P the
 partitions, the free dims flattened in C order as NKI flattens them);
 P above 128 is split into runs of 128 partitions. Float inputs of any numpy
 float dtype are accepted (float64 narrows to float32, RNE, as the CLI does);
-bfloat16 / fp8 come as ml_dtypes arrays or as trnsim.bits() raw bits.
+bfloat16 / fp8 come as ml_dtypes arrays or as trnsim.as_bits() raw bits (a plain
+8- or 16-bit integer array is integers, and floating-point instructions
+refuse it: docs/python.md, "Low-precision bits are never guessed").
 """
 # None, or a list: every call then appends (program, [(input, core, raw)],
 # [(output, core, raw)], settings) -- how the tests replay each call through the CLI

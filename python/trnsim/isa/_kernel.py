@@ -150,8 +150,12 @@ def _input(array, what):
 
 
 def _rows(array, what, min_free=1):
-    """An input as [P, N] raw contents (free dims flattened)."""
+    """An input of a floating-point instruction as [P, N] raw contents (free
+    dims flattened). A plain 8/16-bit integer array is refused: it may be
+    bfloat16 / fp8 bits or integers, and trnsim does not guess."""
     raw, dt, shape, rb = _input(array, what)
+    if dt in dtypes.SMALL_INTS and not rb:
+        raise dtypes.ambiguous_bits(array, "fp32", what)
     if len(shape) < 1 or shape[0] < 1:
         raise errors.InputError("%s: expected a [P, ...] array with at least one partition, got shape %s" %
                                 (what, list(shape)))

@@ -89,7 +89,7 @@ def all_reduce(xs, op="add", replica_groups=None):
     """
     outs, shape, _ = _collective("all_reduce", xs, "AllReduce", lambda s, g: s,
                                  {"reduce_op": _reduce_op(op, "all_reduce"), "replica_groups": replica_groups})
-    return [np.asarray(o).reshape(shape) for o in outs]
+    return [o.reshape(shape) for o in outs]
 
 
 def all_gather(xs, replica_groups=None):
@@ -101,7 +101,7 @@ def all_gather(xs, replica_groups=None):
     """
     outs, shape, g = _collective("all_gather", xs, "AllGather", lambda s, g: (g * int(np.prod(s)),),
                                  {"replica_groups": replica_groups})
-    return [np.asarray(o).reshape((g,) + tuple(shape)) for o in outs]
+    return [o.reshape((g,) + tuple(shape)) for o in outs]
 
 
 def reduce_scatter(xs, op="add", replica_groups=None):
@@ -122,7 +122,7 @@ def reduce_scatter(xs, op="add", replica_groups=None):
                                  {"reduce_op": _reduce_op(op, "reduce_scatter"), "replica_groups": replica_groups},
                                  settings)
     part = (arr0[0] // g,) + tuple(arr0[1:]) if arr0 and arr0[0] % g == 0 else (int(np.prod(arr0)) // g,)
-    return [np.asarray(o).reshape(part) for o in outs]
+    return [o.reshape(part) for o in outs]
 
 
 def all_to_all(xs, replica_groups=None):
@@ -133,7 +133,7 @@ def all_to_all(xs, replica_groups=None):
     Runs CollectiveCompute (IT 48) kind AllToAll (5).
     """
     outs, shape, _ = _collective("all_to_all", xs, "AllToAll", lambda s, g: s, {"replica_groups": replica_groups})
-    return [np.asarray(o).reshape(shape) for o in outs]
+    return [o.reshape(shape) for o in outs]
 
 
 def collective_permute(xs, source_target_pairs):
@@ -155,7 +155,7 @@ def collective_permute(xs, source_target_pairs):
                                 ("s" if len(missing) > 1 else "", ", ".join(map(str, missing)),
                                  "they would get" if len(missing) > 1 else "it would get"))
     outs, shape, _ = _collective("collective_permute", xs, "Permute", lambda s, g: s, {"src_target_pairs": pairs})
-    return [np.asarray(o).reshape(shape) for o in outs]
+    return [o.reshape(shape) for o in outs]
 
 
 def collective_permute_implicit(xs, replica_groups=None):
@@ -166,4 +166,4 @@ def collective_permute_implicit(xs, replica_groups=None):
     """
     outs, shape, _ = _collective("collective_permute_implicit", xs, "PermuteImplicit", lambda s, g: s,
                                  {"replica_groups": replica_groups})
-    return [np.asarray(o).reshape(shape) for o in outs]
+    return [o.reshape(shape) for o in outs]

@@ -47,6 +47,8 @@ def dma_copy(src, dtype=None, dst=None, dst_rmw_op=None):
             raise errors.InputError("dma_copy: dst_rmw_op='add' needs dst, the values to add to")
         ddt = dtypes.canonical(dtype) if dtype else sdt
         oshape = s.shape
+    if sdt in dtypes.SMALL_INTS and not rb and (ddt != sdt or dst_rmw_op):
+        raise dtypes.ambiguous_bits(src, "a cast to %s" % ddt, "isa.dma_copy src")
     acc = dst_rmw_op == "add"
     ins = [("s", -1)] + ([("d", -1)] if dst is not None else [])
     arrays = [s] + ([d] if dst is not None else [])
@@ -143,6 +145,9 @@ def dma_compute(srcs, reduce_op="add", dtype=None, scales=None):
     if op == 0:
         raise errors.InputError("dma_compute: reduce_op is 'add', 'max' or 'min'")
     ins = [_flat_hbm(s, "dma_compute srcs[%d]" % i) for i, s in enumerate(srcs)]
+    for i, (_, sdt, rb) in enumerate(ins):
+        if sdt in dtypes.SMALL_INTS and not rb:
+            raise dtypes.ambiguous_bits(srcs[i], "the fp32 fold", "isa.dma_compute srcs[%d]" % i)
     odt = dtypes.canonical(dtype) if dtype else ins[0][1]
     shape = ins[0][0].shape
 
