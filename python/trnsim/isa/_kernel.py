@@ -70,6 +70,7 @@ class _Kernel:
             merged = dict(settings.get(k, {}))
             merged.update(v)
             settings[k] = merged
+        _fit_sbuf(program, settings)
         self.settings = settings
         self.sim = Simulator(config, **settings)
         self.sim.load(program)
@@ -80,6 +81,29 @@ class _Kernel:
         self.outs = [(n.encode(), c, tuple(self.sim.tensor(n).shape), dtypes.storage(self.sim.tensor(n).dtype))
                      for n, c in outs]
         self.bound = [None] * len(self.ins)  # the arrays the simulator reads in place
+
+
+# The SBUF a partition has by default (docs/config.md) and at most
+_SBUF_DEFAULT = 196608
+_SBUF_MAX = 1 << 24
+_ALIGN = 64  # the host places each tensor at a 64-byte boundary of the partition
+
+
+def _fit_sbuf(program, settings):
+    """A row too long for the default SBUF is a limit of the simulated
+    machine's size, not of the instruction (BNStats loops over any row):
+    give this kernel's machine the SBUF its tensors need, up to the most the
+    config allows, and let the instruction refuse only what it refuses."""
+    need = 0
+    for t in program["tensors"]:
+        if t.get("memory") == "sbuf":
+            free = math.prod(t["shape"][1:]) if len(t["shape"]) > 1 else 1
+            need += -(-free * dtypes.storage(t["dtype"]).itemsize // _ALIGN) * _ALIGN
+    machine = dict(settings.get("machine", {}))
+    have = int(machine.get("sbuf_partition_bytes", _SBUF_DEFAULT))
+    if need > have:
+        machine["sbuf_partition_bytes"] = min(-(-need // 4096) * 4096, _SBUF_MAX)
+        settings["machine"] = machine
 
 
 def _call(key, build, arrays, raw_outputs=False, settings=None):

@@ -19,6 +19,22 @@ def max8(data=None, dtype=None, *, src=None):
     return _chunked(_max8, [_one_of("max8", data, "data", src, "src")], dtype)
 
 
+_ROW_MAX = 16384  # elements per partition Max and the match instructions take
+
+
+def _with_split_hint(run, n, wider):
+    """run(); the module's refusal of a row over 16384 elements, with its
+    instruction's fields, then says how to split the row."""
+    try:
+        return run()
+    except errors.ProgramError as exc:
+        if n <= _ROW_MAX:
+            raise
+        raise type(exc)("%s. For a wider row: %s" % (exc.message, wider), file=exc.file,
+                        instruction=exc.instruction, core=exc.core, opcode=exc.opcode,
+                        opcode_name=exc.opcode_name) from None
+
+
 def _max8(data, dtype):
     x, dt, rb = _rows(data, "max8 data", 8)
     odt = dtypes.canonical(dtype) if dtype else _float_out(dt)
@@ -27,7 +43,10 @@ def _max8(data, dtype):
     def build():
         return (_prog([_t("x", (p, n), dt), _t("v", (p, 8), odt)],
                       [{"opcode": "Max", "inputs": ["x"], "outputs": ["v"]}]), [("x", -1)], [("v", 0)])
-    (v,) = _call(("max8", p, n, dt, odt), build, [x])
+    (v,) = _with_split_hint(lambda: _call(("max8", p, n, dt, odt), build, [x]), n,
+                            "split the row into parts of at most 16384 columns, max8 each part, and max8 the "
+                            "parts' results side by side ([P, 8 * parts]): the 8 largest of the parts' 8 largest "
+                            "are the row's")
     return _values(v, odt, rb)
 
 
@@ -124,9 +143,17 @@ def topk(x, k):
     (IT 91, imm_value -inf) on a working copy: the TopK pattern of public
     NKI kernels (max8 + nc_match_replace8 with dst_idx). Equal values come
     in index order (Max keeps the earliest; the match takes successive
-    occurrences); a NaN is sticky in Max and never matches, so rows with
-    NaN give indices 0xFFFFFFFF for it. x [P, N], 8 <= N <= 16384, k <= N.
-    Values are in x's dtype (float32 for integer x).
+    occurrences). x [P, N], 8 <= N <= 16384, k <= N. Values are in x's
+    dtype (float32 for integer x).
+
+    The reference's bits where the values run out (docs/python.md, TopK):
+    a row with fewer than k values above -inf gets -inf values (right),
+    and for them the indices of the row's first -inf elements in position
+    order, starting again from the first in every round of 8 (striking out
+    -inf with -inf changes nothing), so indices repeat: an all -inf row
+    gives [0..7, 0..7, ...]. A NaN is sticky in Max and never matches: it
+    comes back in every round, at the slot where Max kept it, with index
+    0xFFFFFFFF, taking the place of that round's smallest value.
     """
     return _chunked(_topk, [x], k)
 
@@ -151,5 +178,8 @@ def _topk(x, k):
                           "outputs": ["x", {"tensor": "idx", "offset": 8 * r, "ap": [[1, 8]]}]})
         return (_prog([_t("x", (p, n), dt), _t("vals", (p, 8 * rounds), vdt),
                        _t("idx", (p, 8 * rounds), "uint32")], insts), [("x", -1)], [("vals", 0), ("idx", 0)])
-    vals, idx = _call(("topk", p, n, dt, rounds), build, [d])
+    vals, idx = _with_split_hint(lambda: _call(("topk", p, n, dt, rounds), build, [d]), n,
+                                 "topk each part of at most 16384 columns, add each part's first column to its "
+                                 "indices, then topk the parts' values side by side and take the indices at the "
+                                 "winners' positions")
     return _values(vals[:, :k].copy(), vdt, rb), idx[:, :k].copy()
