@@ -1,6 +1,7 @@
 """The cache of loaded programs behind trnsim.isa, how a call runs one, and
 the input helpers every family shares."""
 import collections
+import functools
 import math
 import sys
 import threading
@@ -233,3 +234,30 @@ def _one_of(what, first, first_name, nki, nki_name):
     if (first is None) == (nki is None):
         raise errors.InputError("isa.%s: give %s (or NKI's %s=), exactly one of them" % (what, first_name, nki_name))
     return first if nki is None else nki
+
+
+def _api(it, opname):
+    """A public isa function: any trnsim.Error it raises reads as Python,
+    "isa.<function> <argument>: ...", and carries the opcode it runs where
+    the error itself names none (an argument refused before anything ran)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kw):
+            try:
+                return fn(*args, **kw)
+            except errors.Error as exc:
+                raise _as_call_error(exc, fn.__name__, it, opname) from None
+        return call
+    return wrap
+
+
+def _as_call_error(exc, name, it, opname):
+    msg = exc.message
+    if not msg.startswith("isa."):
+        msg = ("isa." + msg) if msg.startswith(name + " ") or msg.startswith(name + ":") else \
+            "isa.%s: %s" % (name, msg)
+    if exc.opcode is None:
+        return type(exc)(msg, file=exc.file, instruction=exc.instruction, core=exc.core, opcode=it,
+                         opcode_name=opname)
+    return type(exc)(msg, file=exc.file, instruction=exc.instruction, core=exc.core, opcode=exc.opcode,
+                     opcode_name=exc.opcode_name)

@@ -2,9 +2,11 @@
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import _call, _chunked, _fp32_attr, _one_of, _per_partition, _prog, _rows, _t, _values
+from ._kernel import (_api, _call, _chunked, _fp32_attr, _one_of, _per_partition, _prog, _rows, _t,
+                      _values)
 
 
+@_api(34, "BNStats")
 def bn_stats(data, apply_transpose=False):
     """nki.isa.bn_stats: per partition, 6 fp32: (count, mean, M2) of the
     even elements, then of the odd ones (M2 = sum of squared deviations).
@@ -32,6 +34,7 @@ def _bn_stats(data, apply_transpose):
     return _call(("bnstats", p, n, dt, at), build, [x])[0].view(np.float32)
 
 
+@_api(35, "BNStatsAggregate")
 def bn_aggr(stats=None, *, data=None):
     """nki.isa.bn_aggr: per partition, (mean, variance) of the records in stats.
 
@@ -55,6 +58,7 @@ def _bn_aggr(stats):
     return _call(("bnaggr", p, n, dt), build, [s])[0].view(np.float32)
 
 
+@_api(36, "BNGradients")
 def bn_gradients(x, dy, mean, varfactor):
     """The BN backward reduction (no NKI name): per partition
     [sum dy, sum (x-m)*dy*vf^2, sum (x-m)*dy*vf] in fp32, index order.
@@ -83,6 +87,7 @@ def _bn_gradients(x, dy, mean, varfactor):
     return _call(("bngrad", p, n, dt, dt2, mdt, vdt), build, [a, b, m, v])[0].view(np.float32)
 
 
+@_api(37, "BNBackprop")
 def bn_backprop(x, dy, mean, coef, total_elements, dtype="float32"):
     """The BN dx apply with packed coefficients (no NKI name):
     dx = (dy*total_elements - ((x - m)*Bc + A)) * scale, coef = (A, Bc, scale).
@@ -94,6 +99,7 @@ def bn_backprop(x, dy, mean, coef, total_elements, dtype="float32"):
     return _chunked(_bn_backprop, [x, dy, mean, coef], None, total_elements, dtype)
 
 
+@_api(38, "BNBackprop2")
 def bn_backprop2(x, dy, mean, ab, scale, total_elements, dtype="float32"):
     """The split form of bn_backprop (no NKI name): ab = (A, Bc) [P, 2] and
     scale [P] or [P, 1] as separate operands; identical bytes to bn_backprop.

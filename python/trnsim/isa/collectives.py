@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import errors
-from ._kernel import _call, _prog, _t, _values
+from ._kernel import _api, _call, _prog, _t, _values
 from .dma import _flat_hbm
 
 
@@ -77,6 +77,7 @@ def _collective(what, xs, kind, oshape_of, attrs, settings=None):
     return [_values(o, dt, rb) for o in outs], user_shape, gsize
 
 
+@_api(48, "CollectiveCompute")
 def all_reduce(xs, op="add", replica_groups=None):
     """nki.collectives.all_reduce over one array per rank: every rank gets
     the fold of its group's inputs (a list, rank order).
@@ -92,6 +93,7 @@ def all_reduce(xs, op="add", replica_groups=None):
     return [o.reshape(shape) for o in outs]
 
 
+@_api(48, "CollectiveCompute")
 def all_gather(xs, replica_groups=None):
     """nki.collectives.all_gather: every rank gets its group's inputs
     stacked in core order, [group size, *shape].
@@ -104,6 +106,7 @@ def all_gather(xs, replica_groups=None):
     return [o.reshape((g,) + tuple(shape)) for o in outs]
 
 
+@_api(48, "CollectiveCompute")
 def reduce_scatter(xs, op="add", replica_groups=None):
     """nki.collectives.reduce_scatter: rank at position j of its group gets
     part j of N equal parts of the group's fold (flat, C order; the first
@@ -125,6 +128,7 @@ def reduce_scatter(xs, op="add", replica_groups=None):
     return [o.reshape(part) for o in outs]
 
 
+@_api(48, "CollectiveCompute")
 def all_to_all(xs, replica_groups=None):
     """nki.collectives.all_to_all: rank j of a group gets chunk j of every
     member's input, in core order (each input split in N equal chunks,
@@ -136,6 +140,7 @@ def all_to_all(xs, replica_groups=None):
     return [o.reshape(shape) for o in outs]
 
 
+@_api(48, "CollectiveCompute")
 def collective_permute(xs, source_target_pairs):
     """nki.collectives.collective_permute: rank t gets the input of the rank
     s of each pair [s, t]. Every rank must receive from exactly one pair
@@ -158,6 +163,7 @@ def collective_permute(xs, source_target_pairs):
     return [o.reshape(shape) for o in outs]
 
 
+@_api(48, "CollectiveCompute")
 def collective_permute_implicit(xs, replica_groups=None):
     """nki.collectives.collective_permute_implicit: each rank gets the input
     of its ring predecessor (the group in listed order).

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import PARTITIONS, _call, _input, _prog, _t, _values
+from ._kernel import PARTITIONS, _api, _call, _input, _prog, _t, _values
 
 
 _REDUCE = {None: 0, "bypass": 0, "add": 4, "max": 8, "min": 9}
@@ -21,6 +21,7 @@ def _reduce_code(op, what):
     return _REDUCE[op]
 
 
+@_api(32, "DMACopy")
 def dma_copy(src, dtype=None, dst=None, dst_rmw_op=None):
     """nki.isa.dma_copy: src copied into a destination of dtype (default:
     dst's, else src's), through fp32 with RNE when the dtypes differ (raw
@@ -80,6 +81,7 @@ def _write_dst(dst, raw, values, what):
     return dst
 
 
+@_api(32, "DMACopy")
 def dma_transpose(src, axes=None):
     """nki.isa.dma_transpose: numpy.transpose(src, axes) by the DMA engine.
 
@@ -108,6 +110,7 @@ def dma_transpose(src, axes=None):
     return _values(out, dt, rb)
 
 
+@_api(32, "DMACopy")
 def dma_replicate(src, partitions=PARTITIONS):
     """The whole of src written to every one of `partitions` SBUF partitions:
     [partitions, src.size] (no NKI name; e.g. a [1, 64] row to 128 partitions).
@@ -125,6 +128,7 @@ def dma_replicate(src, partitions=PARTITIONS):
     return _values(out, dt, rb)
 
 
+@_api(32, "DMACopy")
 def dma_compute(srcs, reduce_op="add", dtype=None, scales=None):
     """nki.isa.dma_compute: the element-wise fold of 2..16 sources by the
     DMA compute engine, in fp32, narrowed RNE into dtype (default: the
@@ -168,6 +172,7 @@ def _indices(indices, what):
     return _flat_hbm(i, what)[:2]
 
 
+@_api(32, "DMACopy")
 def dma_gather(table, indices, dst=None, dst_rmw_op=None):
     """Rows of table picked by indices: out[j] = table[indices[j]]
     (indices.shape + table.shape[1:]; NKI: dma_copy with dynamic indices).
@@ -204,6 +209,7 @@ def dma_gather(table, indices, dst=None, dst_rmw_op=None):
     return _write_dst(dst, out, _values(out, tdt, rb).reshape(oshape), "dma_gather")
 
 
+@_api(32, "DMACopy")
 def dma_scatter(table, indices, src, dst_rmw_op=None):
     """table with rows replaced by src: table[indices[j]] = src[j] in order
     j = 0, 1, ... (a later repeated index wins), or += with

@@ -4,7 +4,7 @@ import threading
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import PARTITIONS, _call, _fp32_attr, _prog, _t
+from ._kernel import PARTITIONS, _api, _call, _fp32_attr, _prog, _t
 
 
 _ALGORITHMS = {"lfsr": 0, "pcg32": 1, "philox": 2}
@@ -91,6 +91,7 @@ def _stream(kind, shape, state, words, rand_inst, out_dt):
     return values.reshape(shape), cur
 
 
+@_api(60, "Rand")
 def rand(shape, algorithm="philox", state=None):
     """Gen-1 random bits: (values uint32 of shape, state_out [min(P, 128), 6]
     uint32).
@@ -113,6 +114,7 @@ def rand(shape, algorithm="philox", state=None):
     return _stream("rand", shape, state, 6, {"opcode": "Rand", "algorithm": int(alg), "inputs": []}, "uint32")
 
 
+@_api(97, "Rand2")
 def rand2(shape, min=0.0, max=1.0, state=None, lanes=1):
     """nki.isa.rand2: (values float32 of shape, state_out [min(P, 128), 24]
     uint32 in the reference's word-major layout).
@@ -149,6 +151,7 @@ def _partitions(partitions, what):
     return p
 
 
+@_api(98, "GetRandState2")
 def get_rand_state(partitions=PARTITIONS, generation=2, seed=None):
     """nki.isa.rand_get_state: this thread's current device state, as
     GetRandState (IT 58, gen-1: [P, 6]) or GetRandState2 (IT 98, gen-2:
@@ -179,6 +182,7 @@ def _engine_state(p, words, seed):
     return _call(("getstate", p, words, str(seed_j)), build, [])[0]
 
 
+@_api(99, "SetRandState2")
 def set_rand_state(state):
     """nki.isa.rand_set_state: install a state ([P, 6] gen-1 or [P, 24]
     gen-2 uint32, P <= 128) in partitions 0..P-1 of this thread's device
@@ -209,6 +213,7 @@ rand_get_state = get_rand_state
 rand_set_state = set_rand_state
 
 
+@_api(99, "SetRandState2")
 def set_rng_seed(seed, partitions=PARTITIONS):
     """nki.isa.set_rng_seed (mapping inferred): install in this thread's
     device the gen-2 state a scalar seed gives through SetRandState2's

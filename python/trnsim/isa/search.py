@@ -2,9 +2,11 @@
 import numpy as np
 
 from .. import dtypes, errors
-from ._kernel import _call, _chunked, _float_out, _fp32_attr, _one_of, _per_partition, _prog, _rows, _t, _values
+from ._kernel import (_api, _call, _chunked, _float_out, _fp32_attr, _one_of, _per_partition,
+                      _prog, _rows, _t, _values)
 
 
+@_api(88, "Max")
 def max8(data=None, dtype=None, *, src=None):
     """nki.isa.max8: the 8 largest values of each partition, descending.
 
@@ -50,6 +52,7 @@ def _max8(data, dtype):
     return _values(v, odt, rb)
 
 
+@_api(89, "MaxIndex")
 def nc_find_index8(data, vals):
     """nki.isa.nc_find_index8: for each of the 8 vals of a partition, the
     index of its first occurrence in data (uint32, from 0).
@@ -77,6 +80,7 @@ def _find_index8(data, vals):
     return idx
 
 
+@_api(90, "MatchReplace")
 def nc_match_replace8(data, vals, imm, dst_idx=None):
     """nki.isa.nc_match_replace8: data with the first occurrence of each of
     the 8 vals of a partition replaced by imm (an fp32 value).
@@ -135,6 +139,7 @@ def _match_replace8(data, vals, imm, with_idx):
     return (y, res[1]) if with_idx else y
 
 
+@_api(88, "Max")
 def topk(x, k):
     """The k largest values of each partition and their indices:
     (values [P, k] descending, indices [P, k] uint32).
