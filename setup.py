@@ -31,7 +31,8 @@ class BuildWithCMake(build_py):
 
     def run(self):
         super().run()
-        cmake_dir = os.path.join(os.path.abspath(self.get_finalized_command("build").build_temp), "cmake")
+        build_temp = os.path.abspath(self.get_finalized_command("build").build_temp)
+        cmake_dir = os.path.join(build_temp, "cmake")
         subprocess.check_call(["cmake", "-S", HERE, "-B", cmake_dir, "-DCMAKE_BUILD_TYPE=Release",
                                "-DTRNSIM_BUILD_TESTS=OFF", "-DTRNSIM_BUILD_BENCH=OFF"])
         subprocess.check_call(["cmake", "--build", cmake_dir, "-j%d" % (os.cpu_count() or 1)])
@@ -45,7 +46,8 @@ class BuildWithCMake(build_py):
             raise RuntimeError("the CMake build in %s made no modules (trnsim-*.so)" % cmake_dir)
         for so in modules:
             shutil.copyfile(so, os.path.join(lib_dir, os.path.basename(so)))
-        with open(os.path.join(self.build_lib, "trnsim", "_libpath.py"), "w", encoding="utf-8") as f:
+        libpath = os.path.join(self.build_lib, "trnsim", "_libpath.py")
+        with open(libpath, "w", encoding="utf-8") as f:
             f.write("# written by setup.py: the library pip installed, relative to this package\n"
                     "LIBRARY = \"_lib/libtrnsim.so.1\"\n")
 

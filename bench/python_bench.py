@@ -147,7 +147,8 @@ def threads(pairs, calls=8):
         two = lambda: [f.result() for f in [pool.submit(work, calls) for _ in range(2)]]
         t_two, t_one, r = paired(two, one, pairs, 1)
     print("threads: %d x isa.topk(x, 64) [128 x 4096]: one thread %.1f ms, two threads %.1f ms: "
-          "%.2fx the throughput (target >= 1.6x on 2 idle cores)" % (2 * calls, t_one * 1e3, t_two * 1e3, r))
+          "%.2fx the throughput (target >= 1.6x on 2 idle cores)" %
+          (2 * calls, t_one * 1e3, t_two * 1e3, r))
 
 
 if __name__ == "__main__":

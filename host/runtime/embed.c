@@ -250,19 +250,21 @@ int trnsim_get_written_tensor(trnsim_sim *s, const char *name, int core, void *d
     NEED(s, "trnsim_get_written_tensor");
     if (!name || (!data && bytes)) return usage("trnsim_get_written_tensor: name or data is NULL");
     trn_sim *h = s->sim;
-    if (trn_sim_get_tensor(h, name, core, data, bytes, host_error())) return publish(h, trn_sim_program_path(h));
+    if (trn_sim_get_tensor(h, name, core, data, bytes, host_error()))
+        return publish(h, trn_sim_program_path(h));
     /* the tensor exists (the read checked it): read again as an instruction
      * reads, refusing bytes nothing wrote, and say which element */
     const trn_tensor *t = &h->prog.tensors[trn_program_find_tensor(&h->prog, name)];
-    trn_ap_env env = {.cores = h->cores, .ncores = h->ncores, .namer = trn_tensor_name_byte, .namer_arg = &h->prog};
+    trn_ap_env env = {.cores = h->cores, .ncores = h->ncores, .namer = trn_tensor_name_byte,
+                      .namer_arg = &h->prog};
     trn_ap ap = t->ap;
     ap.core = core < 0 ? 0 : (uint32_t)core;
     if (trn_ap_all_written(&env, &ap)) return 0;
     trn_error *e = host_error();
     trn_ap_read_raw(&env, &ap, data, e);
     e->kind = TRN_EK_INPUT;
-    trn_error_prefix(e, "tensor '%s' on core %u: nothing wrote some of its bytes, so they hold no value; the get",
-                     name, ap.core);
+    trn_error_prefix(e, "tensor '%s' on core %u: nothing wrote some of its bytes, so they hold "
+                        "no value; the get", name, ap.core);
     return publish(h, trn_sim_program_path(h));
 }
 

@@ -138,7 +138,8 @@ TRNSIM_EXPORT int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core
  * input, fill, data or instruction), as an instruction reading them does:
  * TRNSIM_ERR_INPUT naming the first such element; data is then filled as
  * trnsim_get_tensor fills it. trnsim_get_tensor reads them as they are. */
-TRNSIM_EXPORT int trnsim_get_written_tensor(trnsim_sim *s, const char *name, int core, void *data, size_t bytes);
+TRNSIM_EXPORT int trnsim_get_written_tensor(trnsim_sim *s, const char *name, int core, void *data,
+                                            size_t bytes);
 
 /* Run the loaded program on every core. Memories keep their contents
  * between runs: set what changes, run again. */

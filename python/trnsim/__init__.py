@@ -22,5 +22,6 @@ from . import collectives, isa
 __version__ = _cdll.trnsim_version().decode()
 API_VERSION = _cdll.trnsim_api_version()
 
-__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "as_bits", "round_to", "bits", "from_bits", "isa", "collectives",
-           "Error", "ConfigError", "ModuleError", "ProgramError", "InputError", "RunError", "UsageError"]
+__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "as_bits",
+           "round_to", "bits", "from_bits", "isa", "collectives", "Error", "ConfigError",
+           "ModuleError", "ProgramError", "InputError", "RunError", "UsageError"]

@@ -124,9 +124,12 @@ lib = _load()
 
 # The library words some fixes for the CLI; from Python they read as Python.
 _AS_PYTHON = [
-    (re.compile(r"--input (\S+?)=FILE\.npy"), r"Simulator.set('\1', array) (or run(inputs={'\1': array}))"),
-    (re.compile(r"e\.g\. --set machine\.hbm_bytes=(\d+)"), r"e.g. Simulator(machine={'hbm_bytes': \1})"),
-    (re.compile(r"--set (\S+?)(:|$)"), r"the setting \1 (FAMILY={KEY: VALUE} or KEY=VALUE keywords of Simulator)\2"),
+    (re.compile(r"--input (\S+?)=FILE\.npy"),
+     r"Simulator.set('\1', array) (or run(inputs={'\1': array}))"),
+    (re.compile(r"e\.g\. --set machine\.hbm_bytes=(\d+)"),
+     r"e.g. Simulator(machine={'hbm_bytes': \1})"),
+    (re.compile(r"--set (\S+?)(:|$)"),
+     r"the setting \1 (FAMILY={KEY: VALUE} or KEY=VALUE keywords of Simulator)\2"),
 ]
 
 

@@ -115,8 +115,8 @@ class RawBits(np.ndarray):
         n = canonical(dtype)
         a = np.asarray(array)
         if a.dtype != storage(n):
-            raise errors.InputError("RawBits(..., %r): %s bit patterns are %s integers, got a %s array (to round "
-                                    "values to %s: trnsim.round_to(values, %r))" %
+            raise errors.InputError("RawBits(..., %r): %s bit patterns are %s integers, got a %s "
+                                    "array (to round values to %s: trnsim.round_to(values, %r))" %
                                     (dtype, n, storage(n), a.dtype, n, n))
         obj = a.view(cls)
         obj.trnsim_dtype = n
@@ -155,10 +155,12 @@ def ambiguous_bits(array, tensor_dtype, what):
     a = np.asarray(array)
     guess = "bfloat16" if a.dtype.itemsize == 2 else "float8_e4m3"
     return errors.InputError(
-        "%s: a plain %s array is integers, and this computes on floating-point values (%s); trnsim does not "
-        "guess whether these are bit patterns. For %s bit patterns pass trnsim.as_bits(a, %r) (or an ml_dtypes "
-        "array); for the integer values pass a.astype(np.float32)" %
-        (what, a.dtype, tensor_dtype, "bfloat16 / float16" if a.dtype.itemsize == 2 else "fp8", guess))
+        "%s: a plain %s array is integers, and this computes on floating-point values (%s); "
+        "trnsim does not "
+        "guess whether these are bit patterns. For %s bit patterns pass trnsim.as_bits(a, %r) (or "
+        "an ml_dtypes array); for the integer values pass a.astype(np.float32)" %
+        (what, a.dtype, tensor_dtype, "bfloat16 / float16" if a.dtype.itemsize == 2 else "fp8",
+         guess))
 
 
 def tensor_dtype_of(array):
@@ -203,14 +205,17 @@ def as_bits(array, dtype):
     n = canonical(dtype)
     if isinstance(array, RawBits):
         if array.trnsim_dtype != n:
-            raise errors.InputError("as_bits: these are raw bits of %s, not %s" % (array.trnsim_dtype, n))
+            raise errors.InputError("as_bits: these are raw bits of %s, not %s" %
+                                    (array.trnsim_dtype, n))
         return array
     a = np.asarray(array)
     st = storage(n)
     ml = ml_dtype(n)
-    if (ml is not None and a.dtype == np.dtype(ml)) or (a.dtype.kind in "iu" and a.dtype.itemsize == st.itemsize):
+    same_size_ints = a.dtype.kind in "iu" and a.dtype.itemsize == st.itemsize
+    if (ml is not None and a.dtype == np.dtype(ml)) or same_size_ints:
         return RawBits(np.ascontiguousarray(a).view(st), n)
-    raise errors.InputError("as_bits(..., %r): %s bit patterns are %s integers, got a %s array; to round values "
+    raise errors.InputError("as_bits(..., %r): %s bit patterns are %s integers, got a %s array; "
+                            "to round values "
                             "to %s use trnsim.round_to(values, %r)" % (dtype, n, st, a.dtype, n, n))
 
 
@@ -223,8 +228,8 @@ def round_to(values, dtype):
     RawBits of another dtype are rounded from their values."""
     n = canonical(dtype)
     if n in PACKED:
-        raise errors.InputError("round_to: %s is a packed form with no single value per element; give its raw "
-                                "%s words with trnsim.as_bits" % (n, storage(n)))
+        raise errors.InputError("round_to: %s is a packed form with no single value per element; "
+                                "give its raw %s words with trnsim.as_bits" % (n, storage(n)))
     if isinstance(values, RawBits):
         if values.trnsim_dtype == n:
             return values
@@ -244,12 +249,15 @@ def bits(array, dtype):
     refuses a plain integer array of the dtype's storage size (it used to
     round such bit patterns as integers)."""
     warnings.warn("trnsim.bits is deprecated: use trnsim.as_bits(a, dtype) to take bit patterns, "
-                  "trnsim.round_to(values, dtype) to round values", DeprecationWarning, stacklevel=2)
+                  "trnsim.round_to(values, dtype) to round values", DeprecationWarning,
+                  stacklevel=2)
     n = canonical(dtype)
     a = array if isinstance(array, RawBits) else np.asarray(array)
-    if not isinstance(a, RawBits) and a.dtype.kind in "iu" and a.dtype.itemsize == storage(n).itemsize:
+    storage_ints = a.dtype.kind in "iu" and a.dtype.itemsize == storage(n).itemsize
+    if not isinstance(a, RawBits) and storage_ints:
         raise errors.InputError("trnsim.bits(%s array, %r): bit patterns or integer values? Use "
-                                "trnsim.as_bits(a, %r) for bit patterns, trnsim.round_to(a, %r) for values" %
+                                "trnsim.as_bits(a, %r) for bit patterns, trnsim.round_to(a, %r) "
+                                "for values" %
                                 (a.dtype, dtype, n, n))
     if n in PACKED:
         return as_bits(array, n)
@@ -315,9 +323,10 @@ def to_tensor_bytes(array, name):
 def _no_guess(a, n):
     """A plain integer array of the float dtype's storage size: bits or values? Never guessed."""
     if a.dtype.kind in "iu" and a.dtype.itemsize == storage(n).itemsize:
-        raise errors.InputError("a %s tensor got a plain %s array: bit patterns or integer values? trnsim does "
-                                "not guess: pass trnsim.as_bits(a, %r) for bit patterns, a.astype(np.float32) "
-                                "for values" % (n, a.dtype, n))
+        raise errors.InputError("a %s tensor got a plain %s array: bit patterns or integer "
+                                "values? trnsim does "
+                                "not guess: pass trnsim.as_bits(a, %r) for bit patterns, "
+                                "a.astype(np.float32) for values" % (n, a.dtype, n))
 
 
 def _float_input(a, n):

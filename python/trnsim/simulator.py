@@ -74,12 +74,15 @@ def _one_thread(method):
     @functools.wraps(method)
     def guarded(self, *args, **kw):
         if self._h is None and method.__name__ != "close":
-            raise errors.UsageError("Simulator.%s: the simulator is closed (open a new trnsim.Simulator)" %
+            raise errors.UsageError("Simulator.%s: the simulator is closed (open a new "
+                                    "trnsim.Simulator)" %
                                     method.__name__)
         if not self._busy.acquire(blocking=False):
             raise errors.UsageError(
-                "Simulator.%s: another thread is using this simulator; a Simulator serves one thread at a "
-                "time (give each thread its own, or hold a lock around its calls)" % method.__name__)
+                "Simulator.%s: another thread is using this simulator; a Simulator serves one "
+                "thread at a "
+                "time (give each thread its own, or hold a lock around its calls)" %
+                method.__name__)
         try:
             return method(self, *args, **kw)
         finally:
@@ -209,7 +212,8 @@ class Simulator:
 
     def tensor(self, name):
         if self._h is None:
-            raise errors.UsageError("Simulator.tensor: the simulator is closed (open a new trnsim.Simulator)")
+            raise errors.UsageError("Simulator.tensor: the simulator is closed (open a new "
+                                    "trnsim.Simulator)")
         try:
             return self._tensors[name]
         except KeyError:
@@ -259,13 +263,15 @@ class Simulator:
             raise errors.InputError("%s needs a numpy array, got %s (use set() to convert)" %
                                     (where, type(array).__name__), file=self._name)
         if array.dtype != st:
-            raise errors.InputError("%s needs dtype %s (the tensor is %s), got %s; convert it or use set()" %
+            raise errors.InputError("%s needs dtype %s (the tensor is %s), got %s; convert it or "
+                                    "use set()" %
                                     (where, st, t.dtype, array.dtype), file=self._name)
         if array.shape != t.shape:
             raise errors.InputError("%s needs shape %s, got %s" % (where, list(t.shape), list(array.shape)),
                                     file=self._name)
         if not array.flags.c_contiguous:
-            raise errors.InputError("%s needs a C-contiguous array (np.ascontiguousarray, or use set())" % where,
+            raise errors.InputError("%s needs a C-contiguous array (np.ascontiguousarray, or use "
+                                    "set())" % where,
                                     file=self._name)
         c = -1 if core is None else int(core)
         if lib.trnsim_bind_tensor(self._handle(), t._cname, c, array.ctypes.data, array.nbytes):

@@ -14,25 +14,28 @@
 #define ROUNDS 6
 #define N 512
 
+/* a tensor of the native program format */
+#define T(name, mem, dtype, shape) \
+    "{\"name\": \"" name "\", \"memory\": \"" mem "\", \"dtype\": \"" dtype "\", " \
+    "\"shape\": " shape "}"
+
 /* Max + MaxIndexAndMatchReplace (search), BNStats (bn), Rand2 (rng) on one
  * core; an AllReduce (collective) over four cores. */
 static const char one_core[] =
-    "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [8, 512]},"
-    " {\"name\": \"v\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [8, 8]},"
-    " {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [8, 8]},"
-    " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [8, 6]},"
-    " {\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [8, 64]}],"
+    "{\"tensors\": [" T("x", "sbuf", "float32", "[8, 512]") ", " T("v", "sbuf", "float32", "[8, 8]")
+    ", " T("i", "sbuf", "uint32", "[8, 8]") ", " T("st", "sbuf", "float32", "[8, 6]")
+    ", " T("r", "sbuf", "float32", "[8, 64]") "],"
     " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
     " {\"opcode\": \"Max\", \"inputs\": [\"x\"], \"outputs\": [\"v\"]},"
-    " {\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\", \"inputs\": [\"v\", \"x\"],"
-    " \"outputs\": [\"x\", \"i\"]},"
+    " {\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
+    " \"inputs\": [\"v\", \"x\"], \"outputs\": [\"x\", \"i\"]},"
     " {\"opcode\": \"Rand2\", \"min\": -1.0, \"max\": 1.0, \"inputs\": [], \"outputs\": [\"r\"]}]}";
 
 static const char four_cores[] =
-    "{\"cores\": 4, \"tensors\": [{\"name\": \"a\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [512]},"
-    " {\"name\": \"b\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [512]}],"
-    " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\","
-    " \"inputs\": [\"a\"], \"outputs\": [\"b\"]}]}";
+    "{\"cores\": 4, \"tensors\": [" T("a", "hbm", "float32", "[512]") ", "
+    T("b", "hbm", "float32", "[512]") "],"
+    " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\","
+    " \"reduce_op\": \"add\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}]}";
 
 typedef struct result {
     float x[8 * N], v[64], st[48], r[8 * 64], b[4][N];
@@ -56,7 +59,8 @@ static void input(float *x, size_t n, unsigned seed) {
 
 static int fail(job *j, const char *what) {
     if (!j->failures++)
-        snprintf(j->why, sizeof j->why, "thread %d: %s: %s", j->id, what, trnsim_last_error()->message);
+        snprintf(j->why, sizeof j->why, "thread %d: %s: %s", j->id, what,
+                 trnsim_last_error()->message);
     return -1;
 }
 
@@ -66,8 +70,9 @@ static int run_one_core(job *j, result *out) {
     if (!s) return fail(j, "open");
     float x[8 * N];
     input(x, 8 * N, 1);
-    int rc = trnsim_load_program_text(s, one_core, "one_core") || trnsim_set_tensor(s, "x", -1, x, sizeof x) ||
-             trnsim_run(s) || trnsim_get_tensor(s, "x", 0, out->x, sizeof out->x) ||
+    int rc = trnsim_load_program_text(s, one_core, "one_core") ||
+             trnsim_set_tensor(s, "x", -1, x, sizeof x) || trnsim_run(s) ||
+             trnsim_get_tensor(s, "x", 0, out->x, sizeof out->x) ||
              trnsim_get_tensor(s, "v", 0, out->v, sizeof out->v) ||
              trnsim_get_tensor(s, "i", 0, out->i, sizeof out->i) ||
              trnsim_get_tensor(s, "st", 0, out->st, sizeof out->st) ||
@@ -88,7 +93,8 @@ static int run_four_cores(job *j, result *out) {
         rc = trnsim_set_tensor(s, "a", c, a, sizeof a);
     }
     rc = rc || trnsim_run(s);
-    for (int c = 0; c < 4 && !rc; c++) rc = trnsim_get_tensor(s, "b", c, out->b[c], sizeof out->b[c]);
+    for (int c = 0; c < 4 && !rc; c++)
+        rc = trnsim_get_tensor(s, "b", c, out->b[c], sizeof out->b[c]);
     if (rc) fail(j, "four-core program");
     trnsim_close(s);
     return rc ? -1 : 0;
@@ -105,9 +111,11 @@ static void own_error(job *j) {
     char name[32];
     snprintf(name, sizeof name, "nothing_%d", j->id);
     float x = 0;
-    if (trnsim_load_program_text(s, one_core, "one_core") || !trnsim_set_tensor(s, name, -1, &x, sizeof x))
+    if (trnsim_load_program_text(s, one_core, "one_core") ||
+        !trnsim_set_tensor(s, name, -1, &x, sizeof x))
         fail(j, "a set of a missing tensor succeeded");
-    else if (!strstr(trnsim_last_error()->message, name) || trnsim_last_error()->kind != TRNSIM_ERR_INPUT)
+    else if (!strstr(trnsim_last_error()->message, name) ||
+             trnsim_last_error()->kind != TRNSIM_ERR_INPUT)
         fail(j, "another thread's error");
     trnsim_close(s);
 }
@@ -125,7 +133,8 @@ static void *worker(void *arg) {
                                          !memcmp(got.st, j->want->st, sizeof got.st) &&
                                          !memcmp(got.r, j->want->r, sizeof got.r);
         if (!same && !j->failures++)
-            snprintf(j->why, sizeof j->why, "thread %d round %d: bytes differ from the one-thread run", j->id, k);
+            snprintf(j->why, sizeof j->why,
+                     "thread %d round %d: bytes differ from the one-thread run", j->id, k);
         own_error(j);
     }
     return NULL;

@@ -22,11 +22,11 @@ recorder = None
 from ._kernel import PARTITIONS, clear_cache, configure
 from .search import max8, nc_find_index8, nc_match_replace8, topk
 from .bn import bn_aggr, bn_backprop, bn_backprop2, bn_gradients, bn_stats
-from .rng import (get_rand_state, rand, rand2, rand_get_state, rand_set_state, reset_rand_state, set_rand_state,
-                  set_rng_seed)
+from .rng import (get_rand_state, rand, rand2, rand_get_state, rand_set_state, reset_rand_state,
+                  set_rand_state, set_rng_seed)
 from .dma import dma_compute, dma_copy, dma_gather, dma_replicate, dma_scatter, dma_transpose
-from .collectives import (all_gather, all_reduce, all_to_all, collective_permute, collective_permute_implicit,
-                          reduce_scatter)
+from .collectives import (all_gather, all_reduce, all_to_all, collective_permute,
+                          collective_permute_implicit, reduce_scatter)
 
 # The crosswalk: NKI name -> (IT, trnsim function); docs/python.md has it as a table.
 CROSSWALK = [

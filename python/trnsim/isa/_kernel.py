@@ -182,7 +182,8 @@ def _rows(array, what, min_free=1):
     if dt in dtypes.SMALL_INTS and not rb:
         raise dtypes.ambiguous_bits(array, "fp32", what)
     if len(shape) < 1 or shape[0] < 1:
-        raise errors.InputError("%s: expected a [P, ...] array with at least one partition, got shape %s" %
+        raise errors.InputError("%s: expected a [P, ...] array with at least one partition, got "
+                                "shape %s" %
                                 (what, list(shape)))
     p = shape[0]
     n = math.prod(shape[1:])
@@ -232,7 +233,8 @@ def _fp32_attr(v):
 def _one_of(what, first, first_name, nki, nki_name):
     """An argument given positionally / by its trnsim name, or by NKI's keyword."""
     if (first is None) == (nki is None):
-        raise errors.InputError("isa.%s: give %s (or NKI's %s=), exactly one of them" % (what, first_name, nki_name))
+        raise errors.InputError("isa.%s: give %s (or NKI's %s=), exactly one of them" %
+                                (what, first_name, nki_name))
     return first if nki is None else nki
 
 
@@ -259,5 +261,5 @@ def _as_call_error(exc, name, it, opname):
     if exc.opcode is None:
         return type(exc)(msg, file=exc.file, instruction=exc.instruction, core=exc.core, opcode=it,
                          opcode_name=opname)
-    return type(exc)(msg, file=exc.file, instruction=exc.instruction, core=exc.core, opcode=exc.opcode,
-                     opcode_name=exc.opcode_name)
+    return type(exc)(msg, file=exc.file, instruction=exc.instruction, core=exc.core,
+                     opcode=exc.opcode, opcode_name=exc.opcode_name)

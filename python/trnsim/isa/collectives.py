@@ -25,8 +25,8 @@ _OPS = {"add": "add", "max": "max", "maximum": "max", "min": "min", "minimum": "
 def _reduce_op(op, what):
     name = op if isinstance(op, str) else getattr(op, "__name__", None)
     if name not in _OPS:
-        raise errors.InputError("isa.%s: op is 'add', 'maximum' or 'minimum' (also 'max', 'min', np.add, "
-                                "np.maximum, np.minimum), not %r" % (what, op))
+        raise errors.InputError("isa.%s: op is 'add', 'maximum' or 'minimum' (also 'max', 'min', "
+                                "np.add, np.maximum, np.minimum), not %r" % (what, op))
     return _OPS[name]
 
 
@@ -40,21 +40,23 @@ def _groups(groups, n, what):
     seen = {}
     for j, grp in enumerate(g):
         if not grp:
-            raise errors.InputError("isa.%s: replica_groups[%d] is empty; every group names at least one rank" %
+            raise errors.InputError("isa.%s: replica_groups[%d] is empty; every group names at "
+                                    "least one rank" %
                                     (what, j))
         for r in grp:
             if not 0 <= r < n:
-                raise errors.InputError("isa.%s: replica_groups[%d] names rank %d; the ranks are 0..%d (one per "
-                                        "array)" % (what, j, r, n - 1))
+                raise errors.InputError("isa.%s: replica_groups[%d] names rank %d; the ranks are "
+                                        "0..%d (one per array)" % (what, j, r, n - 1))
             if r in seen:
-                raise errors.InputError("isa.%s: rank %d is in replica_groups[%d] and [%d]; every rank is in "
-                                        "exactly one group" % (what, r, seen[r], j))
+                raise errors.InputError("isa.%s: rank %d is in replica_groups[%d] and [%d]; every "
+                                        "rank is in exactly one group" % (what, r, seen[r], j))
             seen[r] = j
     missing = [r for r in range(n) if r not in seen]
     if missing:
-        raise errors.InputError("isa.%s: rank%s %s in no replica group, so %s no result; every rank is in "
-                                "exactly one group (NKI's rule): add %s to a group" %
-                                (what, "s" if len(missing) > 1 else "", ", ".join(map(str, missing)),
+        raise errors.InputError("isa.%s: rank%s %s in no replica group, so %s no result; every "
+                                "rank is in exactly one group (NKI's rule): add %s to a group" %
+                                (what, "s" if len(missing) > 1 else "",
+                                 ", ".join(map(str, missing)),
                                  "they would get" if len(missing) > 1 else "it would get",
                                  "them" if len(missing) > 1 else "it"))
     return g, len(g[0])
@@ -89,7 +91,8 @@ def all_reduce(xs, op="add", replica_groups=None):
     max / min keep the accumulator on a NaN or a tie (collective.sse_minmax).
     """
     outs, shape, _ = _collective("all_reduce", xs, "AllReduce", lambda s, g: s,
-                                 {"reduce_op": _reduce_op(op, "all_reduce"), "replica_groups": replica_groups})
+                                 {"reduce_op": _reduce_op(op, "all_reduce"),
+                                  "replica_groups": replica_groups})
     return [o.reshape(shape) for o in outs]
 
 
@@ -122,7 +125,8 @@ def reduce_scatter(xs, op="add", replica_groups=None):
     n = len(xs)
     settings = {"collective": {"multi_lnc": "allow"}} if replica_groups else {"collective": {"cores_per_lnc": n}}
     outs, shape, g = _collective("reduce_scatter", xs, "ReduceScatter", lambda s, g: (int(np.prod(s)) // g,),
-                                 {"reduce_op": _reduce_op(op, "reduce_scatter"), "replica_groups": replica_groups},
+                                 {"reduce_op": _reduce_op(op, "reduce_scatter"),
+                                  "replica_groups": replica_groups},
                                  settings)
     part = (arr0[0] // g,) + tuple(arr0[1:]) if arr0 and arr0[0] % g == 0 else (int(np.prod(arr0)) // g,)
     return [o.reshape(part) for o in outs]
@@ -155,7 +159,8 @@ def collective_permute(xs, source_target_pairs):
     targets = [t for _, t in pairs]
     missing = [r for r in range(n) if r not in targets]
     if missing:
-        raise errors.InputError("isa.collective_permute: no pair sends to rank%s %s, so %s no result; name a pair "
+        raise errors.InputError("isa.collective_permute: no pair sends to rank%s %s, so %s no "
+                                "result; name a pair "
                                 "for every rank ([r, r] keeps rank r's own input)" %
                                 ("s" if len(missing) > 1 else "", ", ".join(map(str, missing)),
                                  "they would get" if len(missing) > 1 else "it would get"))

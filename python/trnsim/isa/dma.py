@@ -37,7 +37,8 @@ def dma_copy(src, dtype=None, dst=None, dst_rmw_op=None):
     """
     s, sdt, rb = _flat_hbm(src, "dma_copy src")
     if dst_rmw_op not in (None, "add"):
-        raise errors.InputError("dma_copy: dst_rmw_op is None or 'add' (NKI allows only add), not %r" % (dst_rmw_op,))
+        raise errors.InputError("dma_copy: dst_rmw_op is None or 'add' (NKI allows only add), not "
+                                "%r" % (dst_rmw_op,))
     if dst is not None:
         d, ddt, _ = _flat_hbm(dst, "dma_copy dst")
         if dtype is not None and dtypes.canonical(dtype) != ddt:
@@ -72,8 +73,8 @@ def _write_dst(dst, raw, values, what):
     if not isinstance(dst, np.ndarray):
         return values
     if not dst.flags.writeable:
-        raise errors.InputError("isa.%s: dst is read-only, and the result is written into it (as NKI's dst); "
-                                "pass a writable array, or a copy" % what)
+        raise errors.InputError("isa.%s: dst is read-only, and the result is written into it (as "
+                                "NKI's dst); pass a writable array, or a copy" % what)
     if dst.dtype.itemsize == raw.dtype.itemsize and dst.dtype.kind != "b":
         dst.view(raw.dtype)[...] = raw.reshape(dst.shape)
     else:

@@ -14,7 +14,9 @@ def _state_in(state, p, words, what):
     s = np.asarray(state)
     if s.shape != (p, words):
         raise errors.InputError("%s: a state is [%d, %d] uint32 here (%s), got shape %s" %
-                                (what, p, words, "gen-1: 6 words" if words == 6 else "gen-2: 4 lanes x 6 words, "
+                                (what, p, words, "gen-1: 6 words" if words == 6 else "gen-2: 4 "
+                                                                                     "lanes x 6 "
+                                                                                     "words, "
                                  "word-major", list(s.shape)))
     if s.dtype.kind not in "iu":
         raise errors.InputError("%s: state words are uint32, got %s" % (what, s.dtype))
@@ -27,10 +29,13 @@ def _rng_call(kind, p, n, state, words, rand_inst, out_dt):
     gen2 = words == 24
 
     def build():
-        tensors = [_t("r", (p, n), out_dt), _t("so", (p, words), "uint32"), _t("si", (p, words), "uint32")]
-        insts = [{"opcode": "SetRandState2" if gen2 else "SetRandState", "inputs": ["si"], "outputs": []},
+        tensors = [_t("r", (p, n), out_dt), _t("so", (p, words), "uint32"),
+                   _t("si", (p, words), "uint32")]
+        set_op, get_op = (("SetRandState2", "GetRandState2") if gen2 else
+                          ("SetRandState", "GetRandState"))
+        insts = [{"opcode": set_op, "inputs": ["si"], "outputs": []},
                  dict(rand_inst, outputs=["r"]),
-                 {"opcode": "GetRandState2" if gen2 else "GetRandState", "inputs": [], "outputs": ["so"]}]
+                 {"opcode": get_op, "inputs": [], "outputs": ["so"]}]
         return _prog(tensors, insts), [("si", -1)], [("r", 0), ("so", 0)]
     key = (kind, p, n, tuple(sorted((k, str(v)) for k, v in rand_inst.items())))
     r, so = _call(key, build, arrays)
@@ -72,7 +77,8 @@ def _stream(kind, shape, state, words, rand_inst, out_dt):
     rows it reuses, as successive instructions on the engine would."""
     shape = tuple(int(d) for d in (shape if np.ndim(shape) else (shape,)))
     if len(shape) < 1 or shape[0] < 1:
-        raise errors.InputError("isa.%s: shape is [P, ...] with P >= 1 partitions, got %s" % (kind, list(shape)))
+        raise errors.InputError("isa.%s: shape is [P, ...] with P >= 1 partitions, got %s" %
+                                (kind, list(shape)))
     p = shape[0]
     n = int(np.prod(shape[1:], dtype=np.int64)) if len(shape) > 1 else 1
     rows = min(p, PARTITIONS)
@@ -109,9 +115,11 @@ def rand(shape, algorithm="philox", state=None):
     """
     alg = _ALGORITHMS.get(str(algorithm).lower(), algorithm)
     if alg not in (0, 1, 2):
-        raise errors.InputError("isa.rand: algorithm is 'lfsr', 'pcg32' or 'philox' (0, 1, 2), not %r" %
+        raise errors.InputError("isa.rand: algorithm is 'lfsr', 'pcg32' or 'philox' (0, 1, 2), "
+                                "not %r" %
                                 (algorithm,))
-    return _stream("rand", shape, state, 6, {"opcode": "Rand", "algorithm": int(alg), "inputs": []}, "uint32")
+    inst = {"opcode": "Rand", "algorithm": int(alg), "inputs": []}
+    return _stream("rand", shape, state, 6, inst, "uint32")
 
 
 @_api(97, "Rand2")
@@ -192,8 +200,8 @@ def set_rand_state(state):
     lane whose words 0..4 were all zero."""
     s = np.asarray(state)
     if s.ndim != 2 or s.shape[1] not in (6, 24):
-        raise errors.InputError("isa.set_rand_state: a state is [P, 6] (gen-1) or [P, 24] (gen-2) uint32, "
-                                "got shape %s" % list(s.shape))
+        raise errors.InputError("isa.set_rand_state: a state is [P, 6] (gen-1) or [P, 24] (gen-2) "
+                                "uint32, got shape %s" % list(s.shape))
     p, words = s.shape
     _partitions(p, "set_rand_state")
     raw = _state_in(s, p, words, "isa.set_rand_state")

@@ -46,9 +46,10 @@ def _max8(data, dtype):
         return (_prog([_t("x", (p, n), dt), _t("v", (p, 8), odt)],
                       [{"opcode": "Max", "inputs": ["x"], "outputs": ["v"]}]), [("x", -1)], [("v", 0)])
     (v,) = _with_split_hint(lambda: _call(("max8", p, n, dt, odt), build, [x]), n,
-                            "split the row into parts of at most 16384 columns, max8 each part, and max8 the "
-                            "parts' results side by side ([P, 8 * parts]): the 8 largest of the parts' 8 largest "
-                            "are the row's")
+                            "split the row into parts of at most 16384 columns, max8 each part, "
+                            "and max8 the "
+                            "parts' results side by side ([P, 8 * parts]): the 8 largest of the "
+                            "parts' 8 largest are the row's")
     return _values(v, odt, rb)
 
 
@@ -106,13 +107,15 @@ def nc_match_replace8(data, vals, imm, dst_idx=None):
 def _fill_tile(tile, values, what, arg):
     """Write values into the caller's array, as an NKI instruction writes its dst tile."""
     if type(tile) is not np.ndarray:
-        raise errors.InputError("isa.%s: %s is a numpy array to fill (or True to get the values back), not %s" %
+        raise errors.InputError("isa.%s: %s is a numpy array to fill (or True to get the values "
+                                "back), not %s" %
                                 (what, arg, type(tile).__name__))
     if tile.shape != values.shape:
         raise errors.InputError("isa.%s: %s has shape %s; it takes %s" %
                                 (what, arg, list(tile.shape), list(values.shape)))
     if not np.can_cast(values.dtype, tile.dtype, "safe"):
-        raise errors.InputError("isa.%s: %s is %s, which cannot hold every %s value; use %s or wider" %
+        raise errors.InputError("isa.%s: %s is %s, which cannot hold every %s value; use %s or "
+                                "wider" %
                                 (what, arg, tile.dtype, values.dtype, values.dtype))
     if not tile.flags.writeable:
         raise errors.InputError("isa.%s: %s is read-only" % (what, arg))
@@ -184,7 +187,8 @@ def _topk(x, k):
         return (_prog([_t("x", (p, n), dt), _t("vals", (p, 8 * rounds), vdt),
                        _t("idx", (p, 8 * rounds), "uint32")], insts), [("x", -1)], [("vals", 0), ("idx", 0)])
     vals, idx = _with_split_hint(lambda: _call(("topk", p, n, dt, rounds), build, [d]), n,
-                                 "topk each part of at most 16384 columns, add each part's first column to its "
-                                 "indices, then topk the parts' values side by side and take the indices at the "
-                                 "winners' positions")
+                                 "topk each part of at most 16384 columns, add each part's first "
+                                 "column to its "
+                                 "indices, then topk the parts' values side by side and take the "
+                                 "indices at the winners' positions")
     return _values(vals[:, :k].copy(), vdt, rb), idx[:, :k].copy()
