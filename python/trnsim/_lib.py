@@ -129,8 +129,18 @@ _AS_PYTHON = [
     (re.compile(r"e\.g\. --set machine\.hbm_bytes=(\d+)"),
      r"e.g. Simulator(machine={'hbm_bytes': \1})"),
     (re.compile(r"--set (\S+?)(:|$)"),
-     r"the setting \1 (FAMILY={KEY: VALUE} or KEY=VALUE keywords of Simulator)\2"),
+     lambda m: "the setting %s%s" % (_as_keyword(m.group(1)), m.group(2))),
 ]
+
+
+def _as_keyword(setting):
+    """KEY=VALUE as Simulator takes it: "search.order=x (Simulator(search={'order': x}))"."""
+    key, eq, value = setting.partition("=")
+    if not eq:
+        return setting
+    family, dot, name = key.partition(".")
+    call = "%s={'%s': %s}" % (family, name, value) if dot else "%s=%s" % (key, value)
+    return "%s (Simulator(%s))" % (setting, call)
 
 
 def as_python(message):

@@ -188,4 +188,5 @@ def test_closed_simulator_raises_usage_error_everywhere():
 def test_setting_errors_read_as_python():
     with pytest.raises(trnsim.ConfigError) as e:
         trnsim.Simulator(nosuchfamily={"x": 1})
-    assert "--set" not in e.value.message and "the setting nosuchfamily.x=1" in e.value.message
+    assert "--set" not in e.value.message
+    assert "the setting nosuchfamily.x=1 (Simulator(nosuchfamily={'x': 1})): " in e.value.message
