@@ -245,6 +245,15 @@ int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, void *data, siz
     return 0;
 }
 
+int trnsim_get_written_tensor(trnsim_sim *s, const char *name, int core, void *data, size_t bytes) {
+    NEED(s, "trnsim_get_written_tensor");
+    if (!name || (!data && bytes)) return usage("trnsim_get_written_tensor: name or data is NULL");
+    trn_sim *h = s->sim;
+    if (trn_sim_get_written_tensor(h, name, core, data, bytes, host_error()))
+        return publish(h, trn_sim_program_path(h));
+    return 0;
+}
+
 int trnsim_run(trnsim_sim *s) {
     NEED(s, "trnsim_run");
     if (trn_sim_run(s->sim, host_error())) return publish(s->sim, trn_sim_program_path(s->sim));

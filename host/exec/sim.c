@@ -12,6 +12,7 @@
 #include "arith/arith.h"
 #include "memory/spans.h"
 #include "exec/budget.h"
+#include "program/tensor_bounds.h"
 #include "dist/remote.h"
 #include "exec/exec_int.h"
 
@@ -432,4 +433,21 @@ int trn_sim_run(trn_sim *s, trn_error *e) {
                                             : trn_dispatch_run(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;
+}
+
+int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
+                               trn_error *e) {
+    if (trn_sim_get_tensor(s, name, core, data, bytes, e)) return -1;
+    /* the tensor exists (the read checked it): read again as an instruction
+     * reads, refusing bytes nothing wrote, and say which element */
+    const trn_tensor *t = &s->prog.tensors[trn_program_find_tensor(&s->prog, name)];
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .namer = trn_tensor_name_byte,
+                      .namer_arg = &s->prog};
+    trn_ap ap = t->ap;
+    ap.core = core < 0 ? 0 : (uint32_t)core;
+    if (trn_ap_all_written(&env, &ap)) return 0;
+    trn_ap_read_raw(&env, &ap, data, e);
+    e->kind = TRN_EK_INPUT;
+    return trn_error_prefix(e, "tensor '%s' on core %u: nothing wrote some of its bytes, so they "
+                               "hold no value; the get", name, ap.core);
 }

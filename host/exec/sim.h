@@ -56,6 +56,10 @@ int trn_sim_load_program_document(trn_sim *s, struct json_t *root, const char *n
  * (set) / core 0 (get). Marks the bytes written. */
 int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
+/* The same, refusing bytes nothing wrote (the message names the element),
+ * as an instruction reading them would. */
+int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
+                               trn_error *e);
 /* As trn_sim_set_tensor, but the tensor's bytes stay in the caller's
  * buffer (memory/bindings.h) until it is set or bound again, a run writes
  * into it, the program is replaced or the sim closed; data must stay valid

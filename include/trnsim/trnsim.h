@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TRNSIM_API_VERSION 3
+#define TRNSIM_API_VERSION 4
 
 #if defined(__GNUC__)
 #define TRNSIM_EXPORT __attribute__((visibility("default")))
@@ -133,6 +133,13 @@ TRNSIM_EXPORT int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, 
 /* End every binding of the tensor on core (-1: every core), copying the
  * caller's bytes into simulator memory: data may be freed afterwards. */
 TRNSIM_EXPORT int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core);
+
+/* API version 4: trnsim_get_tensor that refuses bytes nothing wrote (no
+ * input, fill, data or instruction), as an instruction reading them does:
+ * TRNSIM_ERR_INPUT naming the first such element; data is then filled as
+ * trnsim_get_tensor fills it. trnsim_get_tensor reads them as they are. */
+TRNSIM_EXPORT int trnsim_get_written_tensor(trnsim_sim *s, const char *name, int core, void *data,
+                                            size_t bytes);
 
 /* Run the loaded program on every core. Memories keep their contents
  * between runs: set what changes, run again. */

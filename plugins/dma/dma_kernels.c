@@ -2,6 +2,7 @@
 #include "dma_kernels.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -245,14 +246,18 @@ static void transpose_rows(dma_isa isa, const void *src, const int64_t S[4], voi
 
 dma_isa dma_isa_best(void) {
 #if DMA_HAVE_AVX2_KERNELS
-    static int have = -1; /* a benign race: every thread stores the same answer */
-    if (have < 0) {
+    /* every thread stores the same answer; atomic (relaxed: a plain load on
+     * x86) so that handles in parallel threads are race-free (TSan) */
+    static _Atomic int have = -1;
+    int h = atomic_load_explicit(&have, memory_order_relaxed);
+    if (h < 0) {
         /* idempotent, and right even before libgcc's own constructor ran;
          * "avx2" includes the OS check that YMM registers are saved */
         __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2") ? 1 : 0;
+        h = __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&have, h, memory_order_relaxed);
     }
-    return have == 1 ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE;
+    return h == 1 ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE;
 #else
     return DMA_ISA_PORTABLE;
 #endif

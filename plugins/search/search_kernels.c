@@ -8,6 +8,7 @@
  */
 #include "search_kernels.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 /* SSE's packed compares are the C comparisons element by element (ordered:
@@ -155,12 +156,16 @@ SEARCH_INLINE void max8_row(const float *data, size_t n, float out[SEARCH_K], bo
 #if SEARCH_AVX || defined(SEARCH_SSE)
 static bool use_avx(void) {
 #if SEARCH_AVX
-    static int have = -1; /* a benign race: every thread stores the same answer */
-    if (have < 0) {
+    /* every thread stores the same answer; atomic (relaxed: a plain load on
+     * x86) so that handles in parallel threads are race-free (TSan) */
+    static _Atomic int have = -1;
+    int h = atomic_load_explicit(&have, memory_order_relaxed);
+    if (h < 0) {
         __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx") ? 1 : 0;
+        h = __builtin_cpu_supports("avx") ? 1 : 0;
+        atomic_store_explicit(&have, h, memory_order_relaxed);
     }
-    return have == 1;
+    return h == 1;
 #else
     return false;
 #endif

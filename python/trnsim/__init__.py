@@ -8,18 +8,20 @@
 
 trnsim.Simulator runs whole native programs (dicts, JSON text, paths or a
 trnsim.Program); trnsim.isa has one function per instruction under its NKI
-name; trnsim.bits / trnsim.from_bits carry bfloat16 and fp8 as raw bits.
+name; trnsim.as_bits (take bit patterns), trnsim.round_to (round values) and
+trnsim.from_bits carry bfloat16 and fp8 as raw bits.
 docs/python.md has the details and the NKI crosswalk.
 """
 from ._lib import lib as _cdll
-from .dtypes import RawBits, bits, from_bits
+from .dtypes import RawBits, as_bits, bits, from_bits, round_to
 from .errors import ConfigError, Error, InputError, ModuleError, ProgramError, RunError, UsageError
 from .program import Operand, Program, TensorRef
 from .simulator import Simulator, TensorInfo
-from . import isa
+from . import collectives, isa
 
 __version__ = _cdll.trnsim_version().decode()
 API_VERSION = _cdll.trnsim_api_version()
 
-__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "bits", "from_bits", "isa",
-           "Error", "ConfigError", "ModuleError", "ProgramError", "InputError", "RunError", "UsageError"]
+__all__ = ["Simulator", "Program", "TensorRef", "Operand", "TensorInfo", "RawBits", "as_bits",
+           "round_to", "bits", "from_bits", "isa", "collectives", "Error", "ConfigError",
+           "ModuleError", "ProgramError", "InputError", "RunError", "UsageError"]

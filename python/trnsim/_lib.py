@@ -6,10 +6,11 @@ the install wrote into _libpath.py, and by ctypes.util.find_library.
 import ctypes
 import ctypes.util
 import os
+import re
 
 from . import errors
 
-API_VERSION = 3  # trnsim_bind_tensor / trnsim_unbind_tensor
+API_VERSION = 4  # trnsim_get_written_tensor
 
 
 class _Error(ctypes.Structure):
@@ -104,6 +105,8 @@ def _load():
         # API version 3: inputs bound in place
         "trnsim_bind_tensor": (c_int, [p, cstr, c_int, vp, c_size]),
         "trnsim_unbind_tensor": (c_int, [p, cstr, c_int]),
+        # API version 4: a get that refuses bytes nothing wrote
+        "trnsim_get_written_tensor": (c_int, [p, cstr, c_int, vp, c_size]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -119,12 +122,40 @@ def _load():
 lib = _load()
 
 
+# The library words some fixes for the CLI; from Python they read as Python.
+_AS_PYTHON = [
+    (re.compile(r"--input (\S+?)=FILE\.npy"),
+     r"Simulator.set('\1', array) (or run(inputs={'\1': array}))"),
+    (re.compile(r"e\.g\. --set machine\.hbm_bytes=(\d+)"),
+     r"e.g. Simulator(machine={'hbm_bytes': \1})"),
+    (re.compile(r"--set (\S+?)(:|$)"),
+     lambda m: "the setting %s%s" % (_as_keyword(m.group(1)), m.group(2))),
+]
+
+
+def _as_keyword(setting):
+    """KEY=VALUE as Simulator takes it: "search.order=x (Simulator(search={'order': x}))"."""
+    key, eq, value = setting.partition("=")
+    if not eq:
+        return setting
+    family, dot, name = key.partition(".")
+    call = "%s={'%s': %s}" % (family, name, value) if dot else "%s=%s" % (key, value)
+    return "%s (Simulator(%s))" % (setting, call)
+
+
+def as_python(message):
+    """A library message with its CLI flags put as the Python calls that do the same."""
+    for pattern, repl in _AS_PYTHON:
+        message = pattern.sub(repl, message)
+    return message
+
+
 def last_error(default_cls=None):
     """The library's last error as a trnsim.Error subclass instance."""
     e = lib.trnsim_last_error().contents
     cls = errors.KIND_CLASSES.get(e.kind, default_cls or errors.Error)
     dec = lambda b: b.decode("utf-8", "replace") if b else ""
-    return cls(dec(e.message), file=dec(e.file) or None,
+    return cls(as_python(dec(e.message)), file=dec(e.file) or None,
                instruction=e.instruction if e.instruction >= 0 else None,
                core=e.core if e.core >= 0 else None, opcode=e.opcode if e.opcode >= 0 else None,
                opcode_name=dec(e.opcode_name) or None)

@@ -7,6 +7,7 @@ and always raw bits through bits() / from_bits(), converted by the
 simulator's own arithmetic core (round to nearest even, docs/dtypes.md).
 """
 import ctypes
+import warnings
 
 import numpy as np
 
@@ -103,16 +104,63 @@ def dtype_of_numpy(dt):
 
 
 class RawBits(np.ndarray):
-    """An array of raw bit patterns of a trnsim dtype (from bits()); tensor
-    inputs take its bytes unchanged. .trnsim_dtype names the dtype."""
+    """An array of raw bit patterns of a trnsim dtype (from as_bits() or
+    round_to()); tensor inputs take its bytes unchanged. .trnsim_dtype names
+    the dtype. numpy functions that keep the bits (concatenate, stack,
+    reshape, slicing, copy, ...) keep the tag when every tagged argument has
+    the same dtype; np.asarray / np.ascontiguousarray give plain integers
+    (trnsim then refuses them where bits were expected, never guesses)."""
 
     def __new__(cls, array, dtype):
-        obj = np.asarray(array).view(cls)
-        obj.trnsim_dtype = canonical(dtype)
+        n = canonical(dtype)
+        a = np.asarray(array)
+        if a.dtype != storage(n):
+            raise errors.InputError("RawBits(..., %r): %s bit patterns are %s integers, got a %s "
+                                    "array (to round values to %s: trnsim.round_to(values, %r))" %
+                                    (dtype, n, storage(n), a.dtype, n, n))
+        obj = a.view(cls)
+        obj.trnsim_dtype = n
         return obj
 
     def __array_finalize__(self, obj):
         self.trnsim_dtype = getattr(obj, "trnsim_dtype", None)
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = super().__array_function__(func, types, args, kwargs)
+        tags = set()
+        _tags_of(args, tags)
+        if len(tags) == 1 and type(result) is np.ndarray:
+            (tag,) = tags
+            if tag and result.dtype == storage(tag):
+                result = result.view(RawBits)
+                result.trnsim_dtype = tag
+        return result
+
+
+def _tags_of(args, tags):
+    for a in args:
+        if isinstance(a, RawBits):
+            tags.add(a.trnsim_dtype)
+        elif isinstance(a, (list, tuple)):
+            _tags_of(a, tags)
+
+
+# 8- and 16-bit integer arrays: what raw bfloat16 / fp8 / float16 bits look
+# like, and also plain integers; trnsim never guesses which
+SMALL_INTS = frozenset(("int8", "uint8", "int16", "uint16"))
+
+
+def ambiguous_bits(array, tensor_dtype, what):
+    """The error for a plain 8/16-bit integer array where a float is computed."""
+    a = np.asarray(array)
+    guess = "bfloat16" if a.dtype.itemsize == 2 else "float8_e4m3"
+    return errors.InputError(
+        "%s: a plain %s array is integers, and this computes on floating-point values (%s); "
+        "trnsim does not "
+        "guess whether these are bit patterns. For %s bit patterns pass trnsim.as_bits(a, %r) (or "
+        "an ml_dtypes array); for the integer values pass a.astype(np.float32)" %
+        (what, a.dtype, tensor_dtype, "bfloat16 / float16" if a.dtype.itemsize == 2 else "fp8",
+         guess))
 
 
 def tensor_dtype_of(array):
@@ -147,26 +195,73 @@ def widen(raw, name):
     return out
 
 
-def bits(array, dtype):
-    """The raw bit patterns of array's values in a trnsim dtype, as a
-    RawBits array of the dtype's storage type (uint16 for bfloat16, uint8
-    for fp8, ...). Floats are narrowed by the simulator's arithmetic core
-    (round to nearest even; float64 first to float32, as the CLI does); an
-    ml_dtypes array of that very dtype is taken bit for bit."""
+def as_bits(array, dtype):
+    """Take these bit patterns as dtype: an unsigned (or same-size signed)
+    integer array of the dtype's storage size (uint16 for bfloat16 and
+    float16, uint8 for fp8, the raw words of packed forms) becomes a RawBits
+    array of that dtype, bit for bit, nothing rounded. An ml_dtypes array of
+    the dtype is taken bit for bit too. Anything else raises (to round
+    values, round_to)."""
     n = canonical(dtype)
-    a = np.asarray(array)
     if isinstance(array, RawBits):
         if array.trnsim_dtype != n:
-            raise errors.InputError("these are raw bits of %s, not %s" % (array.trnsim_dtype, n))
+            raise errors.InputError("as_bits: these are raw bits of %s, not %s" %
+                                    (array.trnsim_dtype, n))
         return array
+    a = np.asarray(array)
+    st = storage(n)
+    ml = ml_dtype(n)
+    same_size_ints = a.dtype.kind in "iu" and a.dtype.itemsize == st.itemsize
+    if (ml is not None and a.dtype == np.dtype(ml)) or same_size_ints:
+        return RawBits(np.ascontiguousarray(a).view(st), n)
+    raise errors.InputError("as_bits(..., %r): %s bit patterns are %s integers, got a %s array; "
+                            "to round values "
+                            "to %s use trnsim.round_to(values, %r)" % (dtype, n, st, a.dtype, n, n))
+
+
+def round_to(values, dtype):
+    """Round these values to dtype: numbers (floats, or integers as the
+    integers they are) narrowed by the simulator's arithmetic core (round
+    to nearest even; float64 first to float32, as the CLI does), as a
+    RawBits array of the dtype's storage type. An ml_dtypes array of the
+    dtype, or RawBits of it, is already there and comes back bit for bit;
+    RawBits of another dtype are rounded from their values."""
+    n = canonical(dtype)
+    if n in PACKED:
+        raise errors.InputError("round_to: %s is a packed form with no single value per element; "
+                                "give its raw %s words with trnsim.as_bits" % (n, storage(n)))
+    if isinstance(values, RawBits):
+        if values.trnsim_dtype == n:
+            return values
+        values = from_bits(values)
+    a = np.asarray(values)
     ml = ml_dtype(n)
     if ml is not None and a.dtype == np.dtype(ml):
         return RawBits(np.ascontiguousarray(a).view(storage(n)), n)
+    if a.dtype.kind not in "fiub" and _ml is None:
+        raise errors.InputError("round_to: takes numbers, got a %s array" % a.dtype)
+    return RawBits(narrow(a.astype(np.float32) if a.dtype.kind in "iub" else a, n), n)
+
+
+def bits(array, dtype):
+    """Deprecated: trnsim.as_bits(a, dtype) takes bit patterns as they are,
+    trnsim.round_to(values, dtype) rounds values. bits() rounds values, and
+    refuses a plain integer array of the dtype's storage size (it used to
+    round such bit patterns as integers)."""
+    warnings.warn("trnsim.bits is deprecated: use trnsim.as_bits(a, dtype) to take bit patterns, "
+                  "trnsim.round_to(values, dtype) to round values", DeprecationWarning,
+                  stacklevel=2)
+    n = canonical(dtype)
+    a = array if isinstance(array, RawBits) else np.asarray(array)
+    storage_ints = a.dtype.kind in "iu" and a.dtype.itemsize == storage(n).itemsize
+    if not isinstance(a, RawBits) and storage_ints:
+        raise errors.InputError("trnsim.bits(%s array, %r): bit patterns or integer values? Use "
+                                "trnsim.as_bits(a, %r) for bit patterns, trnsim.round_to(a, %r) "
+                                "for values" %
+                                (a.dtype, dtype, n, n))
     if n in PACKED:
-        if a.dtype != storage(n):
-            raise errors.InputError("%s is a packed form: give its raw %s words" % (n, storage(n)))
-        return RawBits(np.ascontiguousarray(a), n)
-    return RawBits(narrow(a, n), n)
+        return as_bits(array, n)
+    return round_to(array, n)
 
 
 def from_bits(raw, dtype=None):
@@ -202,15 +297,13 @@ def to_tensor_bytes(array, name):
     if n == "float16":
         if a.dtype == np.float16:
             return np.ascontiguousarray(a).view(st)
-        if a.dtype == np.uint16:
-            return np.ascontiguousarray(a)
+        _no_guess(a, n)
         return narrow(_float_input(a, n).astype(np.float32), n)
     if _TABLE[n][1] is None and n not in PACKED:  # bfloat16, fp8
         ml = ml_dtype(n)
         if ml is not None and a.dtype == np.dtype(ml):
             return np.ascontiguousarray(a).view(st)
-        if a.dtype == st:
-            return np.ascontiguousarray(a)  # raw bits, as the CLI takes them
+        _no_guess(a, n)
         return narrow(_float_input(a, n).astype(np.float32), n)
     if n in PACKED:
         if a.dtype != st:
@@ -225,6 +318,15 @@ def to_tensor_bytes(array, name):
     if a.size and (a.min() < info.min or a.max() > info.max):
         raise errors.InputError("values outside %s (%d .. %d)" % (n, info.min, info.max))
     return np.ascontiguousarray(a.astype(st))
+
+
+def _no_guess(a, n):
+    """A plain integer array of the float dtype's storage size: bits or values? Never guessed."""
+    if a.dtype.kind in "iu" and a.dtype.itemsize == storage(n).itemsize:
+        raise errors.InputError("a %s tensor got a plain %s array: bit patterns or integer "
+                                "values? trnsim does "
+                                "not guess: pass trnsim.as_bits(a, %r) for bit patterns, "
+                                "a.astype(np.float32) for values" % (n, a.dtype, n))
 
 
 def _float_input(a, n):

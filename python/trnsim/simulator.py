@@ -1,7 +1,9 @@
 """trnsim.Simulator: the simulator in process, numpy arrays in and out."""
 import ctypes
+import functools
 import json
 import os
+import threading
 
 import numpy as np
 
@@ -65,6 +67,29 @@ def program_text(program):
                               type(program).__name__)
 
 
+def _one_thread(method):
+    """A Simulator serves one thread at a time: a call while another thread
+    is inside one raises UsageError instead of racing on the handle (the
+    same thread may re-enter, as run() calls set() and get())."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kw):
+        if self._h is None and method.__name__ != "close":
+            raise errors.UsageError("Simulator.%s: the simulator is closed (open a new "
+                                    "trnsim.Simulator)" %
+                                    method.__name__)
+        if not self._busy.acquire(blocking=False):
+            raise errors.UsageError(
+                "Simulator.%s: another thread is using this simulator; a Simulator serves one "
+                "thread at a "
+                "time (give each thread its own, or hold a lock around its calls)" %
+                method.__name__)
+        try:
+            return method(self, *args, **kw)
+        finally:
+            self._busy.release()
+    return guarded
+
+
 class TensorInfo:
     """A tensor of the loaded program."""
 
@@ -97,6 +122,7 @@ class Simulator:
     """
 
     def __init__(self, config=None, *, raw_bits=False, module_dir=None, **settings):
+        self._busy = threading.RLock()
         self.raw_bits = raw_bits
         self._h = None
         self._text = None
@@ -119,6 +145,7 @@ class Simulator:
         self._h = ctypes.c_void_p(h)
 
     # ---- lifetime ----
+    @_one_thread
     def close(self):
         """Free the simulator (also done when it is garbage collected)."""
         if self._h is not None:
@@ -142,6 +169,7 @@ class Simulator:
         return self._h
 
     # ---- programs ----
+    @_one_thread
     def load(self, program):
         """Load a program (dict, trnsim.Program, JSON text or path): tensors
         placed, every core's memories fresh. Loading the same text again
@@ -173,6 +201,7 @@ class Simulator:
         self._program = program.to_dict() if built else json.loads(text) if text.lstrip().startswith("{") else None
 
     @property
+    @_one_thread
     def cores(self):
         """Cores of the loaded program (0 without one)."""
         return lib.trnsim_cores(self._handle())
@@ -182,6 +211,9 @@ class Simulator:
         return list(self._tensors.values())
 
     def tensor(self, name):
+        if self._h is None:
+            raise errors.UsageError("Simulator.tensor: the simulator is closed (open a new "
+                                    "trnsim.Simulator)")
         try:
             return self._tensors[name]
         except KeyError:
@@ -189,6 +221,7 @@ class Simulator:
                                     (self._name, name, ", ".join(self._tensors) or "none"), file=self._name) from None
 
     # ---- data ----
+    @_one_thread
     def set(self, name, array, core=None):
         """Write a whole tensor: on every core (core None), or on one core.
         An array shaped [cores, *shape] with core None gives core k slice k."""
@@ -214,6 +247,7 @@ class Simulator:
         if core is None:
             self._forget_bound(name)
 
+    @_one_thread
     def bind(self, name, array, core=None):
         """Lend a whole tensor's contents in place instead of copying them
         (trnsim_bind_tensor): runs read the array's memory where they would
@@ -229,13 +263,15 @@ class Simulator:
             raise errors.InputError("%s needs a numpy array, got %s (use set() to convert)" %
                                     (where, type(array).__name__), file=self._name)
         if array.dtype != st:
-            raise errors.InputError("%s needs dtype %s (the tensor is %s), got %s; convert it or use set()" %
+            raise errors.InputError("%s needs dtype %s (the tensor is %s), got %s; convert it or "
+                                    "use set()" %
                                     (where, st, t.dtype, array.dtype), file=self._name)
         if array.shape != t.shape:
             raise errors.InputError("%s needs shape %s, got %s" % (where, list(t.shape), list(array.shape)),
                                     file=self._name)
         if not array.flags.c_contiguous:
-            raise errors.InputError("%s needs a C-contiguous array (np.ascontiguousarray, or use set())" % where,
+            raise errors.InputError("%s needs a C-contiguous array (np.ascontiguousarray, or use "
+                                    "set())" % where,
                                     file=self._name)
         c = -1 if core is None else int(core)
         if lib.trnsim_bind_tensor(self._handle(), t._cname, c, array.ctypes.data, array.nbytes):
@@ -244,6 +280,7 @@ class Simulator:
             self._forget_bound(name)
         self._bound[(name, c)] = array
 
+    @_one_thread
     def unbind(self, name, core=None):
         """End the tensor's binding on every core (core None) or one core,
         copying the array's contents in: the tensor keeps them."""
@@ -257,28 +294,37 @@ class Simulator:
         for key in [k for k in self._bound if k[0] == name]:
             del self._bound[key]
 
-    def get(self, name, core=None, raw_bits=None):
+    @_one_thread
+    def get(self, name, core=None, raw_bits=None, allow_unwritten=False):
         """A tensor's contents as an array of its dtype: core 0 of a one-core
-        run or one core; core None on several cores gives [cores, *shape]."""
+        run or one core; core None on several cores gives [cores, *shape].
+
+        Bytes nothing wrote (no input, fill, data or instruction) hold no
+        value: reading them raises InputError naming the first such element,
+        as an instruction reading them does. allow_unwritten=True returns
+        them as they are (zeros in a fresh simulator)."""
         t = self.tensor(name)
+        read = lib.trnsim_get_tensor if allow_unwritten else lib.trnsim_get_written_tensor
         cores = self.cores
         raw_bits = self.raw_bits if raw_bits is None else raw_bits
         stacked = core is None and cores > 1
         raw = np.empty(((cores,) if stacked else ()) + t.shape, dtypes.storage(t.dtype))
         for c, part in enumerate(raw if stacked else [raw]):  # each core's bytes straight into its slice
-            if lib.trnsim_get_tensor(self._handle(), t._cname, c if stacked else 0 if core is None else int(core),
-                                     part.ctypes.data, part.nbytes):
+            if read(self._handle(), t._cname, c if stacked else 0 if core is None else int(core),
+                    part.ctypes.data, part.nbytes):
                 raise last_error(errors.InputError)
         return dtypes.from_tensor_bytes(raw, t.dtype, raw_bits)
 
     # ---- running ----
-    def run(self, program=None, inputs=None, outputs=None):
+    @_one_thread
+    def run(self, program=None, inputs=None, outputs=None, allow_unwritten=False):
         """Run a program (or the loaded one) and return {name: array}.
 
         inputs: {name: array} written before the run ("name@K" for core K
         only; [cores, *shape] for one slice per core). outputs: the names to
         return; None returns every tensor an instruction writes (every
-        tensor when that cannot be seen from the program)."""
+        tensor when that cannot be seen from the program). An output with
+        bytes nothing wrote raises InputError unless allow_unwritten (get)."""
         if program is not None:
             self.load(program)
         if self._text is None:
@@ -295,7 +341,7 @@ class Simulator:
             outputs = self._written_tensors()
         elif isinstance(outputs, str):
             outputs = [outputs]
-        return {n: self.get(n) for n in outputs}
+        return {n: self.get(n, allow_unwritten=allow_unwritten) for n in outputs}
 
     def _written_tensors(self):
         prog = self._program

@@ -23,7 +23,9 @@ def config_text(settings):
                         for k, v in settings.get(fam, {}).items())
         entries.append('{ family = "%s"; module = "trnsim-%s";%s }' %
                        (fam, fam, " settings = {%s };" % group if group else ""))
-    return "plugins = (\n  " + ",\n  ".join(entries) + "\n);\n"
+    machine = "".join(" %s = %s;" % (k, v) for k, v in settings.get("machine", {}).items())
+    return ("plugins = (\n  " + ",\n  ".join(entries) + "\n);\n" +
+            ("machine = {%s };\n" % machine if machine else ""))
 
 
 def run_cli(program, inputs, outputs, tmp_path, tag="p", settings=None):

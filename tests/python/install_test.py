@@ -18,6 +18,8 @@ from trnsim import isa
 prefix = sys.argv[1]
 assert trnsim.__file__.startswith(prefix), trnsim.__file__
 assert trnsim._lib.lib.path.startswith(prefix), trnsim._lib.lib.path
+import trnsim.isa.search, trnsim.isa.collectives  # the isa package's files are installed too
+assert isa.__file__.startswith(prefix) and trnsim.isa.search.__file__.startswith(prefix)
 v, i = isa.topk(np.arange(64, dtype=np.float32).reshape(2, 32), 3)
 assert v.tolist() == [[31, 30, 29], [63, 62, 61]] and i.tolist() == [[31, 30, 29]] * 2
 assert isa.bn_aggr(isa.bn_stats(np.ones((1, 8), np.float32))).tolist()[0][0] == 1.0

@@ -17,13 +17,13 @@ BN_PROG = {"tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", "shap
 
 def copied(fn, *args):
     """fn's result with every isa input copied in rather than bound."""
-    saved = isa._BIND_BYTES
-    isa._BIND_BYTES = 1 << 62
+    saved = isa._kernel._BIND_BYTES
+    isa._kernel._BIND_BYTES = 1 << 62
     try:
         isa.clear_cache()
         return fn(*args)
     finally:
-        isa._BIND_BYTES = saved
+        isa._kernel._BIND_BYTES = saved
         isa.clear_cache()
 
 
@@ -58,11 +58,11 @@ def test_isa_binds_large_inputs():
     x = RNG.standard_normal((128, 1024)).astype(np.float32)
     isa.clear_cache()
     isa.bn_stats(x)
-    (k,) = [k for key, k in isa._cache.items() if key[0] == "bnstats"] or [None]
+    (k,) = [k for key, k in isa._kernel._thread_cache().items() if key[0] == "bnstats"] or [None]
     assert k is not None and k.bound[0] is x, "a 512 KiB input was not bound"
     small = x[:, :8].copy()
     isa.max8(small)
-    (k,) = [k for key, k in isa._cache.items() if key[0] == "max8"]
+    (k,) = [k for key, k in isa._kernel._thread_cache().items() if key[0] == "max8"]
     assert k.bound[0] is None, "a 4 KiB input was bound, not copied"
 
 

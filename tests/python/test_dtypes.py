@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import trnsim
-from trnsim import dtypes
+from trnsim import dtypes, isa
 
 ALL16 = np.arange(65536, dtype=np.uint32).astype(np.uint16)
 ALL8 = np.arange(256, dtype=np.uint16).astype(np.uint8)
@@ -39,7 +39,7 @@ def same_values(a, b):
 def test_bf16_every_pattern():
     v = trnsim.from_bits(ALL16, "bfloat16")
     assert np.array_equal(v.view(np.uint32), ALL16.astype(np.uint32) << 16)  # widening is a shift
-    back = trnsim.bits(v, "bfloat16")
+    back = trnsim.round_to(v, "bfloat16")
     finite = ~np.isnan(v)
     assert np.array_equal(back[finite], ALL16[finite])
     assert np.all(back[~finite] == 0x7FC0)  # NaN -> the canonical NaN
@@ -51,15 +51,15 @@ def test_bf16_rounding_is_rne():
     x = u.view(np.float32)
     want = ((u.astype(np.uint64) + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     want = np.where(np.isnan(x), np.uint16(0x7FC0), want)
-    assert np.array_equal(trnsim.bits(x, "bf16"), want)
-    assert np.array_equal(trnsim.bits(x.astype(np.float64), "bf16"), want)  # float64 narrows to fp32 first
+    assert np.array_equal(trnsim.round_to(x, "bf16"), want)
+    assert np.array_equal(trnsim.round_to(x.astype(np.float64), "bf16"), want)  # float64 narrows to fp32 first
 
 
 def test_f16_every_pattern_and_numpy():
     v = trnsim.from_bits(ALL16, "float16")
     assert same_values(v, ALL16.view(np.float16))
     x = np.random.default_rng(1).standard_normal(100000).astype(np.float32) * np.float32(3e4)
-    got = trnsim.bits(x, "float16")
+    got = trnsim.round_to(x, "float16")
     assert np.array_equal(got, x.astype(np.float16).view(np.uint16))  # numpy rounds RNE too
 
 
@@ -69,12 +69,12 @@ def test_fp8_every_pattern_and_rne(name, e, m, ieee):
     v = trnsim.from_bits(ALL8, name)
     assert same_values(v, [decode_fp8(int(c), e, m, ieee) for c in ALL8])
     finite = np.isfinite(v)
-    assert np.array_equal(trnsim.bits(v[finite], name), ALL8[finite])  # every finite code round-trips
+    assert np.array_equal(trnsim.round_to(v[finite], name), ALL8[finite])  # every finite code round-trips
     # midpoints of neighbouring positive codes round to the even code
     pos = np.sort(v[finite & (v > 0)])
-    codes = trnsim.bits(pos, name)
+    codes = trnsim.round_to(pos, name)
     mids = ((pos[:-1].astype(np.float64) + pos[1:]) / 2).astype(np.float32)
-    got = trnsim.bits(mids, name)
+    got = trnsim.round_to(mids, name)
     want = np.where(codes[:-1] % 2 == 0, codes[:-1], codes[1:])
     exact = mids.astype(np.float64) == (pos[:-1].astype(np.float64) + pos[1:]) / 2
     assert np.array_equal(got[exact], want[exact])
@@ -93,9 +93,9 @@ def test_conversions_equal_the_c_core_through_a_tensor():
                              "data": [float(v) for v in x]}], "instructions": []}
         sim.load(prog)  # the program's initial data is narrowed by the C core
         got = sim.get("t")
-        assert np.array_equal(np.asarray(got).reshape(-1).view(dtypes.storage(name)), trnsim.bits(x, name)), name
+        assert np.array_equal(np.asarray(got).reshape(-1).view(dtypes.storage(name)), trnsim.round_to(x, name)), name
         sim.set("t", x.reshape(1, 64))  # and an fp32 input is narrowed the same way
-        assert np.array_equal(np.asarray(sim.get("t")).reshape(-1).view(dtypes.storage(name)), trnsim.bits(x, name))
+        assert np.array_equal(np.asarray(sim.get("t")).reshape(-1).view(dtypes.storage(name)), trnsim.round_to(x, name))
         sim.close()
 
 
@@ -132,7 +132,7 @@ def test_ml_dtypes_path_with_a_stand_in_module():
         sim.set("t", got)  # an ml_dtypes array goes in bit for bit
         assert np.array_equal(sim.get("t").view(np.uint16), bits)
         assert trnsim.dtypes.tensor_dtype_of(got) == "bfloat16"
-        assert np.array_equal(trnsim.bits(got, "bfloat16"), bits)
+        assert np.array_equal(trnsim.round_to(got, "bfloat16"), bits)
         y = isa.dma_copy(np.array([1.0, 2.5], np.float32), "bfloat16")
         assert y.dtype == np.dtype("V2") and list(y.view(np.uint16)) == [0x3F80, 0x4020]
         print("ok")
@@ -143,8 +143,76 @@ def test_ml_dtypes_path_with_a_stand_in_module():
 
 def test_dtype_errors():
     with pytest.raises(trnsim.InputError, match="unknown dtype 'float33'"):
-        trnsim.bits(np.zeros(2), "float33")
+        trnsim.round_to(np.zeros(2), "float33")
     with pytest.raises(trnsim.InputError, match="from_bits: bfloat16 bits are uint16, got float32"):
         trnsim.from_bits(np.zeros(2, np.float32), "bfloat16")
     with pytest.raises(trnsim.InputError, match="give the dtype"):
         trnsim.from_bits(np.zeros(2, np.uint16))
+
+
+# ---- low-precision bits are never guessed ----
+
+BF16_ONE_BITS = np.array([0x3F80, 0x4000, 0xBF80], np.uint16)  # 1.0, 2.0, -1.0
+
+
+def test_as_bits_takes_bits_round_to_rounds_values():
+    b = trnsim.as_bits(BF16_ONE_BITS, "bfloat16")
+    assert isinstance(b, trnsim.RawBits) and b.trnsim_dtype == "bfloat16"
+    assert trnsim.from_bits(b).tolist() == [1.0, 2.0, -1.0]            # the bits, as they are
+    r = trnsim.round_to(np.array([1, 2, -1]), "bfloat16")                # integers are values
+    assert r.tolist() == BF16_ONE_BITS.tolist()
+    assert trnsim.as_bits(BF16_ONE_BITS.view(np.int16), "bf16").tolist() == BF16_ONE_BITS.tolist()
+    with pytest.raises(trnsim.InputError, match=r"as_bits\(..., 'bfloat16'\): bfloat16 bit patterns are uint16 "
+                                                r"integers, got a float32 array; to round values to bfloat16 use "
+                                                r"trnsim.round_to"):
+        trnsim.as_bits(np.ones(3, np.float32), "bfloat16")
+
+
+def test_bits_is_deprecated_and_no_longer_rounds_bit_patterns():
+    with pytest.warns(DeprecationWarning, match="trnsim.as_bits"):
+        assert trnsim.bits(np.array([1.0, 2.0, -1.0]), "bfloat16").tolist() == BF16_ONE_BITS.tolist()
+    with pytest.warns(DeprecationWarning), pytest.raises(trnsim.InputError, match="bit patterns or integer values"):
+        trnsim.bits(BF16_ONE_BITS, "bfloat16")   # used to round 16256 etc. as integers
+
+
+def test_a_plain_uint16_array_is_not_taken_as_bf16_bits():
+    prog = {"tensors": [{"name": "t", "memory": "hbm", "dtype": "bfloat16", "shape": [3]}], "instructions": []}
+    sim = trnsim.Simulator(raw_bits=True)
+    sim.load(prog)
+    with pytest.raises(trnsim.InputError, match=r"a bfloat16 tensor got a plain uint16 array: bit patterns or "
+                                                r"integer values\? trnsim does not guess: pass "
+                                                r"trnsim.as_bits\(a, 'bfloat16'\)"):
+        sim.set("t", BF16_ONE_BITS)
+    sim.set("t", trnsim.as_bits(BF16_ONE_BITS, "bfloat16"))
+    assert sim.get("t").tolist() == BF16_ONE_BITS.tolist()
+    sim.set("t", np.array([1, 2, -1], np.int32))          # wider integers are values
+    assert sim.get("t").tolist() == BF16_ONE_BITS.tolist()
+    sim.close()
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: isa.max8(a), lambda a: isa.topk(a, 8), lambda a: isa.bn_stats(a),
+    lambda a: isa.nc_find_index8(a, a[:, :8]), lambda a: isa.dma_copy(a, dtype="float32"),
+    lambda a: isa.dma_compute([a, a])])
+@pytest.mark.parametrize("dt", [np.uint16, np.int16, np.uint8, np.int8])
+def test_small_integer_arrays_to_float_instructions_raise_with_the_fix(call, dt):
+    a = np.arange(2 * 16, dtype=dt).reshape(2, 16)
+    with pytest.raises(trnsim.InputError, match=r"a plain %s array is integers, and this computes on "
+                                                r"floating-point values .*trnsim.as_bits\(a, .*a.astype\(np.float32\)"
+                       % np.dtype(dt).name):
+        call(a)
+
+
+def test_low_precision_kind_comes_back():
+    x = np.random.default_rng(5).standard_normal((256, 64)).astype(np.float32)
+    b = trnsim.round_to(x, "bfloat16")
+    for out in (isa.max8(b), isa.topk(b, 8)[0], isa.dma_copy(b), isa.dma_transpose(b)):
+        assert isinstance(out, trnsim.RawBits) and out.trnsim_dtype == "bfloat16"
+    for out in isa.all_reduce([b[:4], b[4:8]]) + isa.all_gather([b[:4], b[4:8]]) + isa.all_to_all([b[:4], b[4:8]]):
+        assert isinstance(out, trnsim.RawBits) and out.trnsim_dtype == "bfloat16"
+    both = np.concatenate([b[:2], b[2:4]])
+    assert isinstance(both, trnsim.RawBits) and both.trnsim_dtype == "bfloat16"
+    assert type(np.stack([b[0], b[1]])) is trnsim.RawBits
+    assert type(np.ascontiguousarray(b)) is np.ndarray    # a plain array now: refused, not guessed
+    with pytest.raises(trnsim.InputError, match="a plain uint16 array is integers"):
+        isa.max8(np.ascontiguousarray(b))

@@ -102,3 +102,33 @@ def test_bn_errors():
     assert "multiple of 6" in e.value.message
     with pytest.raises(trnsim.InputError, match="bn_gradients mean: expected 2 partitions of 1 elements"):
         isa.bn_gradients(np.ones((2, 4), f32), np.ones((2, 4), f32), np.ones((3,), f32), np.ones((2,), f32))
+
+
+# ---- every size the instruction handles ----
+
+def test_bn_stats_of_rows_longer_than_the_default_sbuf(same_as_cli):
+    """[1, 49152] fp32 is all of a default SBUF partition, and BNStats loops
+    over any row: the isa call gives its machine the SBUF the row needs."""
+    for shape in ((1, 49152), (2, 70001)):
+        x = RNG.standard_normal(shape).astype(f32)
+        st = same_as_cli(isa.bn_stats, x)
+        want = welford_oracle(x[-1]) if shape[1] < 60000 else None
+        if want is not None:
+            assert np.array_equal(st[-1].view(np.uint32), want.view(np.uint32))
+        mv = isa.bn_aggr(data=st)
+        assert np.allclose(mv[:, 0], x.mean(1), atol=1e-4) and np.allclose(mv[:, 1], x.var(1), rtol=1e-3)
+
+
+def test_bn_backprop_at_16384_and_more(same_as_cli):
+    for p, n in ((2, 16384), (3, 30000)):
+        x = RNG.standard_normal((p, n)).astype(f32)
+        dy = RNG.standard_normal((p, n)).astype(f32)
+        m = x.mean(1).astype(f32)
+        coef = RNG.standard_normal((p, 3)).astype(f32)
+        dx = same_as_cli(isa.bn_backprop, x, dy, m, coef, n)
+        want = ((dy * f32(n)) - ((x - m[:, None]) * coef[:, 1:2] + coef[:, 0:1])) * coef[:, 2:3]
+        assert np.array_equal(dx.view(np.uint32), want.astype(f32).view(np.uint32))
+        dx2 = same_as_cli(isa.bn_backprop2, x, dy, m, coef[:, :2], coef[:, 2], n)
+        assert np.array_equal(dx.view(np.uint32), dx2.view(np.uint32))
+        g = same_as_cli(isa.bn_gradients, x, dy, m, coef[:, 2])
+        assert g.shape == (p, 3) and np.isfinite(g).all()

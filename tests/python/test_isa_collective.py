@@ -63,8 +63,9 @@ def test_all_gather_reduce_scatter_all_to_all(same_as_cli):
 
 def test_permutes(same_as_cli):
     xs = ranks(4, (2, 2), np.int32)
-    p = same_as_cli(isa.collective_permute, xs, [[0, 2], [2, 0]])
-    assert np.array_equal(p[2], xs[0]) and np.array_equal(p[0], xs[2]) and p[1] is None and p[3] is None
+    p = same_as_cli(isa.collective_permute, xs, [[0, 2], [2, 0], [1, 1], [3, 3]])
+    assert np.array_equal(p[2], xs[0]) and np.array_equal(p[0], xs[2])
+    assert np.array_equal(p[1], xs[1]) and np.array_equal(p[3], xs[3])
     ring = same_as_cli(isa.collective_permute_implicit, xs)
     for r in range(4):
         assert np.array_equal(ring[r], xs[(r - 1) % 4])

@@ -25,8 +25,8 @@ def test_copy_same_dtype_keeps_bits(same_as_cli):
 def test_copy_cast_and_accumulate(same_as_cli):
     x = (RNG.standard_normal((16, 32)) * 100).astype(np.float32)
     y = same_as_cli(isa.dma_copy, x, "bfloat16")
-    assert np.array_equal(trnsim.bits(y, "bfloat16"), bf16_rne(x))
-    yb = isa.dma_copy(trnsim.bits(x, "bf16"))  # raw bits in, raw bits out
+    assert np.array_equal(trnsim.round_to(y, "bfloat16"), bf16_rne(x))
+    yb = isa.dma_copy(trnsim.round_to(x, "bf16"))  # raw bits in, raw bits out
     assert isinstance(yb, trnsim.RawBits) and np.array_equal(yb, bf16_rne(x))
     h = same_as_cli(isa.dma_copy, x, "float16")
     assert h.dtype == np.float16 and np.array_equal(h, x.astype(np.float16))

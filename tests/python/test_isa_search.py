@@ -21,7 +21,7 @@ def test_max8_dtypes_and_free_dims(same_as_cli):
     v = same_as_cli(isa.max8, x)  # free dims flattened as NKI does
     assert v.dtype == np.float16
     assert np.array_equal(v, -np.sort(-x.reshape(16, 32), axis=1)[:, :8])
-    b = trnsim.bits(RNG.standard_normal((8, 64)), "bfloat16")
+    b = trnsim.round_to(RNG.standard_normal((8, 64)), "bfloat16")
     vb = same_as_cli(isa.max8, b)
     assert isinstance(vb, trnsim.RawBits) and vb.trnsim_dtype == "bfloat16"
     want = -np.sort(-trnsim.from_bits(b), axis=1)[:, :8]
@@ -109,3 +109,36 @@ def test_search_errors():
     assert e.value.opcode == 88 and e.value.opcode_name == "Max"
     assert e.value.instruction == 0 and e.value.core == 0
     assert "16384" in e.value.message and "instruction 0 (core 0, opcode Max/88" in e.value.message
+
+
+def test_max8_row_limit_error_says_how_to_split_and_the_recipe_holds():
+    x = RNG.standard_normal((3, 40000)).astype(np.float32)
+    with pytest.raises(trnsim.ProgramError, match=r"Max: input 0 \(data\) has 40000 elements per partition; "
+                                                  r"expected 8 to 16384. For a wider row: split the row") as e:
+        isa.max8(x)
+    assert (e.value.opcode, e.value.opcode_name) == (88, "Max")
+    parts = [isa.max8(x[:, i:i + 16384]) for i in range(0, 40000, 16384)]
+    assert np.array_equal(isa.max8(np.concatenate(parts, 1)), -np.sort(-x, 1)[:, :8])
+    with pytest.raises(trnsim.ProgramError, match=r"40000 elements per partition; expected 8 to 16384. For a wider "
+                                                  r"row: topk each part"):
+        isa.topk(x, 8)
+
+
+def test_topk_masked_rows_and_nan_as_documented():
+    """docs/python.md, TopK: the reference's bits for rows with fewer than k
+    values above -inf, and for a NaN."""
+    x = np.full((1, 16), -np.inf, np.float32)
+    x[0, [3, 9, 12]] = [1, 2, 3]
+    v, i = isa.topk(x, 16)
+    assert v[0, :3].tolist() == [3, 2, 1] and np.isneginf(v[0, 3:]).all()
+    # round 1: the -inf slots take the first -inf positions in order; every
+    # later round starts again from the first -inf positions
+    assert i.tolist() == [[12, 9, 3, 0, 1, 2, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]]
+    v, i = isa.topk(np.full((1, 16), -np.inf, np.float32), 16)
+    assert i.tolist() == [list(range(8)) * 2]
+    y = np.arange(16, dtype=np.float32)[None].copy()
+    y[0, 5] = np.nan
+    v, i = isa.topk(y, 16)
+    # a NaN lands in every round (sticky in Max, never matched), index 0xFFFFFFFF
+    assert np.isnan(v[0, [5, 13]]).all() and (i[0, [5, 13]] == 0xFFFFFFFF).all()
+    assert v[0, ~np.isnan(v[0])].tolist() == [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 4, 3, 2, 1]

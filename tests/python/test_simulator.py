@@ -147,3 +147,46 @@ def test_no_leak_over_ten_thousand_calls():
         trnsim.Simulator().close()
     grown = rss_kib() - before
     assert grown < 4096, "RSS grew by %d KiB over 10^4 calls" % grown
+
+
+def test_get_of_bytes_nothing_wrote_raises():
+    prog = {"tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [2, 16]},
+                        {"name": "v", "memory": "sbuf", "dtype": "float32", "shape": [2, 8]},
+                        {"name": "w", "memory": "hbm", "dtype": "float32", "shape": [4]}],
+            "instructions": [{"opcode": "Max", "inputs": ["x"], "outputs": ["v"]}]}
+    sim = trnsim.Simulator()
+    sim.load(prog)
+    with pytest.raises(trnsim.InputError) as e:
+        sim.get("v")
+    assert e.value.message.startswith("tensor 'v' on core 0: nothing wrote some of its bytes, so they hold no value")
+    assert "element 0 [0, 0] of tensor 'v'" in e.value.message
+    # the fix reads as Python, not as the CLI's --input flag
+    assert "Simulator.set('v', array) (or run(inputs={'v': array}))" in e.value.message
+    assert "--input" not in e.value.message
+    assert sim.get("v", allow_unwritten=True).tolist() == [[0] * 8] * 2   # the explicit opt-out
+    out = sim.run(inputs={"x": np.arange(32, dtype=np.float32).reshape(2, 16)})
+    assert out["v"][0].tolist() == list(range(15, 7, -1))
+    with pytest.raises(trnsim.InputError, match="tensor 'w' on core 0: nothing wrote"):
+        sim.run(outputs=["v", "w"])
+    assert sim.run(outputs=["w"], allow_unwritten=True)["w"].tolist() == [0] * 4
+    sim.close()
+
+
+def test_closed_simulator_raises_usage_error_everywhere():
+    sim = trnsim.Simulator()
+    sim.load(MAX_PROG)
+    sim.close()
+    for name, call in (("run", lambda: sim.run()), ("get", lambda: sim.get("x")),
+                       ("set", lambda: sim.set("x", np.zeros((2, 16), np.float32))),
+                       ("bind", lambda: sim.bind("x", np.zeros((2, 16), np.float32))),
+                       ("load", lambda: sim.load(MAX_PROG)), ("tensor", lambda: sim.tensor("x"))):
+        with pytest.raises(trnsim.UsageError, match=r"Simulator.%s: the simulator is closed" % name):
+            call()
+    sim.close()  # closing twice is fine
+
+
+def test_setting_errors_read_as_python():
+    with pytest.raises(trnsim.ConfigError) as e:
+        trnsim.Simulator(nosuchfamily={"x": 1})
+    assert "--set" not in e.value.message
+    assert "the setting nosuchfamily.x=1 (Simulator(nosuchfamily={'x': 1})): " in e.value.message

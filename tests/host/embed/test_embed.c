@@ -135,6 +135,32 @@ static void input_errors(void **st) {
     trnsim_close(s);
 }
 
+/* API 4: a get that refuses bytes nothing wrote names the first element;
+ * once they are written it reads what trnsim_get_tensor reads. */
+static void get_written_tensor(void **st) {
+    trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
+    assert_int_equal(trnsim_load_program_text(s, copy_prog, "p"), 0);
+    float x[8], got[8];
+    assert_int_not_equal(trnsim_get_written_tensor(s, "x", 0, got, sizeof got), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
+    assert_contains(trnsim_last_error()->message,
+                    "tensor 'x' on core 0: nothing wrote some of its bytes, so they hold no value; "
+                    "the get: reads never-written sbuf bytes at partition 0, byte offset 0, "
+                    "element 0 [0, 0] of tensor 'x'");
+    /* the unchecked read stays */
+    assert_int_equal(trnsim_get_tensor(s, "x", 0, got, sizeof got), 0);
+    for (int i = 0; i < 8; i++) x[i] = (float)i + 0.5f;
+    x[7] = 0; /* written zeros are values */
+    assert_int_equal(trnsim_set_tensor(s, "x", -1, x, sizeof x), 0);
+    assert_int_equal(trnsim_get_written_tensor(s, "x", 0, got, sizeof got), 0);
+    assert_memory_equal(got, x, sizeof x);
+    assert_int_not_equal(trnsim_get_written_tensor(s, "nope", 0, got, 4), 0);
+    assert_contains(trnsim_last_error()->message, "no tensor named 'nope'");
+    assert_int_not_equal(trnsim_get_written_tensor(NULL, "x", 0, got, 4), 0);
+    assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
+    trnsim_close(s);
+}
+
 /* Bound inputs: the same bytes out as set ones; each bad argument one error
  * naming the tensor, and nothing bound. */
 static void bind_tensor(void **st) {
@@ -414,10 +440,18 @@ static void builder_usage_errors(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(versions),       cmocka_unit_test(copy_roundtrip), cmocka_unit_test(run_error_fields),
-        cmocka_unit_test(program_error_fields), cmocka_unit_test(input_errors), cmocka_unit_test(bind_tensor), cmocka_unit_test(overrides),
-        cmocka_unit_test(module_error),       cmocka_unit_test(built_program_matches_json),
-        cmocka_unit_test(built_program_errors_match_json), cmocka_unit_test(builder_usage_errors),
+        cmocka_unit_test(versions),
+        cmocka_unit_test(copy_roundtrip),
+        cmocka_unit_test(run_error_fields),
+        cmocka_unit_test(program_error_fields),
+        cmocka_unit_test(input_errors),
+        cmocka_unit_test(get_written_tensor),
+        cmocka_unit_test(bind_tensor),
+        cmocka_unit_test(overrides),
+        cmocka_unit_test(module_error),
+        cmocka_unit_test(built_program_matches_json),
+        cmocka_unit_test(built_program_errors_match_json),
+        cmocka_unit_test(builder_usage_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
