@@ -35,6 +35,14 @@ def set_(obj, key, value):
     obj[key] = value
 
 
+def nest_loops(f, depth):
+    body = f["blocks"][0]["instructions"]
+    for d in reversed(range(depth)):
+        body = [{"opcode": "Loop", "LoopAxis": {"name": f"l{d}", "lb": 0, "ub": 1, "stride": 1},
+                 "blocks": [{"name": f"in{d}", "instructions": body}]}]
+    f["blocks"][0]["instructions"] = body
+
+
 def add_insts(f, *ops):
     for i, op in enumerate(ops):
         f["blocks"][0]["instructions"].append({"opcode": op, "name": f"extra{i}", "ins": [], "outs": []})
@@ -88,6 +96,23 @@ CASES = [
     ("run-time error", lambda f: None,
      ["instruction 0 (function sg0000, block main, BIR name 'load_x') (core 0, opcode Load/19, family dma, execution 0)",
       "never-written"]),
+    ("two blocks of one name", lambda f: f["blocks"].append({"name": "round", "instructions": []}),
+     ["function sg0000: two blocks are named 'round' (block main/loop k/round and block round); a block name must be "
+      "unique"]),
+    ("opcode typo", lambda f: set_(max8(f), "opcode", "Maxx"),
+     ["instruction 2 (function sg0000, block main/loop k/round, BIR name 'max8') (every core, opcode Maxx): "
+      "unknown opcode name 'Maxx'; did you mean 'Max'?"]),
+    ("family the config lacks", lambda f: add_insts(f, "BNStats"),
+     ["BIR name 'extra0'", "opcode BNStats (IT", "belongs to family 'bn', which the config does not load (loaded: dma, "
+      "search); add { family = \"bn\"; module = \"trnsim-bn\"; } to plugins"]),
+    ("missing dtype", lambda f: alloc(f, "work").pop("dtype"),
+     ["function sg0000, allocation 'work': 'dtype' is missing (BIR dtypes: bfloat16"]),
+    ("missing kind", lambda f: alloc(f, "work").pop("kind"),
+     ["function sg0000, allocation 'work': 'kind' is missing (one of ExternalInput"]),
+    ("missing location type", lambda f: alloc(f, "work")["memorylocations"][0].pop("type"),
+     ["allocation 'work', memory location 'work_loc': 'type' is missing (one of Unallocated"]),
+    ("33 nested loops", lambda f: nest_loops(f, 33),
+     ["LoopAxis 'l32': loops nested 33 deep; trnsim reads at most 32 nested loops"]),
     ("out of bounds", lambda f: set_(alloc(f, "vals")["memorylocations"][0], "addr", 196608 - 128),
      ["tensor 'vals': needs bytes 196480..196735 of sbuf"]),
 ]

@@ -46,8 +46,8 @@ static const char *const location_keys[] = {"Skind", "name", "type", "addr", "di
                                             "pinned", "tensor_id", NULL};
 
 /* One of the names, or an error listing them (with the closest). */
-static int pick(const char *what, json_t *v, const char *const *names, const char **out, const char *where,
-                trn_error *e) {
+static int pick(const char *what, const char *key, json_t *v, const char *const *names, const char **out,
+                const char *where, trn_error *e) {
     const char *s = json_string_value(v);
     if (s && trn_key_known(s, names)) {
         *out = s;
@@ -57,6 +57,8 @@ static int pick(const char *what, json_t *v, const char *const *names, const cha
     size_t n = 0;
     for (const char *const *k = names; *k && n < sizeof list; ++k)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *k);
+    if (!v) return trn_errorf(e, "%s: '%s' is missing (one of %s)", where, key, list);
+    if (!s) return trn_errorf(e, "%s: '%s' must be a string (one of %s)", where, key, list);
     const char *near = s ? trn_closest_key(s, names) : NULL;
     char hint[80] = "";
     if (near) snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
@@ -126,8 +128,8 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     x->location = json_string_value(json_object_get(l, "name"));
     snprintf(lw, sizeof lw, "%s, memory location '%s'", where, x->location);
     const char *type;
-    if (trn_check_keys(l, location_keys, lw, e) || pick("memory type", json_object_get(l, "type"), memory_types, &type,
-                                                        lw, e))
+    if (trn_check_keys(l, location_keys, lw, e) ||
+        pick("memory type", "type", json_object_get(l, "type"), memory_types, &type, lw, e))
         return -1;
     if (!(x->location = bir_keep_string(c, x->location))) return trn_errorf(e, "out of memory");
     int64_t addr, base;
@@ -187,12 +189,14 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     x->name = json_string_value(name);
     snprintf(where, sizeof where, "function %s, allocation '%s'", c->function, x->name);
     const char *kind;
-    if (trn_check_keys(a, alloc_keys, where, e) || pick("kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
+    if (trn_check_keys(a, alloc_keys, where, e) ||
+        pick("kind", "kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
         return -1;
     for (int j = 0; j < i; ++j)
         if (!strcmp(c->allocs[j].name, x->name)) return trn_errorf(e, "%s: declared twice", where);
     if (!(x->name = bir_keep_string(c, x->name))) return trn_errorf(e, "out of memory");
     json_t *dt = json_object_get(a, "dtype");
+    if (!dt) return trn_errorf(e, "%s: 'dtype' is missing (BIR dtypes: %s)", where, bir_dtype_names());
     if (bir_dtype(json_string_value(dt), &x->dtype))
         return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where, json_is_string(dt) ? json_string_value(dt) : "(not a string)",
                           bir_dtype_names());

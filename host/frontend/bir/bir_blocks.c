@@ -76,6 +76,38 @@ static void note_triggers(bir_ctx *c, json_t *list) {
     }
 }
 
+/* Every block's name with its path (names: name -> path): a second block
+ * of a name is an error naming both, as a DMATrigger's dma_blocks and
+ * the messages' block paths name blocks by name. */
+static int unique_block_names(bir_ctx *c, json_t *list, const char *path, json_t *names, int depth, trn_error *e) {
+    for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
+        json_t *x = json_array_get(list, i);
+        const char *n = json_string_value(json_object_get(x, "name"));
+        const char *op = json_string_value(json_object_get(x, "opcode"));
+        json_t *axis = json_object_get(x, "LoopAxis");
+        char here[BIR_WHERE_MAX];
+        bool block = n && !json_object_get(x, "opcode") && json_object_get(x, "instructions");
+        if (op && !strcmp(op, "Loop"))
+            snprintf(here, sizeof here, "%s%sloop %s", path, *path ? "/" : "",
+                     json_is_string(json_object_get(axis, "name")) ? json_string_value(json_object_get(axis, "name"))
+                                                                   : "(unnamed)");
+        else if (block)
+            snprintf(here, sizeof here, "%s%s%s", path, *path ? "/" : "", n);
+        else
+            continue;
+        json_t *first = block ? json_object_get(names, n) : NULL;
+        if (first)
+            return trn_errorf(e, "%s: function %s: two blocks are named '%s' (block %s and block %s); a block name must "
+                              "be unique (a DMATrigger's dma_blocks names blocks by name)", c->path, c->function, n,
+                              json_string_value(first), here);
+        if (block && json_object_set_new(names, n, json_string(here))) return trn_errorf(e, "out of memory");
+        if (unique_block_names(c, json_object_get(x, "instructions"), here, names, depth + 1, e) ||
+            unique_block_names(c, json_object_get(x, "blocks"), here, names, depth + 1, e))
+            return -1;
+    }
+    return 0;
+}
+
 static json_t *find_block(json_t *list, const char *name, int depth) {
     for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
         json_t *x = json_array_get(list, i);
@@ -185,7 +217,10 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     if (!rc && (lb < -(1ll << 61) || ub > (1ll << 61)))
         rc = trn_errorf(e, "LoopAxis '%s': lb and ub must lie within +-2^61", an);
     int reg = (int)c->o->machine->registers - 1 - c->depth;
-    if (!rc && (c->depth >= BIR_MAX_DEPTH || reg < c->n_regs))
+    if (!rc && c->depth >= BIR_MAX_DEPTH)
+        rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep; trnsim reads at most %d nested loops", an,
+                        c->depth + 1, BIR_MAX_DEPTH);
+    if (!rc && reg < c->n_regs)
         rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
                         "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
     if (!rc && !blocks_listed) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
@@ -227,9 +262,17 @@ static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
     return bir_loop_end(c, &st, walk_list(c, blocks, "blocks", e), e);
 }
 
+bool bir_block_repeated(bir_ctx *c, const char *name) {
+    if (json_object_get(c->block_names, name)) return true;
+    json_object_set_new(c->block_names, name, json_true());
+    return false;
+}
+
 static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
     if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
+    if (name && bir_block_repeated(c, name)) /* the fast path's check; the document reader's comes first */
+        return bir_errorf(c, e, "a second block named '%s'", name);
     size_t saved = bir_block_push(c, name ? name : "(unnamed)");
     int rc = trn_check_keys(b, block_keys, "block", e) ? bir_errorf(c, e, "%s", e->msg) : 0;
     if (!rc) rc = walk_list(c, json_object_get(b, "instructions"), "instructions", e);
@@ -264,6 +307,10 @@ static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e) {
 
 int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e) {
     c->fn = fn;
+    json_t *names = json_object();
+    int rc = names ? unique_block_names(c, json_object_get(fn, "blocks"), "", names, 0, e) : trn_errorf(e, "out of memory");
+    json_decref(names);
+    if (rc) return -1;
     note_triggers(c, json_object_get(fn, "blocks"));
     return walk_list(c, json_object_get(fn, "blocks"), "blocks", e);
 }

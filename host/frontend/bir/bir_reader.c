@@ -117,8 +117,8 @@ static int translate(bir_ctx *c, json_t *root, trn_error *e) {
 
 int bir_ctx_init(bir_ctx *c, trn_program *p, const trn_load_opts *o, trn_error *e) {
     *c = (bir_ctx){.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
-                   .opcodes = json_object(), .empty = json_object()};
-    if (!c->trigger_blocks || !c->opcodes || !c->empty) {
+                   .block_names = json_object(), .opcodes = json_object(), .empty = json_object()};
+    if (!c->trigger_blocks || !c->block_names || !c->opcodes || !c->empty) {
         json_decref(c->opcodes);
         json_decref(c->empty);
         return trn_errorf(e, "out of memory");
@@ -130,6 +130,7 @@ void bir_ctx_free(bir_ctx *c) {
     free(c->allocs);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
+    if (c->block_names) json_decref(c->block_names);
 }
 
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
