@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
+#include "frontend/bir/bir.h"
 #include "runtime/opnames.h"
 #include "runtime/sim_internal.h"
 
@@ -103,6 +104,22 @@ int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e) {
     int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;
     json_decref(doc);
     return rc ? trn_errorf(e, "cannot write the native program") : 0;
+}
+
+static const trn_opcode_desc *loaded_schema(void *arg, uint32_t it) {
+    const trn_sim *s = arg;
+    return it <= TRN_IT_MAX ? s->table[it].op : NULL;
+}
+
+int trn_sim_write_bir(const trn_sim *s, FILE *out, trn_error *e) {
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
+                       .resolve = trn_dispatch_resolve_name, .schema = loaded_schema, .arg = (void *)s};
+    json_t *doc;
+    if (trn_bir_write(&s->prog, &o, &doc, e)) return -1;
+    int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;
+    json_decref(doc);
+    return rc ? trn_errorf(e, "cannot write the BIR program") : 0;
 }
 
 int trn_sim_program_is_bir(const trn_sim *s) { return s->have_prog && s->prog.format == TRN_FORMAT_BIR; }

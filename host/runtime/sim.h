@@ -153,6 +153,9 @@ const char *trn_sim_program_path(const trn_sim *s);
  * native file as read), indented JSON; -1 if nothing is loaded or the
  * stream fails. */
 int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e);
+/* The loaded program as BIR JSON (frontend/bir/bir_write.c); a program BIR
+ * cannot say is refused, naming what. */
+int trn_sim_write_bir(const trn_sim *s, FILE *out, trn_error *e);
 /* What `check` prints: allocations, instructions, loops and their trips,
  * executions per core, and the opcode histogram. */
 void trn_sim_print_summary(const trn_sim *s, FILE *out);

@@ -15,4 +15,11 @@ int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e);
  * reads the file with trn_bir_read, whose messages are the ones to give. */
 int trn_bir_read_text(trn_program *p, const char *text, size_t len, const trn_load_opts *o);
 
+/* The loaded program written as BIR JSON (bir_write.c, `trnsim convert
+ * --to bir`): what reading it gives is the same program, entry for entry.
+ * o gives the machine (its registers), the config's core count and the
+ * opcode schemas (BIR field names, enum spellings). A program with a part
+ * BIR cannot say is refused, naming it. */
+int trn_bir_write(const trn_program *p, const trn_load_opts *o, json_t **out, trn_error *e);
+
 #endif

@@ -29,6 +29,12 @@ int bir_dtype(const char *name, trn_dtype *out) {
     return -1;
 }
 
+const char *bir_dtype_name(trn_dtype dt) {
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i)
+        if (dtypes[i].dt == dt) return dtypes[i].bir;
+    return NULL;
+}
+
 const char *bir_dtype_names(void) {
     return "bfloat16, float8e3, float8e4, float8e5, float16, float32, float32r, int8, int16, int32, int64, uint8, "
            "uint16, uint32, uint64";

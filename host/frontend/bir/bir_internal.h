@@ -85,6 +85,8 @@ int bir_check_unhandled(bir_ctx *c, trn_error *e);
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e);
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name);
 int bir_dtype(const char *name, trn_dtype *out);
+/* The BIR name of a dtype, or NULL (the writer). */
+const char *bir_dtype_name(trn_dtype dt);
 const char *bir_dtype_names(void);
 
 /* One instruction being read: its loaded form and its attribute object
