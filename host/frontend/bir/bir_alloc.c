@@ -79,6 +79,7 @@ typedef struct shape {
 } shape;
 
 static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char *key, const char *where, trn_error *e) {
+    if (!l) return trn_errorf(e, "%s: '%s' is missing (a list of 1 to %d integers)", where, key, max_n);
     if (!json_is_array(l) || json_array_size(l) < 1 || (int)json_array_size(l) > max_n)
         return trn_errorf(e, "%s: '%s' must be a list of 1 to %d integers", where, key, max_n);
     s->n = (int)json_array_size(l);
@@ -123,6 +124,7 @@ static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint
 
 static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where, trn_error *e) {
     json_t *locs = json_object_get(a, "memorylocations");
+    if (!locs) return trn_errorf(e, "%s: 'memorylocations' is missing (a list of one memory location)", where);
     if (!json_is_array(locs) || json_array_size(locs) != 1)
         return trn_errorf(e, "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
                           "allocation)", where);
@@ -130,7 +132,8 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     char lw[BIR_WHERE_MAX + 200];
     if (!json_is_object(l)) return trn_errorf(e, "%s: memorylocations[0] must be an object", where);
     if (!json_is_string(json_object_get(l, "name")))
-        return trn_errorf(e, "%s: memorylocations[0]: 'name' must be a string", where);
+        return trn_errorf(e, "%s: memorylocations[0]: 'name' %s", where,
+                          json_object_get(l, "name") ? "must be a string" : "is missing");
     x->location = json_string_value(json_object_get(l, "name"));
     snprintf(lw, sizeof lw, "%s, memory location '%s'", where, x->location);
     const char *type;
@@ -190,6 +193,7 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     if (!json_is_object(a)) return trn_errorf(e, "%s: must be an object", where);
     bir_alloc *x = &c->allocs[i];
     json_t *name = json_object_get(a, "name");
+    if (!name) return trn_errorf(e, "%s: 'name' is missing", where);
     if (!json_is_string(name) || !*json_string_value(name))
         return trn_errorf(e, "%s: 'name' must be a non-empty string", where);
     x->name = json_string_value(name);

@@ -122,7 +122,19 @@ static json_t *find_block(json_t *list, const char *name, int depth) {
 
 int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *e) {
     json_t *b = find_block(json_object_get(c->fn, "blocks"), name, 0);
-    if (!b) return trn_errorf(e, "no block named '%s' in function %s", name, c->function);
+    if (!b) {
+        const char *names[257];
+        size_t n = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(c->all_blocks, key, v) {
+            if (n < 256) names[n++] = key;
+        }
+        names[n] = NULL;
+        const char *near = trn_closest_key(name, names);
+        return trn_errorf(e, "no block named '%s' in function %s%s%s%s", name, c->function,
+                          near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
     json_t *is = json_object_get(b, "instructions");
     if (!json_is_array(is)) return trn_errorf(e, "block '%s': 'instructions' must be a list", name);
     json_t *descs = json_array();
@@ -190,6 +202,7 @@ size_t bir_block_push(bir_ctx *c, const char *name) {
 
 static int axis_int(json_t *axis, const char *k, int64_t *out, trn_error *e) {
     json_t *v = json_object_get(axis, k);
+    if (!v) return trn_errorf(e, "LoopAxis '%s' is missing", k);
     if (!json_is_integer(v)) return trn_errorf(e, "LoopAxis '%s' must be an integer", k);
     *out = json_integer_value(v);
     return 0;
@@ -209,7 +222,9 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     int rc = trn_check_keys(loop, loop_keys, "Loop", e);
     if (!rc && !json_is_object(axis)) rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
     if (!rc) rc = trn_check_keys(axis, axis_keys, "LoopAxis", e);
-    if (!rc && !an) rc = trn_errorf(e, "LoopAxis 'name' must be a string");
+    if (!rc && !an)
+        rc = trn_errorf(e, json_object_get(axis, "name") ? "LoopAxis 'name' must be a string" : "LoopAxis 'name' is "
+                        "missing");
     if (!rc) rc = axis_int(axis, "lb", &lb, e) || axis_int(axis, "ub", &ub, e) || axis_int(axis, "stride", &stride, e);
     if (!rc && stride <= 0)
         rc = trn_errorf(e, "LoopAxis '%s': stride %" PRId64 " (a loop needs a positive stride)", an, stride);
@@ -224,8 +239,13 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
         rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
                         "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
     if (!rc && !blocks_listed) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
-    if (rc) {
-        rc = bir_errorf(c, e, "%s", e->msg);
+    if (rc) { /* a Loop is an entry with a number, as an instruction is */
+        char where[BIR_WHERE_MAX], msg[TRN_ERROR_MAX];
+        const char *name = json_string_value(json_object_get(loop, "name"));
+        bir_where_named(c, name ? name : "(unnamed)", where, sizeof where);
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        rc = trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode Loop): %s", c->path, c->number, where,
+                        msg);
         c->block[st->saved] = 0;
         return rc;
     }
@@ -307,10 +327,7 @@ static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e) {
 
 int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e) {
     c->fn = fn;
-    json_t *names = json_object();
-    int rc = names ? unique_block_names(c, json_object_get(fn, "blocks"), "", names, 0, e) : trn_errorf(e, "out of memory");
-    json_decref(names);
-    if (rc) return -1;
+    if (unique_block_names(c, json_object_get(fn, "blocks"), "", c->all_blocks, 0, e)) return -1;
     note_triggers(c, json_object_get(fn, "blocks"));
     return walk_list(c, json_object_get(fn, "blocks"), "blocks", e);
 }

@@ -57,6 +57,7 @@ typedef struct bir_ctx {
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
     json_t *block_names;        /* names of the blocks walked so far (object used as a set) */
+    json_t *all_blocks;         /* every block's name -> its path (document reader; for messages) */
     json_t *opcodes;            /* opcode name -> its name as a JSON string (interned) */
     json_t *empty;              /* the attributes of every instruction that has none */
 } bir_ctx;
