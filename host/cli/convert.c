@@ -34,8 +34,8 @@ int cli_cmd_convert(int argc, char **argv) {
     int n = 0;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--to") && i + 1 < argc && (!strcmp(argv[i + 1], "bir") ||
-                                                              !strcmp(argv[i + 1], "native")))
+        else if (!strcmp(argv[i], "--to") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "bir") || !strcmp(argv[i + 1], "native")))
             write = !strcmp(argv[++i], "bir") ? trn_sim_write_bir : trn_sim_write_native;
         else if (!strcmp(argv[i], "--to"))
             return cli_fail("convert: --to takes bir or native (see trnsim help convert)");

@@ -215,14 +215,14 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (!s->table[in->it].op && unhandled(s, in->it, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (in->where)
-                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (every core, opcode %s)", p->path,
-                                        in->number, where, op_name(s, in->it));
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (every core, opcode %s)",
+                                        p->path, in->number, where, op_name(s, in->it));
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
         }
         if (s->table[in->it].op && trn_schema_validate(s->table[in->it].op, in->obj, lookup_sub, s, e)) {
             trn_error_at(e, in->number, -1, in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s)", p->path,
-                                    in->number, where, core, op_name(s, in->it), in->it,
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s)",
+                                    p->path, in->number, where, core, op_name(s, in->it), in->it,
                                     s->table[in->it].owner->desc->family);
         }
         uint64_t scratch;
@@ -231,12 +231,14 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (check_operands(p, &m, limit, &env, memo, in, streams, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (k < 0) /* the budget's */
-                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u)", p->path, in->number,
-                                        where, core, op_name(s, in->it), in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s), %s[%d]", p->path,
-                                    in->number, where, core, op_name(s, in->it), in->it,
-                                    s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
-                                    d ? "outputs" : "inputs", k);
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u)",
+                                        p->path, in->number, where, core, op_name(s, in->it),
+                                        in->it);
+            return trn_error_prefix(
+                e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s), %s[%d]", p->path,
+                in->number, where, core, op_name(s, in->it), in->it,
+                s->table[in->it].op ? s->table[in->it].owner->desc->family : "-",
+                d ? "outputs" : "inputs", k);
         }
         if (scratch > s->max_scratch) s->max_scratch = scratch;
     }

@@ -113,8 +113,11 @@ static const trn_opcode_desc *loaded_schema(void *arg, uint32_t it) {
 
 int trn_sim_write_bir(const trn_sim *s, FILE *out, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "no program is loaded");
-    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
-                       .resolve = trn_dispatch_resolve_name, .schema = loaded_schema, .arg = (void *)s};
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = s->cfg.cores,
+                       .resolve = trn_dispatch_resolve_name,
+                       .schema = loaded_schema,
+                       .arg = (void *)s};
     json_t *doc;
     if (trn_bir_write(&s->prog, &o, &doc, e)) return -1;
     int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;

@@ -22,10 +22,11 @@ import numpy as np
 
 def page_parts(root):
     text = open(os.path.join(root, "docs/bir.md")).read()
-    m = re.search(r"<!-- BEGIN example kernel -->\n```json\n(.*?)```\n<!-- END example kernel -->\n\n```\n(.*?)\n```",
-                  text, re.S)
+    m = re.search(r"<!-- BEGIN example kernel -->\n```json\n(.*?)```\n"
+                  r"<!-- END example kernel -->\n\n```\n(.*?)\n```", text, re.S)
     if not m:
-        sys.exit("FAIL: docs/bir.md has no example kernel between its marker lines followed by its command line")
+        sys.exit("FAIL: docs/bir.md has no example kernel between its marker lines "
+                 "followed by its command line")
     return m.group(1), m.group(2)
 
 
@@ -49,12 +50,14 @@ def main():
     with tempfile.TemporaryDirectory(prefix="birdoc-") as tmp:
         with open(os.path.join(tmp, "topk16.bir.json"), "w") as fh:
             fh.write(kernel)
-        x = (np.random.default_rng(16).permutation(4 * 64).reshape(4, 64) - 128).astype(np.float32) / 4
+        x = np.random.default_rng(16).permutation(4 * 64).reshape(4, 64) - 128
+        x = x.astype(np.float32) / 4
         np.save(os.path.join(tmp, "x.npy"), x)
         args = shlex.split(command)
         if args[0] != "trnsim":
             sys.exit(f"FAIL: the page's command does not start with trnsim: {command}")
-        args = [trnsim] + [os.path.join(root, a) if a.startswith("config/") else a for a in args[1:]]
+        args = [trnsim] + [os.path.join(root, a) if a.startswith("config/") else a
+                           for a in args[1:]]
         r = run(args, tmp)
         if r.returncode:
             sys.exit(f"FAIL: the page's kernel, run as printed: {r.stderr.strip()}")
@@ -73,7 +76,8 @@ def main():
             return f["blocks"][0]["instructions"][1]["blocks"][0]["instructions"][1]
 
         cases = [
-            ("DRAM dims [1, bytes]", lambda f: alloc(f, "x")["memorylocations"][0].update(dims=[1, 1024]),
+            ("DRAM dims [1, bytes]",
+             lambda f: alloc(f, "x")["memorylocations"][0].update(dims=[1, 1024]),
              "dims [1, 1024] do not describe tensor_shape [4, 64]"),
             ("negative reg_ap_offset", lambda f: find_replace(f)["ins"][0].update(reg_ap_offset=-1),
              "'reg_ap_offset' = -1 is outside [0, 2^40]"),
@@ -82,8 +86,10 @@ def main():
         for name, change, needle in cases:
             path = variant(tmp, kernel, "v.bir.json", change)
             r = run([trnsim, "check", path, "--config", cfg], tmp)
-            ok = (r.returncode == 1 and needle in r.stderr and len(r.stderr.splitlines()) == 1) if needle else \
-                r.returncode == 0
+            if needle:
+                ok = r.returncode == 1 and needle in r.stderr and len(r.stderr.splitlines()) == 1
+            else:
+                ok = r.returncode == 0
             print(f"{'ok' if ok else 'FAIL'}: {name}: exit {r.returncode} {r.stderr.strip()[:160]}")
             failures += not ok
         path = os.path.join(tmp, "inf.bir.json")
@@ -91,7 +97,8 @@ def main():
             fh.write(kernel.replace('"value": "-inf"', '"value": -Infinity'))
         r = run([trnsim, "check", path, "--config", cfg], tmp)
         ok = r.returncode == 1 and len(r.stderr.splitlines()) == 1
-        print(f"{'ok' if ok else 'FAIL'}: the token -Infinity: exit {r.returncode} {r.stderr.strip()[:160]}")
+        print(f"{'ok' if ok else 'FAIL'}: the token -Infinity: exit {r.returncode} "
+              f"{r.stderr.strip()[:160]}")
         failures += not ok
     sys.exit(1 if failures else 0)
 

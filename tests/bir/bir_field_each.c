@@ -30,14 +30,16 @@ static const char *const families[] = {"search", "bn", "rng", "collective", "dma
 
 static int failures, covered;
 
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) {
+    return ((trn_sim *)arg)->table[it].op;
+}
 
 /* A one-instruction BIR file (plus a descriptor block 'd' for dma_blocks). */
 static char *bir_text(json_t *inst) {
     json_t *desc = json_pack("{s:s, s:s}", "opcode", "DMADescriptorCopy", "name", "dd");
-    json_t *doc = json_pack("{s:i, s:[{s:s, s:[], s:[{s:s, s:[O]}, {s:s, s:[o]}]}]}", "version", 2, "functions",
-                            "name", "f", "allocations", "blocks", "name", "b", "instructions", inst, "name", "d",
-                            "instructions", desc);
+    json_t *doc = json_pack("{s:i, s:[{s:s, s:[], s:[{s:s, s:[O]}, {s:s, s:[o]}]}]}", "version", 2,
+                            "functions", "name", "f", "allocations", "blocks", "name", "b",
+                            "instructions", inst, "name", "d", "instructions", desc);
     char *text = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     return text;
@@ -46,11 +48,16 @@ static char *bir_text(json_t *inst) {
 /* The native form of the file's one instruction, or NULL with the error in e. */
 static json_t *read_one(trn_sim *s, json_t *inst, bool document, trn_error *e) {
     char families_buf[256];
-    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = s->cfg.cores,
-                       .max_executions = s->cfg.max_executions, .unknown_skip = s->cfg.unknown_skip,
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = s->cfg.cores,
+                       .max_executions = s->cfg.max_executions,
+                       .unknown_skip = s->cfg.unknown_skip,
                        .families = trn_loader_families(s, families_buf, sizeof families_buf),
-                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
-                       .arg = s, .document_only = document};
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .schema = schema_of,
+                       .arg = s,
+                       .document_only = document};
     char *text = bir_text(inst);
     trn_program p;
     json_t *out = NULL;
@@ -70,7 +77,8 @@ static void fail(const char *op, const char *field, const char *fmt, const char 
 }
 
 /* Both readers: the same native instruction (or the same refusal). */
-static json_t *read_both(trn_sim *s, json_t *inst, trn_error *e, const char *op, const char *field) {
+static json_t *read_both(trn_sim *s, json_t *inst, trn_error *e, const char *op,
+                         const char *field) {
     trn_error e2;
     json_t *a = read_one(s, inst, true, e), *b = read_one(s, inst, false, &e2);
     if ((a == NULL) != (b == NULL) || (a && !json_equal(a, b)) || (!a && strcmp(e->msg, e2.msg)))
@@ -79,11 +87,14 @@ static json_t *read_both(trn_sim *s, json_t *inst, trn_error *e, const char *op,
     return a;
 }
 
-static char *dump(json_t *v) { return v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("(absent)"); }
+static char *dump(json_t *v) {
+    return v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("(absent)");
+}
 
 /* base with `key` changed must equal base with the attributes of want
  * (NULL or empty: unchanged). Steals value and want. */
-static void expect_attrs(trn_sim *s, const char *op, json_t *base_inst, const char *key, json_t *value, json_t *want) {
+static void expect_attrs(trn_sim *s, const char *op, json_t *base_inst, const char *key,
+                         json_t *value, json_t *want) {
     json_t *inst = json_deep_copy(base_inst);
     json_object_set_new(inst, key, value);
     trn_error e;
@@ -114,31 +125,37 @@ static void expect_attrs(trn_sim *s, const char *op, json_t *base_inst, const ch
 }
 
 /* One attribute: native[attr] = want (want NULL: nothing changes). Steals value and want. */
-static void expect(trn_sim *s, const char *op, json_t *base_inst, const char *key, json_t *value, const char *attr,
-                   json_t *want) {
+static void expect(trn_sim *s, const char *op, json_t *base_inst, const char *key, json_t *value,
+                   const char *attr, json_t *want) {
     json_t *w = json_object();
     if (want) json_object_set_new(w, attr, want);
     expect_attrs(s, op, base_inst, key, value, w);
 }
 
 /* The field with a wrong value: refused, naming the field, with "did you mean". */
-static void expect_refusal(trn_sim *s, const char *op, json_t *base_inst, const char *key, const char *bad) {
+static void expect_refusal(trn_sim *s, const char *op, json_t *base_inst, const char *key,
+                           const char *bad) {
     json_t *inst = json_deep_copy(base_inst);
     json_object_set_new(inst, key, json_string(bad));
     trn_error e;
     json_t *got = read_both(s, inst, &e, op, key);
     char needle[200];
     snprintf(needle, sizeof needle, "field '%s'", key);
-    if (got) fail(op, key, "the wrong value '%s' was accepted", bad);
-    else if (!strstr(e.msg, needle) || !strstr(e.msg, "did you mean")) fail(op, key, "refusal lacks the field or a "
-                                                                               "suggestion: %s", e.msg);
+    if (got)
+        fail(op, key, "the wrong value '%s' was accepted", bad);
+    else if (!strstr(e.msg, needle) || !strstr(e.msg, "did you mean"))
+        fail(op, key,
+             "refusal lacks the field or a "
+             "suggestion: %s",
+             e.msg);
     json_decref(got);
     json_decref(inst);
 }
 
 /* A value of the attribute's type other than its default, and what the
  * native attribute then holds (NULL: no value for this type). */
-static json_t *value_for(const trn_attr_desc *a, json_t **native, const bir_opcode_extra *x, const char *field) {
+static json_t *value_for(const trn_attr_desc *a, json_t **native, const bir_opcode_extra *x,
+                         const char *field) {
     if (a->types & TRN_ATTR_ENUM) {
         for (uint32_t i = a->n_enums; i-- > 0;) { /* the last entry: rarely a default */
             const trn_enum_desc *en = &a->enums[i];
@@ -147,30 +164,39 @@ static json_t *value_for(const trn_attr_desc *a, json_t **native, const bir_opco
             char *comma = strchr(spelling, ',');
             if (comma) *comma = 0;
             if ((a->def && !strcmp(a->def, en->name)) ||
-                (x && x->default_field && !strcmp(x->default_field, field) && !strcmp(x->default_value, spelling)))
+                (x && x->default_field && !strcmp(x->default_field, field) &&
+                 !strcmp(x->default_value, spelling)))
                 continue;
             *native = json_string(en->name);
             return json_string(spelling);
         }
     }
     json_t *v = NULL;
-    if (a->types & TRN_ATTR_INT) v = json_integer(a->def && !strcmp(a->def, "3") ? 4 : 3);
-    else if (a->types & TRN_ATTR_FLOAT) v = json_real(2.5);
-    else if (a->types & TRN_ATTR_BOOL) v = a->def && !strcmp(a->def, "true") ? json_false() : json_true();
-    else if (a->types & TRN_ATTR_STRING) v = json_string("x1");
-    else if (a->types & TRN_ATTR_NESTED_LIST) v = json_pack("[[i, i]]", 0, 1);
-    else if (a->types & TRN_ATTR_LIST) v = json_pack("[i, i]", 1, 2);
+    if (a->types & TRN_ATTR_INT)
+        v = json_integer(a->def && !strcmp(a->def, "3") ? 4 : 3);
+    else if (a->types & TRN_ATTR_FLOAT)
+        v = json_real(2.5);
+    else if (a->types & TRN_ATTR_BOOL)
+        v = a->def && !strcmp(a->def, "true") ? json_false() : json_true();
+    else if (a->types & TRN_ATTR_STRING)
+        v = json_string("x1");
+    else if (a->types & TRN_ATTR_NESTED_LIST)
+        v = json_pack("[[i, i]]", 0, 1);
+    else if (a->types & TRN_ATTR_LIST)
+        v = json_pack("[i, i]", 1, 2);
     *native = v ? json_incref(v) : NULL;
     return v;
 }
 
 static void special_cases(trn_sim *s, const char *op, json_t *base, const bir_special *f) {
     if (f->use == BIR_PERM) {
-        expect(s, op, base, f->bir_name, json_string("WXZY"), f->native_name, json_pack("[i, i, i, i]", 0, 3, 1, 2));
+        expect(s, op, base, f->bir_name, json_string("WXZY"), f->native_name,
+               json_pack("[i, i, i, i]", 0, 3, 1, 2));
         expect_refusal(s, op, base, f->bir_name, "WXZZ");
     } else if (f->use == BIR_ENGINE) {
         expect(s, op, base, f->bir_name, json_integer(5), f->native_name, json_integer(5));
-        expect(s, op, base, f->bir_name, json_string("act"), f->native_name, NULL); /* the issuing engine */
+        expect(s, op, base, f->bir_name, json_string("act"), f->native_name,
+               NULL); /* the issuing engine */
         expect_refusal(s, op, base, f->bir_name, "pol");
     } else { /* BIR_BLOCKS: block 'd' becomes one DMABlock of its descriptor */
         json_t *inst = json_deep_copy(base);
@@ -178,11 +204,12 @@ static void special_cases(trn_sim *s, const char *op, json_t *base, const bir_sp
         trn_error e;
         json_t *got = read_both(s, inst, &e, op, f->bir_name);
         json_t *blocks = got ? json_object_get(got, f->native_name) : NULL;
-        json_t *d0 = json_object_get(json_array_get(json_object_get(json_array_get(blocks, 0), "descriptors"), 0),
-                                     "opcode");
+        json_t *d0 = json_object_get(
+            json_array_get(json_object_get(json_array_get(blocks, 0), "descriptors"), 0), "opcode");
         if (!got || json_array_size(blocks) != 1 || !json_is_string(d0) ||
             strcmp(json_string_value(d0), "DMADescriptorCopy"))
-            fail(op, f->bir_name, "%s", got ? "block 'd' did not become one DMABlock of DMADescriptorCopy" : e.msg);
+            fail(op, f->bir_name, "%s",
+                 got ? "block 'd' did not become one DMABlock of DMADescriptorCopy" : e.msg);
         covered++;
         json_decref(got);
         json_decref(inst);
@@ -197,10 +224,12 @@ static void check_tables(const trn_opcode_desc *d, const bir_opcode_extra *x) {
             fail(d->name, *n, "%s", "listed as ignored but read by another table");
     for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f) {
         const trn_attr_desc *a = bir_schema_field(d, f->bir_name);
-        if (a && strcmp(a->name, f->native_name)) fail(d->name, f->bir_name, "%s", "a special and a schema attribute");
+        if (a && strcmp(a->name, f->native_name))
+            fail(d->name, f->bir_name, "%s", "a special and a schema attribute");
     }
     for (const char *const *n = x ? x->immediates : NULL; n && *n; ++n)
-        if (!trn_schema_find(d, *n)) fail(d->name, *n, "%s", "an immediate fills no schema attribute");
+        if (!trn_schema_find(d, *n))
+            fail(d->name, *n, "%s", "an immediate fills no schema attribute");
 }
 
 static void one_opcode(trn_sim *s, const trn_opcode_desc *d) {
@@ -213,25 +242,30 @@ static void one_opcode(trn_sim *s, const trn_opcode_desc *d) {
         if (!bir_attr_readable(a) || bir_field_class(d, x, field) != BIR_FIELD_SCHEMA) continue;
         json_t *native, *v = value_for(a, &native, x, field);
         if (!v) {
-            fail(d->name, field, "%s", "no test value for this attribute's type: add one to value_for");
+            fail(d->name, field, "%s",
+                 "no test value for this attribute's type: add one to value_for");
             continue;
         }
         char bad[200];
         snprintf(bad, sizeof bad, "%sx", json_is_string(v) ? json_string_value(v) : "Nope");
         expect(s, d->name, base, field, v, a->name, native);
-        if ((a->types & TRN_ATTR_ENUM) && !(a->types & TRN_ATTR_STRING)) expect_refusal(s, d->name, base, field, bad);
+        if ((a->types & TRN_ATTR_ENUM) && !(a->types & TRN_ATTR_STRING))
+            expect_refusal(s, d->name, base, field, bad);
     }
-    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f) special_cases(s, d->name, base, f);
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)
+        special_cases(s, d->name, base, f);
     for (const char *const *n = x ? x->ignored : NULL; n && *n; ++n)
         expect(s, d->name, base, *n, json_string("pool"), NULL, NULL);
     for (const char *const *n = bir_ignored_fields; *n; ++n)
-        if (bir_field_class(d, x, *n) == BIR_FIELD_IGNORED) expect(s, d->name, base, *n, json_string("q1"), NULL, NULL);
+        if (bir_field_class(d, x, *n) == BIR_FIELD_IGNORED)
+            expect(s, d->name, base, *n, json_string("q1"), NULL, NULL);
     expect(s, d->name, base, bir_uninit_field, json_true(), "allow_uninit_read", json_true());
-    for (int k = 0; x && x->immediates && x->immediates[k]; ++k) { /* immediate k: the k-th imm_value */
+    for (int k = 0; x && x->immediates && x->immediates[k];
+         ++k) { /* immediate k: the k-th imm_value */
         json_t *ins = json_array(), *want = json_object();
         for (int j = 0; j <= k; ++j) {
-            json_array_append_new(ins, json_pack("{s:s, s:s, s:f}", "kind", "imm_value", "dtype", "float32", "value",
-                                                 1.5 + j));
+            json_array_append_new(ins, json_pack("{s:s, s:s, s:f}", "kind", "imm_value", "dtype",
+                                                 "float32", "value", 1.5 + j));
             json_object_set_new(want, x->immediates[j], json_real(1.5 + j));
         }
         expect_attrs(s, d->name, base, "ins", ins, want);
@@ -246,8 +280,9 @@ int main(int argc, char **argv) {
     }
     char cfg[1024] = "plugins = (";
     for (const char *const *f = families; *f; ++f)
-        snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg), "%s{ family = \"%s\"; module = \"trnsim-%s\"; }",
-                 f == families ? "" : ", ", *f, *f);
+        snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg),
+                 "%s{ family = \"%s\"; module = \"trnsim-%s\"; }", f == families ? "" : ", ", *f,
+                 *f);
     strcat(cfg, ");");
     trn_sim_opts o = {.config_text = cfg, .module_dir = argv[1]};
     trn_sim *s;
@@ -263,6 +298,7 @@ int main(int argc, char **argv) {
             opcodes++;
         }
     trn_sim_close(s);
-    printf("%s: %d field cases over %d opcodes, %d failing\n", failures ? "FAIL" : "ok", covered, opcodes, failures);
+    printf("%s: %d field cases over %d opcodes, %d failing\n", failures ? "FAIL" : "ok", covered,
+           opcodes, failures);
     return failures ? 1 : 0;
 }

@@ -34,7 +34,8 @@ def set_engine(bir_i, nat_i, engine, **extra):
     return bir, nat
 
 
-ST2_OUT = {"kind": "physical_ap", "ap": [[24, 128], [1, 24]], "dtype": "uint32", "offset": 0, "memsetref": "st2"}
+ST2_OUT = {"kind": "physical_ap", "ap": [[24, 128], [1, 24]], "dtype": "uint32", "offset": 0,
+           "memsetref": "st2"}
 
 
 def seed_engine5():
@@ -102,12 +103,15 @@ def check_rng(trnsim, tmp):
         out_b, out_n = os.path.join(tmp, f"b{k}"), os.path.join(tmp, f"n{k}")
         os.makedirs(out_b)
         os.makedirs(out_n)
-        got = run(trnsim, write(b, os.path.join(tmp, f"k{k}.bir.json")), c["config"], {}, c["outputs"], out_b)
-        nat = run(trnsim, write(n, os.path.join(tmp, f"k{k}.json")), c["config"], {}, c["outputs"], out_n)
+        got = run(trnsim, write(b, os.path.join(tmp, f"k{k}.bir.json")), c["config"], {},
+                  c["outputs"], out_b)
+        nat = run(trnsim, write(n, os.path.join(tmp, f"k{k}.json")), c["config"], {},
+                  c["outputs"], out_n)
         same_bits(got, nat, f"{name}: BIR vs native")
         differs = any(got[o].tobytes() != base[o].tobytes() for o in c["outputs"])
         if differs != (expect == "differs"):
-            sys.exit(f"FAIL: {name}: the outputs {'differ from' if differs else 'equal'} the unchanged kernel's")
+            how = "differ from" if differs else "equal"
+            sys.exit(f"FAIL: {name}: the outputs {how} the unchanged kernel's")
         print(f"ok: {name}: BIR and native agree; outputs {expect} as documented")
 
 
@@ -133,12 +137,13 @@ def check_trigger(trnsim, tmp):
                 t["trigger"] = 7
         out = os.path.join(tmp, f"trig{int(shared)}")
         os.makedirs(out)
-        got = run(trnsim, write(doc, os.path.join(tmp, f"trig{int(shared)}.bir.json")), c["config"], files,
-                  ["rows"], out)
+        prog = write(doc, os.path.join(tmp, f"trig{int(shared)}.bir.json"))
+        got = run(trnsim, prog, c["config"], files, ["rows"], out)
         if not np.array_equal(got["rows"], want):
-            sys.exit(f"FAIL: DMATrigger {'shared' if shared else 'own'} trigger: rows {got['rows'].tolist()}, "
-                     f"want {want.tolist()}")
-        print(f"ok: DMATrigger with {'a shared explicit' if shared else 'its own'} trigger: rows as documented")
+            sys.exit(f"FAIL: DMATrigger {'shared' if shared else 'own'} trigger: rows "
+                     f"{got['rows'].tolist()}, want {want.tolist()}")
+        which = "a shared explicit" if shared else "its own"
+        print(f"ok: DMATrigger with {which} trigger: rows as documented")
 
 
 def main():

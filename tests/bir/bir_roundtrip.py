@@ -60,7 +60,7 @@ def random_inputs(prog, tmp, stem, rng):
     """Known values for every tensor without initial values (numpy dtypes)."""
     args = []
     for t in prog.get("tensors", []):
-        if "view_of" in t or t["dtype"] not in NUMPY_DTYPES or any(k in t for k in ("data", "fill")):
+        if "view_of" in t or t["dtype"] not in NUMPY_DTYPES or "data" in t or "fill" in t:
             continue
         dt = NUMPY_DTYPES[t["dtype"]]
         if np.issubdtype(dt, np.floating):
@@ -107,7 +107,8 @@ def run_both(trnsim, native, bir, prog, common, tmp):
     if rn.returncode or rb.returncode:
         mn, mb = normalise(rn.stderr, native), normalise(rb.stderr, bir)
         if rn.returncode != rb.returncode or mn != mb:
-            return f"runs differ: native exit {rn.returncode} {mn!r}, BIR exit {rb.returncode} {mb!r}"
+            return (f"runs differ: native exit {rn.returncode} {mn!r}, "
+                    f"BIR exit {rb.returncode} {mb!r}")
         return "refused alike"
     for name in pn:
         a, b = open(pn[name], "rb").read(), open(pb[name], "rb").read()
@@ -132,14 +133,16 @@ def one_program(trnsim, path, cfg, tmp, k, report):
     stem = f"p{k}"
     prog, inputs = strip_init(prog, tmp, stem)
     if prog is None:
-        report.setdefault("initial values numpy cannot give (bf16 / fp8 data, views)", []).append(path)
+        report.setdefault("initial values numpy cannot give (bf16 / fp8 data, views)",
+                          []).append(path)
         return 0
     native = os.path.join(tmp, f"{stem}.json")
     with open(native, "w") as fh:
         json.dump(prog, fh)
     common = choose_config(trnsim, native, cfg, prog.get("cores"))
     if common is None:
-        report.setdefault("loads under none of the stock and test configs (test modules, bad files)", []).append(path)
+        report.setdefault("loads under none of the stock and test configs "
+                          "(test modules, bad files)", []).append(path)
         return 0
     bir = os.path.join(tmp, f"{stem}.bir.json")
     r = convert(trnsim, native, bir, common, "bir")
@@ -174,7 +177,8 @@ def one_program(trnsim, path, cfg, tmp, k, report):
     if open(n1).read() != open(n2).read():
         print(f"FAIL: {path}: native -> BIR -> native changed the native file")
         return 1
-    report.setdefault("round-tripped" + (" (both runs refused alike)" if why else ""), []).append(path)
+    key = "round-tripped" + (" (both runs refused alike)" if why else "")
+    report.setdefault(key, []).append(path)
     return 0
 
 
@@ -182,7 +186,8 @@ def bir_kernels(trnsim, root, tmp):
     """tests/bir kernels: BIR -> native -> BIR -> native gives the same native file."""
     failures = 0
     configs = {"topk64": "config/topk.cfg", "bn_tiles": "tests/bir/configs/bn.cfg",
-               "rng_state": "tests/bir/configs/rng.cfg", "allreduce_scatter": "tests/bir/configs/coll4.cfg",
+               "rng_state": "tests/bir/configs/rng.cfg",
+               "allreduce_scatter": "tests/bir/configs/coll4.cfg",
                "dma_trigger": "config/dma.cfg"}
     for name, cfg in configs.items():
         common = ["--config", os.path.join(root, cfg)]
@@ -199,14 +204,16 @@ def bir_kernels(trnsim, root, tmp):
                 print(f"FAIL: {name}: BIR -> native -> BIR -> native changed the native file")
                 failures += 1
             else:
-                print(f"ok: {name}.bir.json: converted to native, to BIR and back to native: the same file")
+                print(f"ok: {name}.bir.json: converted to native, to BIR and back to native: "
+                      "the same file")
     return failures
 
 
 def bad_target(trnsim, root, tmp):
     """--to takes bir or native; anything else: one line, no file."""
     out = os.path.join(tmp, "bad.json")
-    r = sh([trnsim, "convert", os.path.join(root, "tests/bir/programs/topk64.native.json"), "--to", "xml", "-o", out])
+    prog = os.path.join(root, "tests/bir/programs/topk64.native.json")
+    r = sh([trnsim, "convert", prog, "--to", "xml", "-o", out])
     want = "trnsim: convert: --to takes bir or native (see trnsim help convert)"
     if r.returncode != 1 or r.stderr.strip() != want or os.path.exists(out):
         print(f"FAIL: --to xml: exit {r.returncode}, {r.stderr!r}")
@@ -218,7 +225,8 @@ def bad_target(trnsim, root, tmp):
 def main():
     trnsim, root = sys.argv[1], sys.argv[2]
     cfg = [os.path.join(root, "config/default.cfg")] + sorted(
-        glob.glob(os.path.join(root, "config/*.cfg")) + glob.glob(os.path.join(root, "tests/*/configs/*.cfg")) +
+        glob.glob(os.path.join(root, "config/*.cfg")) +
+        glob.glob(os.path.join(root, "tests/*/configs/*.cfg")) +
         glob.glob(os.path.join(root, "tests/*/*.cfg")))
     files = sorted(f for f in glob.glob(os.path.join(root, "tests/*/programs/*.json"))
                    if not f.endswith(".bir.json"))
@@ -231,7 +239,8 @@ def main():
         print(f"{len(paths):3d} {reason}: {', '.join(os.path.relpath(p, root) for p in paths[:6])}"
               f"{' ...' if len(paths) > 6 else ''}")
     done = sum(len(v) for k, v in report.items() if k.startswith("round-tripped"))
-    print(f"{'FAIL' if failures else 'ok'}: {done} native programs round-tripped through BIR, {failures} failing")
+    print(f"{'FAIL' if failures else 'ok'}: {done} native programs round-tripped through BIR, "
+          f"{failures} failing")
     sys.exit(1 if failures or done == 0 else 0)
 
 

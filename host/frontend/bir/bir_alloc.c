@@ -52,8 +52,8 @@ static const char *const location_keys[] = {"Skind", "name", "type", "addr", "di
                                             "pinned", "tensor_id", NULL};
 
 /* One of the names, or an error listing them (with the closest). */
-static int pick(const char *what, const char *key, json_t *v, const char *const *names, const char **out,
-                const char *where, trn_error *e) {
+static int pick(const char *what, const char *key, json_t *v, const char *const *names,
+                const char **out, const char *where, trn_error *e) {
     const char *s = json_string_value(v);
     if (s && trn_key_known(s, names)) {
         *out = s;
@@ -79,7 +79,8 @@ typedef struct shape {
 } shape;
 
 static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char *key, const char *where, trn_error *e) {
-    if (!l) return trn_errorf(e, "%s: '%s' is missing (a list of 1 to %d integers)", where, key, max_n);
+    if (!l)
+        return trn_errorf(e, "%s: '%s' is missing (a list of 1 to %d integers)", where, key, max_n);
     if (!json_is_array(l) || json_array_size(l) < 1 || (int)json_array_size(l) > max_n)
         return trn_errorf(e, "%s: '%s' must be a list of 1 to %d integers", where, key, max_n);
     s->n = (int)json_array_size(l);
@@ -124,7 +125,9 @@ static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint
 
 static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where, trn_error *e) {
     json_t *locs = json_object_get(a, "memorylocations");
-    if (!locs) return trn_errorf(e, "%s: 'memorylocations' is missing (a list of one memory location)", where);
+    if (!locs)
+        return trn_errorf(e, "%s: 'memorylocations' is missing (a list of one memory location)",
+                          where);
     if (!json_is_array(locs) || json_array_size(locs) != 1)
         return trn_errorf(e, "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
                           "allocation)", where);
@@ -206,7 +209,8 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
         if (!strcmp(c->allocs[j].name, x->name)) return trn_errorf(e, "%s: declared twice", where);
     if (!(x->name = bir_keep_string(c, x->name))) return trn_errorf(e, "out of memory");
     json_t *dt = json_object_get(a, "dtype");
-    if (!dt) return trn_errorf(e, "%s: 'dtype' is missing (BIR dtypes: %s)", where, bir_dtype_names());
+    if (!dt)
+        return trn_errorf(e, "%s: 'dtype' is missing (BIR dtypes: %s)", where, bir_dtype_names());
     if (bir_dtype(json_string_value(dt), &x->dtype))
         return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where, json_is_string(dt) ? json_string_value(dt) : "(not a string)",
                           bir_dtype_names());

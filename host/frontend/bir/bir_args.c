@@ -35,7 +35,8 @@ int bir_register(const bir_ctx *c, const char *regref, int *reg) {
 
 /* "; did you mean 'X'?" for a name among the loop axes in scope and the
  * REG allocations (registers) or the memory allocations (!registers). */
-static void closest_name(const bir_ctx *c, const char *name, bool registers, char *buf, size_t len) {
+static void closest_name(const bir_ctx *c, const char *name, bool registers, char *buf,
+                         size_t len) {
     const char *names[BIR_MAX_DEPTH + 256 + 1];
     size_t n = 0;
     for (int d = 0; registers && d < c->depth; ++d) names[n++] = c->axes[d].name;
@@ -43,19 +44,23 @@ static void closest_name(const bir_ctx *c, const char *name, bool registers, cha
         if ((c->allocs[i].kind == BIR_REGISTER) == registers) names[n++] = c->allocs[i].name;
     names[n] = NULL;
     const char *near = trn_closest_key(name, names);
-    if (near) snprintf(buf, len, "; did you mean '%s'?", near);
-    else if (len) buf[0] = 0;
+    if (near)
+        snprintf(buf, len, "; did you mean '%s'?", near);
+    else if (len)
+        buf[0] = 0;
 }
 
 static int arg_register(const bir_ctx *c, json_t *arg, int *reg, const char *where, trn_error *e) {
     json_t *v = json_object_get(arg, "regref");
     const char *r = json_string_value(v);
-    if (!v) return trn_errorf(e, "%s: 'regref' is missing (a loop axis or a REG allocation)", where);
+    if (!v)
+        return trn_errorf(e, "%s: 'regref' is missing (a loop axis or a REG allocation)", where);
     if (!r) return trn_errorf(e, "%s: 'regref' must be a register name", where);
     if (bir_register(c, r, reg)) {
         char hint[160];
         closest_name(c, r, true, hint, sizeof hint);
-        return trn_errorf(e, "%s: regref '%s' names no enclosing loop axis and no REG allocation%s", where, r, hint);
+        return trn_errorf(e, "%s: regref '%s' names no enclosing loop axis and no REG allocation%s",
+                          where, r, hint);
     }
     return 0;
 }
@@ -86,13 +91,15 @@ static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const ch
 static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, trn_operand_spec *sp, const char *where,
                           trn_error *e) {
     const char *set = json_string_value(json_object_get(arg, "memsetref"));
-    if (!json_object_get(arg, "memsetref")) return trn_errorf(e, "%s: 'memsetref' is missing (the allocation)", where);
+    if (!json_object_get(arg, "memsetref"))
+        return trn_errorf(e, "%s: 'memsetref' is missing (the allocation)", where);
     if (!set) return trn_errorf(e, "%s: 'memsetref' must name an allocation", where);
     const bir_alloc *x = bir_find_alloc(c, set);
     if (!x) {
         char hint[160];
         closest_name(c, set, false, hint, sizeof hint);
-        return trn_errorf(e, "%s: memsetref '%s' names no allocation of function %s%s", where, set, c->function, hint);
+        return trn_errorf(e, "%s: memsetref '%s' names no allocation of function %s%s", where, set,
+                          c->function, hint);
     }
     json_t *memref = json_object_get(arg, "memref");
     if (memref && (!json_is_string(memref) || strcmp(json_string_value(memref), x->location)))

@@ -79,7 +79,8 @@ static void note_triggers(bir_ctx *c, json_t *list) {
 /* Every block's name with its path (names: name -> path): a second block
  * of a name is an error naming both, as a DMATrigger's dma_blocks and
  * the messages' block paths name blocks by name. */
-static int unique_block_names(bir_ctx *c, json_t *list, const char *path, json_t *names, int depth, trn_error *e) {
+static int unique_block_names(bir_ctx *c, json_t *list, const char *path, json_t *names, int depth,
+                              trn_error *e) {
     for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
         json_t *x = json_array_get(list, i);
         const char *n = json_string_value(json_object_get(x, "name"));
@@ -89,18 +90,22 @@ static int unique_block_names(bir_ctx *c, json_t *list, const char *path, json_t
         bool block = n && !json_object_get(x, "opcode") && json_object_get(x, "instructions");
         if (op && !strcmp(op, "Loop"))
             snprintf(here, sizeof here, "%s%sloop %s", path, *path ? "/" : "",
-                     json_is_string(json_object_get(axis, "name")) ? json_string_value(json_object_get(axis, "name"))
-                                                                   : "(unnamed)");
+                     json_is_string(json_object_get(axis, "name"))
+                         ? json_string_value(json_object_get(axis, "name"))
+                         : "(unnamed)");
         else if (block)
             snprintf(here, sizeof here, "%s%s%s", path, *path ? "/" : "", n);
         else
             continue;
         json_t *first = block ? json_object_get(names, n) : NULL;
         if (first)
-            return trn_errorf(e, "%s: function %s: two blocks are named '%s' (block %s and block %s); a block name must "
-                              "be unique (a DMATrigger's dma_blocks names blocks by name)", c->path, c->function, n,
-                              json_string_value(first), here);
-        if (block && json_object_set_new(names, n, json_string(here))) return trn_errorf(e, "out of memory");
+            return trn_errorf(e,
+                              "%s: function %s: two blocks are named '%s' (block %s and block %s); "
+                              "a block name must be unique (a DMATrigger's dma_blocks names blocks "
+                              "by name)",
+                              c->path, c->function, n, json_string_value(first), here);
+        if (block && json_object_set_new(names, n, json_string(here)))
+            return trn_errorf(e, "out of memory");
         if (unique_block_names(c, json_object_get(x, "instructions"), here, names, depth + 1, e) ||
             unique_block_names(c, json_object_get(x, "blocks"), here, names, depth + 1, e))
             return -1;
@@ -223,8 +228,8 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     if (!rc && !json_is_object(axis)) rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
     if (!rc) rc = trn_check_keys(axis, axis_keys, "LoopAxis", e);
     if (!rc && !an)
-        rc = trn_errorf(e, json_object_get(axis, "name") ? "LoopAxis 'name' must be a string" : "LoopAxis 'name' is "
-                        "missing");
+        rc = trn_errorf(e, json_object_get(axis, "name") ? "LoopAxis 'name' must be a string"
+                                                         : "LoopAxis 'name' is missing");
     if (!rc) rc = axis_int(axis, "lb", &lb, e) || axis_int(axis, "ub", &ub, e) || axis_int(axis, "stride", &stride, e);
     if (!rc && stride <= 0)
         rc = trn_errorf(e, "LoopAxis '%s': stride %" PRId64 " (a loop needs a positive stride)", an, stride);
@@ -233,8 +238,9 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
         rc = trn_errorf(e, "LoopAxis '%s': lb and ub must lie within +-2^61", an);
     int reg = (int)c->o->machine->registers - 1 - c->depth;
     if (!rc && c->depth >= BIR_MAX_DEPTH)
-        rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep; trnsim reads at most %d nested loops", an,
-                        c->depth + 1, BIR_MAX_DEPTH);
+        rc = trn_errorf(e,
+                        "LoopAxis '%s': loops nested %d deep; trnsim reads at most %d nested loops",
+                        an, c->depth + 1, BIR_MAX_DEPTH);
     if (!rc && reg < c->n_regs)
         rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
                         "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
@@ -244,8 +250,8 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
         const char *name = json_string_value(json_object_get(loop, "name"));
         bir_where_named(c, name ? name : "(unnamed)", where, sizeof where);
         snprintf(msg, sizeof msg, "%s", e->msg);
-        rc = trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode Loop): %s", c->path, c->number, where,
-                        msg);
+        rc = trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode Loop): %s",
+                        c->path, c->number, where, msg);
         c->block[st->saved] = 0;
         return rc;
     }
@@ -291,7 +297,8 @@ bool bir_block_repeated(bir_ctx *c, const char *name) {
 static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
     if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
-    if (name && bir_block_repeated(c, name)) /* the fast path's check; the document reader's comes first */
+    /* the fast path's check; the document reader's (naming both) comes first */
+    if (name && bir_block_repeated(c, name))
         return bir_errorf(c, e, "a second block named '%s'", name);
     size_t saved = bir_block_push(c, name ? name : "(unnamed)");
     int rc = trn_check_keys(b, block_keys, "block", e) ? bir_errorf(c, e, "%s", e->msg) : 0;

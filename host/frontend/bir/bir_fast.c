@@ -31,7 +31,8 @@ typedef struct last_opcode {
     char name[NAME_MAX_LEN + 1];
     uint32_t it;
     const char *interned;
-    unsigned read_bits; /* the KEY_IGNORED bits of fields this opcode reads (its tables win): as documents */
+    /* the KEY_IGNORED bits of fields this opcode reads (its tables win): read as documents */
+    unsigned read_bits;
 } last_opcode;
 
 typedef struct fast {
@@ -256,7 +257,8 @@ static int read_block(fast *f, raw_entry *r) {
     char name[NAME_MAX_LEN + 1] = "(unnamed)";
     if ((r->seen & KEY_NAME) && !copy_name(r->name, r->name_len, name)) return AS_DOCUMENT;
     if (json_object_get(f->c->trigger_blocks, name)) return AS_DOCUMENT;
-    if ((r->seen & KEY_NAME) && bir_block_repeated(f->c, name)) return NOT_FAST; /* the document reader names both */
+    if ((r->seen & KEY_NAME) && bir_block_repeated(f->c, name))
+        return NOT_FAST; /* the document reader names both */
     size_t saved = bir_block_push(f->c, name);
     int rc = walk(f, r->list_at);
     f->c->block[saved] = 0;
@@ -289,7 +291,8 @@ static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 |
 /* An instruction with no fields but ignored ones, as bir_translate_inst reads it. */
 /* Whether an opcode's instructions with no fields are read here (*it, its
  * interned name); else as documents. */
-static int fast_opcode(fast *f, const char *opcode, unsigned seen, uint32_t *it, const char **interned) {
+static int fast_opcode(fast *f, const char *opcode, unsigned seen, uint32_t *it,
+                       const char **interned) {
     bir_ctx *c = f->c;
     if (f->last.interned && !strcmp(f->last.name, opcode)) {
         *it = f->last.it;
@@ -308,7 +311,8 @@ static int fast_opcode(fast *f, const char *opcode, unsigned seen, uint32_t *it,
     f->last.interned = *interned = json_string_value(op);
     f->last.read_bits = 0;
     for (unsigned i = 0; bir_ignored_fields[i]; ++i)
-        if (bir_field_class(has_schema(d) ? d : NULL, x, bir_ignored_fields[i]) != BIR_FIELD_IGNORED)
+        if (bir_field_class(has_schema(d) ? d : NULL, x, bir_ignored_fields[i]) !=
+            BIR_FIELD_IGNORED)
             f->last.read_bits |= KEY_IGNORED << i;
     return seen & f->last.read_bits ? AS_DOCUMENT : READ;
 }

@@ -101,9 +101,11 @@ static int engine_value(bir_inst *b, const bir_special *f, json_t *v, trn_error 
     for (const bir_enum *x = f->values; x->bir && k < MAX_KNOWN; ++x) names[k++] = x->bir;
     names[k] = NULL;
     const char *near = s ? trn_closest_key(s, names) : NULL;
-    return trn_errorf(e, "field '%s': expected an integer (the generator's engine: 1 gen-1, 5 gen-2) or an issuing "
-                      "engine's name (unassigned, act, dma, dve, pe, pool, sp; not modelled)%s%s%s", f->bir_name,
-                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    return trn_errorf(
+        e,
+        "field '%s': expected an integer (the generator's engine: 1 gen-1, 5 gen-2) or an issuing "
+        "engine's name (unassigned, act, dma, dve, pe, pool, sp; not modelled)%s%s%s",
+        f->bir_name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
 static int dma_blocks(bir_ctx *c, bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
@@ -147,7 +149,8 @@ static int unknown_field(const bir_inst *b, const bir_opcode_extra *x, const cha
 /* The one place a field is read: what bir_field_class says it is. */
 static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const char *key, json_t *v, trn_error *e) {
     bir_field_use use = bir_field_class(b->schema, x, key);
-    if (use == BIR_FIELD_BASE || use == BIR_FIELD_IGNORED || use == BIR_FIELD_OPCODE_IGNORED) return 0;
+    if (use == BIR_FIELD_BASE || use == BIR_FIELD_IGNORED || use == BIR_FIELD_OPCODE_IGNORED)
+        return 0;
     if (use == BIR_FIELD_UNINIT) {
         if (!json_is_boolean(v)) return trn_errorf(e, "field '%s' must be true or false", key);
         b->in->allow_uninit = json_is_true(v);
@@ -168,12 +171,13 @@ static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const c
 }
 
 /* A BIR default the module lacks, for a field the instruction leaves out. */
-static int apply_default(bir_ctx *c, json_t *inst, bir_inst *b, const bir_opcode_extra *x, trn_error *e) {
+static int apply_default(bir_ctx *c, json_t *inst, bir_inst *b, const bir_opcode_extra *x,
+                         trn_error *e) {
     if (!x || !x->default_field || !b->schema || json_object_get(inst, x->default_field)) return 0;
     const trn_attr_desc *a = bir_schema_field(b->schema, x->default_field);
     if (!a) return 0;
     json_t *d = x->default_value == bir_default_number ? json_integer((json_int_t)c->number)
-                                                        : json_string(x->default_value);
+                                                       : json_string(x->default_value);
     int rc = d ? schema_value(b, x->default_field, a, d, e) : trn_errorf(e, "out of memory");
     json_decref(d);
     return rc;

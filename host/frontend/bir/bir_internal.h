@@ -57,7 +57,7 @@ typedef struct bir_ctx {
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
     json_t *block_names;        /* names of the blocks walked so far (object used as a set) */
-    json_t *all_blocks;         /* every block's name -> its path (document reader; for messages) */
+    json_t *all_blocks;         /* every block's name -> its path (for messages) */
     json_t *opcodes;            /* opcode name -> its name as a JSON string (interned) */
     json_t *empty;              /* the attributes of every instruction that has none */
 } bir_ctx;
@@ -145,7 +145,7 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, tr
 typedef enum bir_special_use {
     BIR_BLOCKS, /* names of blocks -> native DMABlock objects (DMATrigger) */
     BIR_PERM,   /* a BIR enum spelling -> a native list of axis numbers */
-    BIR_ENGINE  /* an integer -> the attribute; an issuing engine's name (values) -> not modelled */
+    BIR_ENGINE  /* an integer -> the attribute; an issuing engine's name -> not modelled */
 } bir_special_use;
 
 typedef struct bir_enum {
@@ -187,7 +187,8 @@ typedef enum bir_field_use {
     BIR_FIELD_UNKNOWN
 } bir_field_use;
 
-bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x, const char *field);
+bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x,
+                              const char *field);
 
 const bir_opcode_extra *bir_opcode_extra_lookup(const char *opcode);
 /* Fields every instruction may carry that the simulator does not model. */

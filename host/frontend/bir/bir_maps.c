@@ -47,11 +47,13 @@ static const bir_special trigger[] = {
 /* On the RNG state opcodes `engine` is the generator's (the rng schema's
  * `engine`: 1 gen-1, 5 gen-2 ...), given as an integer; the compiler's
  * issuing engine, a name on every instruction, is not modelled. */
-static const bir_enum engine_names[] = {{"unassigned", NULL}, {"act", NULL}, {"dma", NULL}, {"dve", NULL},
-                                        {"pe", NULL},         {"pool", NULL}, {"sp", NULL},  {NULL, NULL}};
+static const bir_enum engine_names[] = {{"unassigned", NULL}, {"act", NULL}, {"dma", NULL},
+                                        {"dve", NULL},        {"pe", NULL},  {"pool", NULL},
+                                        {"sp", NULL},         {NULL, NULL}};
 static const bir_special rng_engine_field[] = {
     {"engine", "engine", BIR_ENGINE, engine_names,
-     "an integer: the generator (the module's `engine`); an issuing engine's name is accepted and not modelled"},
+     "an integer: the generator (the module's `engine`); an issuing engine's name is accepted and "
+     "not modelled"},
     {NULL, NULL, BIR_ENGINE, NULL, NULL}};
 
 static const char *const imm_replace[] = {"imm_value", NULL};
@@ -118,7 +120,8 @@ static bool named(const char *const *names, const char *key) {
 
 static const char *const base_fields[] = {"opcode", "name", "ins", "outs", NULL};
 
-bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x, const char *field) {
+bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x,
+                              const char *field) {
     if (named(base_fields, field)) return BIR_FIELD_BASE;
     if (!strcmp(field, bir_uninit_field)) return BIR_FIELD_UNINIT;
     for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)

@@ -32,14 +32,15 @@ typedef struct writer {
     const trn_program *p;
     const trn_load_opts *o;
     trn_error *e;
-    json_t *meta;       /* per entry: {"comps": [block path], "name": BIR name} */
+    json_t *meta; /* per entry: {"comps": [block path], "name": BIR name} */
     const char *function;
     json_t *descriptor_blocks;
     json_t *block_names; /* every block name written (a set) */
     scope scopes[BIR_MAX_DEPTH];
     int depth, max_depth;
-    int regs_used;      /* REG allocations needed: 1 + the highest register an operand names */
-    uint64_t executed;  /* executions before the current top-level entry (a DMATrigger's native id) */
+    int regs_used; /* REG allocations needed: 1 + the highest register an operand names */
+    uint64_t
+        executed; /* executions before the current top-level entry (a DMATrigger's native id) */
 } writer;
 
 static int werr(writer *w, const trn_inst *in, const char *fmt, ...) TRN_PRINTF(3, 4);
@@ -50,11 +51,13 @@ static int werr(writer *w, const trn_inst *in, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (!in) return trn_errorf(w->e, "%s: no BIR form: %s", w->p->path, msg);
-    return trn_errorf(w->e, "%s: instruction %" PRIu64 " (%s): no BIR form: %s", w->p->path, in->number,
-                      in->opname ? in->opname : "?", msg);
+    return trn_errorf(w->e, "%s: instruction %" PRIu64 " (%s): no BIR form: %s", w->p->path,
+                      in->number, in->opname ? in->opname : "?", msg);
 }
 
-static int put(json_t *o, const char *k, json_t *v) { return v ? json_object_set_new(o, k, v) : -1; }
+static int put(json_t *o, const char *k, json_t *v) {
+    return v ? json_object_set_new(o, k, v) : -1;
+}
 
 /* ---- registers ---- */
 
@@ -75,10 +78,15 @@ static int map_register(writer *w, const trn_inst *in, int64_t r, const char **a
             return 0;
         }
     if (r < 0 || loop_register(w->p, (int)r))
-        return werr(w, in, "register %" PRId64 " holds a loop's variable outside that loop; a BIR loop's axis is "
-                    "named only inside it", r);
+        return werr(w, in,
+                    "register %" PRId64
+                    " holds a loop's variable outside that loop; a BIR loop's axis is "
+                    "named only inside it",
+                    r);
     if (r >= (int64_t)regs - w->max_depth)
-        return werr(w, in, "register %" PRId64 " is one BIR gives a loop axis (registers %u..%u with %d nested loops)",
+        return werr(w, in,
+                    "register %" PRId64
+                    " is one BIR gives a loop axis (registers %u..%u with %d nested loops)",
                     r, regs - (uint32_t)w->max_depth, regs - 1, w->max_depth);
     *axis = NULL;
     *reg = (int)r;
@@ -96,48 +104,62 @@ static int64_t row_elements(const trn_tensor *t, trn_dtype dt, bool *whole) {
 }
 
 /* An operand -> physical_ap / register_ap (the reader's offset and partition pair). */
-static json_t *arg_json(writer *w, const trn_inst *in, const trn_operand *op, const char *which, int k) {
+static json_t *arg_json(writer *w, const trn_inst *in, const trn_operand *op, const char *which,
+                        int k) {
     const trn_ap *ap = &op->ap;
     if (op->tensor < 0) {
         werr(w, in, "%s[%d] is raw memory; a BIR access pattern names an allocation", which, k);
         return NULL;
     }
     if (op->core >= 0 || op->core_offset) {
-        werr(w, in, "%s[%d] reaches another core's memory ('core' / 'core_offset'); BIR has no remote access pattern",
+        werr(w, in,
+             "%s[%d] reaches another core's memory ('core' / 'core_offset'); BIR has no remote "
+             "access pattern",
              which, k);
         return NULL;
     }
     const trn_tensor *t = &w->p->tensors[op->tensor];
     const char *dt = bir_dtype_name((trn_dtype)ap->dtype);
     if (!dt) {
-        werr(w, in, "%s[%d]: dtype %s has no BIR name", which, k, trn_dtype_name((trn_dtype)ap->dtype));
+        werr(w, in, "%s[%d]: dtype %s has no BIR name", which, k,
+             trn_dtype_name((trn_dtype)ap->dtype));
         return NULL;
     }
-    int64_t base = ap->dtype != t->ap.dtype ? t->offset_bytes / trn_dtype_width((trn_dtype)ap->dtype) : t->ap.offset;
+    int64_t base = ap->dtype != t->ap.dtype
+                       ? t->offset_bytes / trn_dtype_width((trn_dtype)ap->dtype)
+                       : t->ap.offset;
     int64_t rel = ap->offset - base, offset = rel;
     json_t *pairs = json_array();
     if (t->mem == TRN_MEM_HBM) {
         if (rel < 0) {
-            werr(w, in, "%s[%d] starts %" PRId64 " elements before tensor '%s'; a BIR offset is not negative", which,
-                 k, -rel, t->name);
+            werr(w, in,
+                 "%s[%d] starts %" PRId64
+                 " elements before tensor '%s'; a BIR offset is not negative",
+                 which, k, -rel, t->name);
             json_decref(pairs);
             return NULL;
         }
     } else {
         bool whole;
-        int64_t row = row_elements(t, (trn_dtype)ap->dtype, &whole), part = ap->part_start - t->ap.part_start;
+        int64_t row = row_elements(t, (trn_dtype)ap->dtype, &whole),
+                part = ap->part_start - t->ap.part_start;
         if (!whole || rel < 0 || rel >= row) {
-            werr(w, in, "%s[%d]: offset %" PRId64 " lies outside a row of tensor '%s' (%" PRId64 " %s elements); BIR's "
-                 "offset counts rows and elements", which, k, rel, t->name, row, trn_dtype_name((trn_dtype)ap->dtype));
+            werr(w, in,
+                 "%s[%d]: offset %" PRId64 " lies outside a row of tensor '%s' (%" PRId64
+                 " %s elements); BIR's "
+                 "offset counts rows and elements",
+                 which, k, rel, t->name, row, trn_dtype_name((trn_dtype)ap->dtype));
             json_decref(pairs);
             return NULL;
         }
         offset = part * row + rel;
         int64_t step = ap->part_step <= 1 ? ap->part_step : (int64_t)ap->part_step * row;
-        json_array_append_new(pairs, json_pack("[I, I]", (json_int_t)step, (json_int_t)ap->part_count));
+        json_array_append_new(pairs,
+                              json_pack("[I, I]", (json_int_t)step, (json_int_t)ap->part_count));
     }
     for (uint32_t d = 0; d < ap->ndims; ++d)
-        json_array_append_new(pairs, json_pack("[I, I]", (json_int_t)ap->dims[d].step, (json_int_t)ap->dims[d].num));
+        json_array_append_new(
+            pairs, json_pack("[I, I]", (json_int_t)ap->dims[d].step, (json_int_t)ap->dims[d].num));
     json_t *a = json_object();
     char loc[BIR_WHERE_MAX];
     snprintf(loc, sizeof loc, "%s_loc", t->name);
@@ -205,7 +227,8 @@ static json_t *bir_value(const trn_attr_desc *a, json_t *v) {
 static int inst_json(writer *w, const trn_inst *in, const char *name, json_t **out);
 
 /* DMATrigger's blocks -> descriptor blocks named in dma_blocks. */
-static int trigger_blocks(writer *w, const trn_inst *in, const char *name, json_t *blocks, json_t *o) {
+static int trigger_blocks(writer *w, const trn_inst *in, const char *name, json_t *blocks,
+                          json_t *o) {
     json_t *names = json_array();
     if (put(o, "dma_blocks", names)) return -1;
     for (size_t k = 0; k < json_array_size(blocks); ++k) {
@@ -215,16 +238,20 @@ static int trigger_blocks(writer *w, const trn_inst *in, const char *name, json_
             return werr(w, in, "blocks[%zu] is not a DMABlock with a list of descriptors", k);
         char bname[BIR_WHERE_MAX];
         snprintf(bname, sizeof bname, "%s_block%zu", name, k);
-        while (json_object_get(w->block_names, bname)) strncat(bname, "_", sizeof bname - strlen(bname) - 1);
+        while (json_object_get(w->block_names, bname))
+            strncat(bname, "_", sizeof bname - strlen(bname) - 1);
         json_object_set_new(w->block_names, bname, json_true());
         json_t *list = json_array();
-        json_array_append_new(w->descriptor_blocks, json_pack("{s:s, s:o}", "name", bname, "instructions", list));
+        json_array_append_new(w->descriptor_blocks,
+                              json_pack("{s:s, s:o}", "name", bname, "instructions", list));
         json_array_append_new(names, json_string(bname));
         for (size_t j = 0; j < json_array_size(descs); ++j) {
             trn_inst d;
-            if (trn_inst_parse((trn_program *)w->p, json_array_get(descs, j), &d, w->o->resolve, w->o->arg, w->e))
-                return trn_error_prefix(w->e, "%s: instruction %" PRIu64 ", blocks[%zu], descriptor %zu", w->p->path,
-                                        in->number, k, j);
+            if (trn_inst_parse((trn_program *)w->p, json_array_get(descs, j), &d, w->o->resolve,
+                               w->o->arg, w->e))
+                return trn_error_prefix(w->e,
+                                        "%s: instruction %" PRIu64 ", blocks[%zu], descriptor %zu",
+                                        w->p->path, in->number, k, j);
             d.number = in->number;
             char dname[BIR_WHERE_MAX + 32];
             snprintf(dname, sizeof dname, "%s_d%zu", bname, j);
@@ -245,27 +272,36 @@ static int immediates(const bir_opcode_extra *x, json_t *attrs, json_t *ins, jso
         if (!v || (!json_is_number(v) && !json_is_string(v) && !json_is_array(v))) break;
         bool list = json_is_array(v);
         const char *dt = json_is_integer(v) || list ? "uint64" : "float32";
-        json_t *imm = list ? json_pack("{s:s, s:s, s:O}", "kind", "imm_array", "dtype", "uint32", "value_array", v)
-                           : json_pack("{s:s, s:s, s:O}", "kind", "imm_value", "dtype", dt, "value", v);
-        if (json_array_append_new(ins, imm) || json_object_set_new(done, x->immediates[k], json_true())) return -1;
+        json_t *imm =
+            list ? json_pack("{s:s, s:s, s:O}", "kind", "imm_array", "dtype", "uint32",
+                             "value_array", v)
+                 : json_pack("{s:s, s:s, s:O}", "kind", "imm_value", "dtype", dt, "value", v);
+        if (json_array_append_new(ins, imm) ||
+            json_object_set_new(done, x->immediates[k], json_true()))
+            return -1;
     }
     return 0;
 }
 
-static int one_attr(writer *w, const trn_inst *in, const trn_opcode_desc *d, const char *opname, const char *key,
-                    json_t *v, json_t *o) {
+static int one_attr(writer *w, const trn_inst *in, const trn_opcode_desc *d, const char *opname,
+                    const char *key, json_t *v, json_t *o) {
     const bir_opcode_extra *x = bir_opcode_extra_lookup(opname);
     const trn_attr_desc *a = attr_named(d, key);
     if (a && (a->types & TRN_ATTR_INSTRUCTIONS)) {
         if (strcmp(opname, "DMATrigger") || strcmp(key, "blocks"))
-            return werr(w, in, "attribute '%s' is a list of instructions; BIR has one only for DMATrigger's blocks", key);
+            return werr(w, in,
+                        "attribute '%s' is a list of instructions; BIR has one only for "
+                        "DMATrigger's blocks",
+                        key);
         return trigger_blocks(w, in, json_string_value(json_object_get(o, "name")), v, o);
     }
     const char *field = a && a->bir_name ? a->bir_name : key;
     bir_field_use use = bir_field_class(d, x, field);
     bool engine = use == BIR_FIELD_SPECIAL && json_is_integer(v) && !strcmp(field, "engine");
     if (d ? use != BIR_FIELD_SCHEMA && !engine : use != BIR_FIELD_UNKNOWN)
-        return werr(w, in, "attribute '%s' has no BIR field (the BIR reader reads '%s' as something else)", key, field);
+        return werr(w, in,
+                    "attribute '%s' has no BIR field (the BIR reader reads '%s' as something else)",
+                    key, field);
     if (!strcmp(key, "register") && json_is_integer(v)) { /* a register number: BIR's numbering */
         const char *axis;
         int reg;
@@ -281,14 +317,15 @@ static const trn_opcode_desc *schema_of(const writer *w, uint32_t it) {
 }
 
 static bool host_key(const char *k) {
-    return !strcmp(k, "opcode") || !strcmp(k, "inputs") || !strcmp(k, "outputs") || !strcmp(k, "comment") ||
-           !strcmp(k, "allow_uninit_read");
+    return !strcmp(k, "opcode") || !strcmp(k, "inputs") || !strcmp(k, "outputs") ||
+           !strcmp(k, "comment") || !strcmp(k, "allow_uninit_read");
 }
 
 static int inst_json(writer *w, const trn_inst *in, const char *name, json_t **out) {
     const trn_opcode_desc *d = schema_of(w, in->it);
     const char *opname = in->opname ? in->opname : d ? d->name : NULL;
-    if (!opname) return werr(w, in, "opcode %u is given by number and no loaded module names it", in->it);
+    if (!opname)
+        return werr(w, in, "opcode %u is given by number and no loaded module names it", in->it);
     json_t *o = json_object(), *ins = json_array(), *outs = json_array(), *done = json_object();
     *out = o;
     int rc = put(o, "opcode", json_string(opname)) || put(o, "name", json_string(name));
@@ -302,8 +339,11 @@ static int inst_json(writer *w, const trn_inst *in, const char *name, json_t **o
     json_decref(done);
     if (!rc && !strcmp(opname, "DMATrigger") && !json_object_get(in->obj, "trigger")) {
         if (w->depth > 0)
-            rc = werr(w, in, "a DMATrigger inside a loop without 'trigger' is natively a new trigger on each trip (its "
-                      "execution index); BIR's default is one trigger for every trip: give 'trigger'");
+            rc = werr(
+                w, in,
+                "a DMATrigger inside a loop without 'trigger' is natively a new trigger on each "
+                "trip (its "
+                "execution index); BIR's default is one trigger for every trip: give 'trigger'");
         else
             rc = put(o, "trigger", json_integer((json_int_t)w->executed));
     }
@@ -358,7 +398,8 @@ static bool parsed_meta(writer *w, char *fn, size_t fl) {
             continue;
         }
         char f[200], name[BIR_WHERE_MAX];
-        if (!parse_where(entry_comment(in), f, sizeof f, comps, name, sizeof name) || (fn[0] && strcmp(f, fn)))
+        if (!parse_where(entry_comment(in), f, sizeof f, comps, name, sizeof name) ||
+            (fn[0] && strcmp(f, fn)))
             return false;
         snprintf(fn, fl, "%s", f);
         json_object_set_new(m, "name", json_string(name));
@@ -398,14 +439,20 @@ static void generated_meta(writer *w) {
         }
         if (in->kind == TRN_INST_OP) {
             const trn_opcode_desc *d = schema_of(w, in->it);
-            snprintf(name, sizeof name, "%s_%" PRIu64, in->opname ? in->opname : d ? d->name : "op", in->number);
+            snprintf(name, sizeof name, "%s_%" PRIu64,
+                     in->opname ? in->opname
+                     : d        ? d->name
+                                : "op",
+                     in->number);
         }
         json_array_append_new(w->meta, json_pack("{s:o, s:s}", "comps", comps, "name", name));
     }
     while (depth >= 0) json_decref(path[depth--]);
 }
 
-static json_t *comps_of(const writer *w, size_t i) { return json_object_get(json_array_get(w->meta, i), "comps"); }
+static json_t *comps_of(const writer *w, size_t i) {
+    return json_object_get(json_array_get(w->meta, i), "comps");
+}
 static const char *name_of(const writer *w, size_t i) {
     return json_string_value(json_object_get(json_array_get(w->meta, i), "name"));
 }
@@ -433,13 +480,15 @@ static json_t *emit(writer *w, size_t i, size_t end, size_t level);
 static json_t *loop_json(writer *w, size_t i, size_t level) {
     const trn_inst *h = &w->p->insts[i];
     if (h->loop.step <= 0) {
-        werr(w, h, "the loop's step %" PRId64 " is not positive; BIR's LoopAxis stride is", h->loop.step);
+        werr(w, h, "the loop's step %" PRId64 " is not positive; BIR's LoopAxis stride is",
+             h->loop.step);
         return NULL;
     }
     const char *comp = json_string_value(json_array_get(comps_of(w, i), level));
-    json_t *axis = json_pack("{s:s, s:I, s:I, s:I}", "name", comp + 5, "lb", (json_int_t)h->loop.start, "ub",
-                             (json_int_t)(h->loop.start + h->loop.trips * h->loop.step), "stride",
-                             (json_int_t)h->loop.step);
+    json_t *axis =
+        json_pack("{s:s, s:I, s:I, s:I}", "name", comp + 5, "lb", (json_int_t)h->loop.start, "ub",
+                  (json_int_t)(h->loop.start + h->loop.trips * h->loop.step), "stride",
+                  (json_int_t)h->loop.step);
     w->scopes[w->depth++] = (scope){h->loop.reg, comp + 5};
     json_t *body = emit(w, i + 1, h->jump, level + 1);
     w->depth--;
@@ -472,7 +521,8 @@ static json_t *emit(writer *w, size_t i, size_t end, size_t level) {
         const trn_inst *in = &w->p->insts[i];
         json_t *comps = comps_of(w, i), *item = NULL;
         size_t next = in->kind == TRN_INST_LOOP ? in->jump + 1 : i + 1;
-        bool here = in->kind == TRN_INST_LOOP ? json_array_size(comps) == level + 1 : json_array_size(comps) == level;
+        bool here = in->kind == TRN_INST_LOOP ? json_array_size(comps) == level + 1
+                                              : json_array_size(comps) == level;
         if (in->kind == TRN_INST_END) {
             ++i;
             continue;
@@ -503,7 +553,9 @@ static json_t *emit(writer *w, size_t i, size_t end, size_t level) {
 static json_t *allocation(writer *w, const trn_tensor *t) {
     const char *dt = bir_dtype_name(t->dtype);
     if (t->init) {
-        werr(w, NULL, "tensor '%s' has '%s'; a BIR allocation carries no values (give them with --input %s=FILE.npy)",
+        werr(w, NULL,
+             "tensor '%s' has '%s'; a BIR allocation carries no values (give them with --input "
+             "%s=FILE.npy)",
              t->name, t->init_kind, t->name);
         return NULL;
     }
@@ -513,23 +565,28 @@ static json_t *allocation(writer *w, const trn_tensor *t) {
     }
     bool hbm = t->mem == TRN_MEM_HBM;
     if (hbm && t->ndim > TRN_AP_MAX_DIMS) {
-        werr(w, NULL, "tensor '%s' has %d dims; BIR reads DRAM tensors of at most %d", t->name, t->ndim,
-             TRN_AP_MAX_DIMS);
+        werr(w, NULL, "tensor '%s' has %d dims; BIR reads DRAM tensors of at most %d", t->name,
+             t->ndim, TRN_AP_MAX_DIMS);
         return NULL;
     }
     int64_t bytes = trn_dtype_width(t->dtype);
     for (int i = hbm ? 0 : 1; i < t->ndim; ++i) bytes *= t->shape[i];
-    json_t *shape = json_array(), *dims = hbm ? json_pack("[I]", (json_int_t)bytes)
-                                                : json_pack("[I, I]", (json_int_t)t->shape[0], (json_int_t)bytes);
+    json_t *shape = json_array(),
+           *dims = hbm ? json_pack("[I]", (json_int_t)bytes)
+                       : json_pack("[I, I]", (json_int_t)t->shape[0], (json_int_t)bytes);
     for (int i = 0; i < t->ndim; ++i) json_array_append_new(shape, json_integer(t->shape[i]));
     char loc[BIR_WHERE_MAX];
     snprintf(loc, sizeof loc, "%s_loc", t->name);
-    json_t *l = json_pack("{s:s, s:s, s:s, s:I, s:o}", "Skind", "memory_location", "name", loc, "type",
-                          hbm ? "DRAM" : t->mem == TRN_MEM_SBUF ? "SB" : "PSUM", "addr", (json_int_t)t->offset_bytes,
-                          "dims", dims);
+    json_t *l =
+        json_pack("{s:s, s:s, s:s, s:I, s:o}", "Skind", "memory_location", "name", loc, "type",
+                  hbm                      ? "DRAM"
+                  : t->mem == TRN_MEM_SBUF ? "SB"
+                                           : "PSUM",
+                  "addr", (json_int_t)t->offset_bytes, "dims", dims);
     if (!hbm) put(l, "base", json_integer(t->partition));
-    return json_pack("{s:s, s:s, s:s, s:s, s:i, s:o, s:[o]}", "Skind", "memory_location_set", "name", t->name, "kind",
-                     "Internal", "dtype", dt, "partition_dim", 0, "tensor_shape", shape, "memorylocations", l);
+    return json_pack("{s:s, s:s, s:s, s:s, s:i, s:o, s:[o]}", "Skind", "memory_location_set",
+                     "name", t->name, "kind", "Internal", "dtype", dt, "partition_dim", 0,
+                     "tensor_shape", shape, "memorylocations", l);
 }
 
 static int allocations(writer *w, json_t *list) {
@@ -543,11 +600,12 @@ static int allocations(writer *w, json_t *list) {
         snprintf(loc, sizeof loc, "reg%d_loc", r);
         if (trn_program_find_tensor(w->p, name) < w->p->n_tensors)
             return werr(w, NULL, "tensor '%s' has the name of BIR register allocation %d", name, r);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:i, s:[i], s:[{s:s, s:s, s:s, s:i, s:[i]}]}",
-                                              "Skind", "memory_location_set", "name", name, "kind", "Internal",
-                                              "dtype", "int32", "partition_dim", 0, "tensor_shape", 1,
-                                              "memorylocations", "Skind", "memory_location", "name", loc, "type",
-                                              "REG", "addr", 0, "dims", 4));
+        json_array_append_new(
+            list,
+            json_pack("{s:s, s:s, s:s, s:s, s:i, s:[i], s:[{s:s, s:s, s:s, s:i, s:[i]}]}", "Skind",
+                      "memory_location_set", "name", name, "kind", "Internal", "dtype", "int32",
+                      "partition_dim", 0, "tensor_shape", 1, "memorylocations", "Skind",
+                      "memory_location", "name", loc, "type", "REG", "addr", 0, "dims", 4));
     }
     return 0;
 }
@@ -563,25 +621,34 @@ static int max_depth(const trn_program *p) {
 }
 
 int trn_bir_write(const trn_program *p, const trn_load_opts *o, json_t **out, trn_error *e) {
-    writer w = {.p = p, .o = o, .e = e, .meta = json_array(), .descriptor_blocks = json_array(),
-                .block_names = json_object(), .max_depth = max_depth(p)};
+    writer w = {.p = p,
+                .o = o,
+                .e = e,
+                .meta = json_array(),
+                .descriptor_blocks = json_array(),
+                .block_names = json_object(),
+                .max_depth = max_depth(p)};
     char fn[200];
     *out = NULL;
     int rc = 0;
     if (p->cores_given && p->cores != o->default_cores)
-        rc = werr(&w, NULL, "the program asks for %u cores; BIR carries no core count (a run has the config's "
-                  "machine.cores, here %u): convert and run with --set machine.cores=%u", p->cores, o->default_cores,
-                  p->cores);
+        rc =
+            werr(&w, NULL,
+                 "the program asks for %u cores; BIR carries no core count (a run has the config's "
+                 "machine.cores, here %u): convert and run with --set machine.cores=%u",
+                 p->cores, o->default_cores, p->cores);
     if (!rc && w.max_depth > BIR_MAX_DEPTH)
-        rc = werr(&w, NULL, "loops nested %d deep; BIR reads at most %d", w.max_depth, BIR_MAX_DEPTH);
+        rc = werr(&w, NULL, "loops nested %d deep; BIR reads at most %d", w.max_depth,
+                  BIR_MAX_DEPTH);
     if (!rc && !parsed_meta(&w, fn, sizeof fn)) {
         generated_meta(&w);
         snprintf(fn, sizeof fn, "%s", DEFAULT_FUNCTION);
     }
     json_t *blocks = rc ? NULL : emit(&w, 0, p->n_insts, 0), *allocs = json_array();
     if (blocks && !json_array_extend(blocks, w.descriptor_blocks) && !allocations(&w, allocs))
-        *out = json_pack("{s:i, s:s, s:{}, s:[{s:s, s:[], s:O, s:O}]}", "version", 2, "arch", "gen3", "attributes",
-                         "functions", "name", fn, "attributes", "allocations", allocs, "blocks", blocks);
+        *out = json_pack("{s:i, s:s, s:{}, s:[{s:s, s:[], s:O, s:O}]}", "version", 2, "arch",
+                         "gen3", "attributes", "functions", "name", fn, "attributes", "allocations",
+                         allocs, "blocks", blocks);
     json_decref(blocks);
     json_decref(allocs);
     json_decref(w.meta);
