@@ -28,7 +28,7 @@
 
 static const char *const families[] = {"search", "bn", "rng", "collective", "dma", NULL};
 
-static int failures, covered;
+static int failures, covered, fields_read, fields_ignored; /* cases; (opcode, field) pairs */
 
 static const trn_opcode_desc *schema_of(void *arg, uint32_t it) {
     return ((trn_sim *)arg)->table[it].op;
@@ -248,20 +248,24 @@ static void one_opcode(trn_sim *s, const trn_opcode_desc *d) {
         }
         char bad[200];
         snprintf(bad, sizeof bad, "%sx", json_is_string(v) ? json_string_value(v) : "Nope");
+        fields_read++;
         expect(s, d->name, base, field, v, a->name, native);
         if ((a->types & TRN_ATTR_ENUM) && !(a->types & TRN_ATTR_STRING))
             expect_refusal(s, d->name, base, field, bad);
     }
-    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f, ++fields_read)
         special_cases(s, d->name, base, f);
-    for (const char *const *n = x ? x->ignored : NULL; n && *n; ++n)
+    for (const char *const *n = x ? x->ignored : NULL; n && *n; ++n, ++fields_ignored)
         expect(s, d->name, base, *n, json_string("pool"), NULL, NULL);
     for (const char *const *n = bir_ignored_fields; *n; ++n)
-        if (bir_field_class(d, x, *n) == BIR_FIELD_IGNORED)
+        if (bir_field_class(d, x, *n) == BIR_FIELD_IGNORED) {
             expect(s, d->name, base, *n, json_string("q1"), NULL, NULL);
+            fields_ignored++;
+        }
     expect(s, d->name, base, bir_uninit_field, json_true(), "allow_uninit_read", json_true());
-    for (int k = 0; x && x->immediates && x->immediates[k];
-         ++k) { /* immediate k: the k-th imm_value */
+    fields_read++;
+    /* immediate k: the k-th imm_value argument */
+    for (int k = 0; x && x->immediates && x->immediates[k]; ++k, ++fields_read) {
         json_t *ins = json_array(), *want = json_object();
         for (int j = 0; j <= k; ++j) {
             json_array_append_new(ins, json_pack("{s:s, s:s, s:f}", "kind", "imm_value", "dtype",
@@ -298,7 +302,7 @@ int main(int argc, char **argv) {
             opcodes++;
         }
     trn_sim_close(s);
-    printf("%s: %d field cases over %d opcodes, %d failing\n", failures ? "FAIL" : "ok", covered,
-           opcodes, failures);
+    printf("%s: %d read and %d ignored fields of %d opcodes, %d cases, %d failing\n",
+           failures ? "FAIL" : "ok", fields_read, fields_ignored, opcodes, covered, failures);
     return failures ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 /* What the BIR reader knows that the modules' schemas cannot say: fields
  * no instruction models, which attribute each immediate argument fills,
- * BIR-only fields of an opcode that are not modelled, the two fields whose
- * value changes form (block names, transpose letters), and one BIR
- * default. Every other field is renamed through the opcode's schema
+ * BIR-only fields of an opcode that are not modelled, the fields whose
+ * value changes form (block names, transpose letters, the RNG engine),
+ * and two BIR defaults; and the one place that says what a field is
+ * (bir_field_class). Every other field is renamed through the opcode's schema
  * (trn_attr_desc.bir_name, enum aliases): bir_fields.c. docs/bir.md's field
  * tables are generated from both (test bir_doc_tables). */
 #include <string.h>
