@@ -78,6 +78,15 @@ CASES = [
      ["instruction 6 (function sg0000, block main, BIR name 'fire') "
       "(every core, opcode DMATrigger)",
       "field 'dma_blocks'[0]: no block named 'rond' in function sg0000; did you mean 'round'?"]),
+    ("descriptor field typo", lambda f: (
+        f["blocks"][0]["instructions"].append({"opcode": "DMATrigger", "name": "fire",
+                                               "dma_blocks": ["d"]}),
+        f["blocks"].append({"name": "d", "instructions": [
+            {"opcode": "DMADescriptorCopy", "name": "dc", "mod": "Copy"}]})),
+     ["instruction 6 (function sg0000, block main, BIR name 'fire') "
+      "(every core, opcode DMATrigger): "
+      "field 'dma_blocks'[0]: descriptor block 'd', descriptor 0 (BIR name 'dc', opcode "
+      "DMADescriptorCopy): unknown field 'mod' for DMADescriptorCopy (did you mean 'mode'?)"]),
     ("static bounds", lambda f: set_(max8(f)["ins"][0], "ap", [[512, 8], [1, 600]]),
      ["instruction 2 (function sg0000, block main/loop k/round, BIR name 'max8') "
       "(every core, opcode Max/88, family "

@@ -151,9 +151,12 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
         if (!rc && !skipped && (!(dj = trn_inst_to_json(c->p, &d)) || json_array_append_new(descs, dj)))
             rc = trn_errorf(e, "out of memory");
         trn_inst_free(&d);
-        if (rc) {
+        if (rc) { /* its place, BIR name and opcode; the trigger's context comes above */
             json_decref(descs);
-            return trn_error_prefix(e, "block '%s', instruction %zu ('%s')", name, i, inst_name(json_array_get(is, i)));
+            json_t *x = json_array_get(is, i);
+            const char *op = json_string_value(json_object_get(x, "opcode"));
+            return trn_error_prefix(e, "descriptor block '%s', descriptor %zu (BIR name '%s', "
+                                    "opcode %s)", name, i, inst_name(x), op ? op : "?");
         }
     }
     *out = json_object();
