@@ -14,7 +14,6 @@
 
 #include "common/error.h"
 #include "trnsim/dtype.h"
-#include "trnsim/dtype.h"
 #include "trnsim/plugin/ap.h"
 
 /* ---- the dtype table (arith_dtype.c) ---- */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
+#include "observers/report.h"
 #include "observers/dist_observe.h"
 #include "observers/timeline.h"
 #include "observers/trace.h"

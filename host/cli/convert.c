@@ -1,6 +1,7 @@
 /* trnsim convert: the program as read (a BIR file's translation) written
- * as a native program, to stdout or -o FILE (written beside it under a
- * temporary name, renamed into place only when complete). */
+ * as a native program, or with --to bir as BIR JSON (docs/bir.md), to
+ * stdout or -o FILE (written beside it under a temporary name, renamed
+ * into place only when complete). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,14 +9,17 @@
 #include <unistd.h>
 
 #include "cli/cli_internal.h"
+#include "observers/report.h"
 
-static int write_file(const trn_sim *s, const char *path, trn_error *e) {
+typedef int (*writer_fn)(const trn_sim *s, FILE *out, trn_error *e);
+
+static int write_file(const trn_sim *s, writer_fn write, const char *path, trn_error *e) {
     char tmp[PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s.tmp-trnsim-%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) return trn_errorf(e, "-o %s: cannot create %s", path, tmp);
     FILE *f = fdopen(fd, "w");
-    int rc = f ? trn_sim_write_native(s, f, e) : trn_errorf(e, "-o %s: cannot open the stream", path);
+    int rc = f ? write(s, f, e) : trn_errorf(e, "-o %s: cannot open the stream", path);
     if (f && fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "-o %s: write failed", path);
     if (!f) close(fd);
     if (rc == 0 && rename(tmp, path) != 0) rc = trn_errorf(e, "-o %s: cannot rename %s into place", path, tmp);
@@ -26,10 +30,16 @@ static int write_file(const trn_sim *s, const char *path, trn_error *e) {
 int cli_cmd_convert(int argc, char **argv) {
     static run_args a;
     const char *out = NULL;
+    writer_fn write = trn_sim_write_native;
     char *rest[64];
     int n = 0;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--to") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "bir") || !strcmp(argv[i + 1], "native")))
+            write = !strcmp(argv[++i], "bir") ? trn_sim_write_bir : trn_sim_write_native;
+        else if (!strcmp(argv[i], "--to"))
+            return cli_fail("convert: --to takes bir or native (see trnsim help convert)");
         else if (n < 64) rest[n++] = argv[i];
         else return cli_fail("convert: too many arguments (see trnsim --help)");
     }
@@ -42,7 +52,7 @@ int cli_cmd_convert(int argc, char **argv) {
     int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
     if (!rc) {
         const trn_sim *h = trn_embed_host_sim(s);
-        rc = out ? write_file(h, out, &e) : trn_sim_write_native(h, stdout, &e);
+        rc = out ? write_file(h, write, out, &e) : write(h, stdout, &e);
     }
     trnsim_close(s);
     return rc ? cli_fail(e.msg) : 0;

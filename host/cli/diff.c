@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "arith/arith.h"
+#include "observers/report.h"
 #include "cli/cli_internal.h"
 #include "observers/diff.h"
 

@@ -73,8 +73,9 @@ static const cli_option diff_options[] = {
 };
 static const cli_option check_options[] = {CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, FUNCTION_OPTION, END_OPTIONS};
 static const cli_option convert_options[] = {
-    {"-o", "FILE", "write the native program to FILE instead of standard output"}, CONFIG_OPTION, SET_OPTION,
-    FORMAT_OPTION, FUNCTION_OPTION, END_OPTIONS};
+    {"-o", "FILE", "write the converted program to FILE instead of standard output"},
+    {"--to", "bir|native", "write a native program (the default) or the compiler's BIR JSON"},
+    CONFIG_OPTION, SET_OPTION, FORMAT_OPTION, FUNCTION_OPTION, END_OPTIONS};
 static const cli_option config_only[] = {CONFIG_OPTION, SET_OPTION, END_OPTIONS};
 static const cli_option opcodes_options[] = {
     {"--attrs", NULL, "print each opcode's operands and attributes from its module's schema, as describe does"},
@@ -105,10 +106,11 @@ static const cli_command commands[] = {
      "'PROGRAM.json: ok (N cores)'; for a BIR file also the counts of allocations, instructions, loops and "
      "their trips, executions per core and the opcode histogram.",
      check_options, cli_cmd_check},
-    {"convert", "PROGRAM.json", "write the program as a native program",
+    {"convert", "PROGRAM.json", "write the program as a native program or as BIR",
      "Read PROGRAM.json as check does (a BIR file is translated, docs/bir.md) and write the equivalent native "
-     "program, tensors named after the allocations, to standard output or to the -o file (written under a "
-     "temporary name and renamed into place only when complete).",
+     "program, tensors named after the allocations, or with --to bir the equivalent BIR JSON "
+     "(a program with a part BIR cannot say is refused, naming it), to standard output or to "
+     "the -o file (written under a temporary name and renamed into place only when complete).",
      convert_options, cli_cmd_convert},
     {"opcodes", "", "list every registered opcode",
      "One line per registered opcode: IT, name, family, module and the file it was loaded from ('(built in)' "

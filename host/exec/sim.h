@@ -162,30 +162,12 @@ const char *trn_sim_config_file(const trn_sim *s);
 uint32_t trn_sim_cores(const trn_sim *s);
 const char *trn_sim_program_path(const trn_sim *s);
 
-/* The loaded program as a native program (a BIR file's translation, a
- * native file as read), indented JSON; -1 if nothing is loaded or the
- * stream fails. */
-int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e);
-/* What `check` prints: allocations, instructions, loops and their trips,
- * executions per core, and the opcode histogram. */
-void trn_sim_print_summary(const trn_sim *s, FILE *out);
-int trn_sim_program_is_bir(const trn_sim *s);
-
 /* Register one of the host's own observers (plugin.h, ABI 3: the trace,
  * the timeline, a lockstep diff): desc and state must outlive the sim or
  * the next trn_sim_remove_observer. They run after the modules' observers,
  * in the order added. */
 int trn_sim_add_observer(trn_sim *s, const trn_observer_desc *desc, void *state, trn_error *e);
 void trn_sim_remove_observer(trn_sim *s, const trn_observer_desc *desc, void *state);
-
-/* Reports for the CLI. */
-void trn_sim_print_stats(const trn_sim *s, FILE *out, int json);
-void trn_sim_print_skip_notes(const trn_sim *s, FILE *out);
-void trn_sim_print_opcodes(const trn_sim *s, FILE *out);
-/* describe.c: operands and attributes from the modules' schemas. */
-int trn_sim_describe(const trn_sim *s, const char *name, FILE *out, trn_error *e);
-void trn_sim_print_opcode_attrs(const trn_sim *s, FILE *out);
-void trn_sim_print_quirks(const trn_sim *s, FILE *out);
 
 /* What the folders above exec/ (observers, reports, the embedding API)
  * read of a simulator, instead of its fields (sim_info.c). */

@@ -149,27 +149,35 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (in->kind != TRN_INST_OP) continue;
         char where[TRN_ERROR_MAX / 2];
         inst_where(in, where, sizeof where);
-        if (!s->reg.table[in->it].op && trn_exec_unhandled(s, in->it, e)) {
+        /* BIR messages state the core of every finding (docs/bir.md, "Messages"):
+         * these do not depend on it */
+        const char *core = in->where ? "every core, " : "";
+        const char *name = trn_exec_op_name(s, in->it);
+        const trn_slot *slot = &s->reg.table[in->it];
+        if (!slot->op && trn_exec_unhandled(s, in->it, e)) {
             trn_error_at(e, in->number, -1, in->it);
+            if (in->where)
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (every core, opcode %s)",
+                                        p->path, in->number, where, name);
             return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s", p->path, in->number, where);
         }
-        if (s->reg.table[in->it].op && trn_schema_validate(s->reg.table[in->it].op, in->obj, trn_exec_lookup_sub, s, e)) {
+        if (slot->op && trn_schema_validate(slot->op, in->obj, trn_exec_lookup_sub, s, e)) {
             trn_error_at(e, in->number, -1, in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s)", p->path, in->number,
-                                    where, trn_exec_op_name(s, in->it), in->it, s->reg.table[in->it].owner->desc->family);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s)",
+                                    p->path, in->number, where, core, name, in->it,
+                                    slot->owner->desc->family);
         }
         uint64_t scratch;
         int d, k;
-        bool streams = s->reg.table[in->it].op && (s->reg.table[in->it].op->flags & TRN_OPF_STREAMS);
+        bool streams = slot->op && (slot->op->flags & TRN_OPF_STREAMS);
         if (check_operands(p, &m, limit, &env, memo, in, streams, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (k < 0) /* the budget's */
-                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u)", p->path, in->number, where,
-                                        trn_exec_op_name(s, in->it), in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (opcode %s/%u, family %s), %s[%d]", p->path,
-                                    in->number, where, trn_exec_op_name(s, in->it), in->it,
-                                    s->reg.table[in->it].op ? s->reg.table[in->it].owner->desc->family : "-",
-                                    d ? "outputs" : "inputs", k);
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u)", p->path,
+                                        in->number, where, core, name, in->it);
+            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s), %s[%d]",
+                                    p->path, in->number, where, core, name, in->it,
+                                    slot->op ? slot->owner->desc->family : "-", d ? "outputs" : "inputs", k);
         }
         if (scratch > s->max_scratch) s->max_scratch = scratch;
     }

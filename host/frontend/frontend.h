@@ -37,6 +37,10 @@ typedef struct trn_load_opts {
     const char *function;         /* BIR: the function to run when the file has several (NULL: the only one) */
     bool document_only;           /* read the file as one jansson document (no text fast path; tests compare the two) */
     void *arg;                    /* for resolve and handled */
+    /* The BIR writer: parses a native instruction object (a DMATrigger's
+     * descriptors as stored), handed in so bir/ does not call native/. */
+    int (*parse_inst)(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve,
+                      void *arg, trn_error *e);
 } trn_load_opts;
 
 /* Read a program (path, or text when non-NULL, then path names it in
@@ -53,5 +57,12 @@ int trn_program_detect(json_t *root, trn_format *out, trn_error *e);
 /* Parse one native instruction object (descriptor lists, sub-instructions). */
 int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve, void *arg,
                    trn_error *e);
+
+/* The loaded program as the compiler's BIR JSON (bir/bir_write.c, `trnsim
+ * convert --to bir`): what reading it gives is the same program, entry for
+ * entry. o gives the machine (its registers), the config's core count and
+ * the opcode schemas (BIR field names, enum spellings). A program with a
+ * part BIR cannot say is refused, naming it. */
+int trn_bir_write(const trn_program *p, const trn_load_opts *o, json_t **out, trn_error *e);
 
 #endif

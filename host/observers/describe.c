@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/suggest.h"
-#include "exec/sim.h"
+#include "observers/report.h"
 
 static void type_names(uint32_t t, uint32_t elem, char *buf, size_t len) {
     static const struct { uint32_t bit; const char *name; } names[] = {

@@ -4,7 +4,8 @@
 
 #include "arith/arith.h"
 #include "modules/opnames.h"
-#include "exec/sim.h"
+#include "observers/report.h"
+#include "frontend/frontend.h"
 
 /* Quirks of the host and its arithmetic core (modules add their own). */
 static const trn_quirk_desc host_quirks[] = {
@@ -88,6 +89,31 @@ int trn_sim_write_native(const trn_sim *s, FILE *out, trn_error *e) {
 
 int trn_sim_program_is_bir(const trn_sim *s) {
     return trn_sim_program(s) && trn_sim_program(s)->format == TRN_FORMAT_BIR;
+}
+
+static const trn_opcode_desc *loaded_schema(void *arg, uint32_t it) {
+    const trn_sim *s = arg;
+    return it <= TRN_IT_MAX ? trn_sim_registry(s)->table[it].op : NULL;
+}
+
+static int resolve_opcode(void *arg, const char *name, uint32_t *it, trn_error *e) {
+    return trn_sim_resolve_opcode(arg, name, it, e);
+}
+
+int trn_sim_write_bir(const trn_sim *s, FILE *out, trn_error *e) {
+    const trn_program *p = trn_sim_program(s);
+    if (!p) return trn_errorf(e, "no program is loaded");
+    trn_load_opts o = {.machine = &trn_sim_config(s)->machine,
+                       .default_cores = trn_sim_config(s)->cores,
+                       .resolve = resolve_opcode,
+                       .schema = loaded_schema,
+                       .arg = (void *)s,
+                       .parse_inst = trn_inst_parse};
+    json_t *doc;
+    if (trn_bir_write(p, &o, &doc, e)) return -1;
+    int rc = json_dumpf(doc, out, JSON_INDENT(1)) || fputc('\n', out) == EOF;
+    json_decref(doc);
+    return rc ? trn_errorf(e, "cannot write the BIR program") : 0;
 }
 
 /* Per opcode: instruction entries and executions per core. */

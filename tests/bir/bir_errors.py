@@ -35,6 +35,14 @@ def set_(obj, key, value):
     obj[key] = value
 
 
+def nest_loops(f, depth):
+    body = f["blocks"][0]["instructions"]
+    for d in reversed(range(depth)):
+        body = [{"opcode": "Loop", "LoopAxis": {"name": f"l{d}", "lb": 0, "ub": 1, "stride": 1},
+                 "blocks": [{"name": f"in{d}", "instructions": body}]}]
+    f["blocks"][0]["instructions"] = body
+
+
 def add_insts(f, *ops):
     for i, op in enumerate(ops):
         f["blocks"][0]["instructions"].append({"opcode": op, "name": f"extra{i}", "ins": [], "outs": []})
@@ -49,7 +57,40 @@ CASES = [
     ("dangling memref", lambda f: set_(max8(f)["ins"][0], "memref", "wrk_loc"),
      [WHERE_MAX, "ins[0]: memref 'wrk_loc' is not a memory location of allocation 'work' (its location is 'work_loc')"]),
     ("dangling memsetref", lambda f: set_(max8(f)["ins"][0], "memsetref", "wrk"),
-     [WHERE_MAX, "ins[0]: memsetref 'wrk' names no allocation of function sg0000"]),
+     [WHERE_MAX, "ins[0]: memsetref 'wrk' names no allocation of function sg0000; "
+      "did you mean 'work'?"]),
+    ("missing memsetref", lambda f: max8(f)["ins"][0].pop("memsetref"),
+     [WHERE_MAX, "ins[0]: 'memsetref' is missing (the allocation)"]),
+    ("missing ap", lambda f: max8(f)["ins"][0].pop("ap"),
+     [WHERE_MAX, "ins[0]: 'ap' is missing (a list of [step, num] pairs)"]),
+    ("missing regref", lambda f: max8(f)["outs"][0].pop("regref"),
+     [WHERE_MAX, "outs[0]: 'regref' is missing (a loop axis or a REG allocation)"]),
+    ("missing immediate value", lambda f: replace8(f)["ins"][2].pop("value"),
+     ["BIR name 'find_replace8'", "ins[2]: 'value' is missing"]),
+    ("missing LoopAxis lb", lambda f: loop(f)["LoopAxis"].pop("lb"),
+     ["instruction 1 (function sg0000, block main/loop k, BIR name '(unnamed)') "
+      "(every core, opcode Loop): "
+      "LoopAxis 'lb' is missing"]),
+    ("missing tensor_shape", lambda f: alloc(f, "work").pop("tensor_shape"),
+     ["function sg0000, allocation 'work': 'tensor_shape' is missing"]),
+    ("dma_blocks typo", lambda f: f["blocks"][0]["instructions"].append(
+        {"opcode": "DMATrigger", "name": "fire", "dma_blocks": ["rond"]}),
+     ["instruction 6 (function sg0000, block main, BIR name 'fire') "
+      "(every core, opcode DMATrigger)",
+      "field 'dma_blocks'[0]: no block named 'rond' in function sg0000; did you mean 'round'?"]),
+    ("descriptor field typo", lambda f: (
+        f["blocks"][0]["instructions"].append({"opcode": "DMATrigger", "name": "fire",
+                                               "dma_blocks": ["d"]}),
+        f["blocks"].append({"name": "d", "instructions": [
+            {"opcode": "DMADescriptorCopy", "name": "dc", "mod": "Copy"}]})),
+     ["instruction 6 (function sg0000, block main, BIR name 'fire') "
+      "(every core, opcode DMATrigger): "
+      "field 'dma_blocks'[0]: descriptor block 'd', descriptor 0 (BIR name 'dc', opcode "
+      "DMADescriptorCopy): unknown field 'mod' for DMADescriptorCopy (did you mean 'mode'?)"]),
+    ("static bounds", lambda f: set_(max8(f)["ins"][0], "ap", [[512, 8], [1, 600]]),
+     ["instruction 2 (function sg0000, block main/loop k/round, BIR name 'max8') "
+      "(every core, opcode Max/88, family "
+      "search), inputs[0]: leaves tensor 'work'"]),
     ("unknown enum value", lambda f: f["blocks"][0]["instructions"].append(
         {"opcode": "DMACopy", "name": "tr", "mode": "Transposed", "ins": [], "outs": []}),
      ["instruction 6 (function sg0000, block main, BIR name 'tr') (every core, opcode DMACopy)",
@@ -61,9 +102,11 @@ CASES = [
      ["instruction 3 (function sg0000, block main/loop k/round, BIR name 'find_replace8') (every core, opcode "
       "MaxIndexAndMatchReplace)", "unknown field 'imm_valu' for MaxIndexAndMatchReplace (did you mean 'imm_value'?)"]),
     ("stride 0", lambda f: set_(loop(f)["LoopAxis"], "stride", 0),
-     ["function sg0000, block main/loop k: LoopAxis 'k': stride 0 (a loop needs a positive stride)"]),
+     ["instruction 1 (function sg0000, block main/loop k, BIR name '(unnamed)') "
+      "(every core, opcode Loop): "
+      "LoopAxis 'k': stride 0 (a loop needs a positive stride)"]),
     ("ub < lb", lambda f: set_(loop(f)["LoopAxis"], "ub", -8),
-     ["function sg0000, block main/loop k: LoopAxis 'k': ub -8 < lb 0 (give lb <= ub)"]),
+     ["(every core, opcode Loop): LoopAxis 'k': ub -8 < lb 0 (give lb <= ub)"]),
     ("10^9 trips", lambda f: loop(f)["LoopAxis"].update(ub=1000000000, stride=1),
      ["topk64.bir.json: the program executes 2000000003 instructions per core (loops multiplied out), more than "
       "the limit of 100000000; raise max_executions in the config"]),
@@ -73,7 +116,8 @@ CASES = [
     ("unknown dtype", lambda f: set_(max8(f)["ins"][0], "dtype", "float8e9"),
      [WHERE_MAX, "unknown dtype 'float8e9' (BIR dtypes: bfloat16, float8e3"]),
     ("unknown regref", lambda f: set_(max8(f)["outs"][0], "regref", "j"),
-     [WHERE_MAX, "outs[0]: regref 'j' names no enclosing loop axis and no REG allocation"]),
+     [WHERE_MAX, "outs[0]: regref 'j' names no enclosing loop axis and no REG allocation; "
+      "did you mean 'k'?"]),
     ("unhandled opcodes", lambda f: add_insts(f, "Activation", "Iota", "Activation"),
      ["function sg0000: 2 opcodes no loaded module handles: Activation x2, Iota x1 (loaded families: dma, search)",
       "unknown_opcode = \"skip\""]),
@@ -88,6 +132,26 @@ CASES = [
     ("run-time error", lambda f: None,
      ["instruction 0 (function sg0000, block main, BIR name 'load_x') (core 0, opcode Load/19, family dma, execution 0)",
       "never-written"]),
+    ("two blocks of one name", lambda f: f["blocks"].append({"name": "round", "instructions": []}),
+     ["function sg0000: two blocks are named 'round' (block main/loop k/round and block round); "
+      "a block name must be "
+      "unique"]),
+    ("opcode typo", lambda f: set_(max8(f), "opcode", "Maxx"),
+     ["instruction 2 (function sg0000, block main/loop k/round, BIR name 'max8') "
+      "(every core, opcode Maxx): "
+      "unknown opcode name 'Maxx'; did you mean 'Max'?"]),
+    ("family the config lacks", lambda f: add_insts(f, "BNStats"),
+     ["BIR name 'extra0') (every core, opcode BNStats): opcode BNStats (IT",
+      "belongs to family 'bn', which the config does not load (loaded: dma, "
+      "search); add { family = \"bn\"; module = \"trnsim-bn\"; } to plugins"]),
+    ("missing dtype", lambda f: alloc(f, "work").pop("dtype"),
+     ["function sg0000, allocation 'work': 'dtype' is missing (BIR dtypes: bfloat16"]),
+    ("missing kind", lambda f: alloc(f, "work").pop("kind"),
+     ["function sg0000, allocation 'work': 'kind' is missing (one of ExternalInput"]),
+    ("missing location type", lambda f: alloc(f, "work")["memorylocations"][0].pop("type"),
+     ["allocation 'work', memory location 'work_loc': 'type' is missing (one of Unallocated"]),
+    ("33 nested loops", lambda f: nest_loops(f, 33),
+     ["LoopAxis 'l32': loops nested 33 deep; trnsim reads at most 32 nested loops"]),
     ("out of bounds", lambda f: set_(alloc(f, "vals")["memorylocations"][0], "addr", 196608 - 128),
      ["tensor 'vals': needs bytes 196480..196735 of sbuf"]),
 ]
@@ -155,7 +219,8 @@ def check_functions(trnsim, base, tmp, x, cfg):
             ("two functions", path, [], f"trnsim: {path}: 2 functions (warmup, sg0000); give --function NAME "
              "(config bir_function) to choose the one to run"),
             ("unknown function", path, ["--function", "sg0001"],
-             f"trnsim: {path}: no function named 'sg0001' (the file's functions: warmup, sg0000)"),
+             f"trnsim: {path}: no function named 'sg0001' (the file's functions: warmup, "
+             "sg0000); did you mean 'sg0000'?"),
             ("repeated function", dup_path, ["--function", "sg0000"],
              f"trnsim: {dup_path}: more than one function is named 'sg0000'")]:
         out = os.path.join(tmp, "f.npy")

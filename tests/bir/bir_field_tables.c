@@ -73,11 +73,16 @@ static void opcode_rows(const trn_opcode_desc *op, text *t) {
     size_t start = t->n;
     for (uint32_t i = 0; i < op->n_attrs; ++i) {
         const trn_attr_desc *a = &op->attrs[i];
-        if (!bir_attr_readable(a)) continue;
+        const char *field = a->bir_name ? a->bir_name : a->name;
+        if (!bir_attr_readable(a) || bir_field_class(op, x, field) != BIR_FIELD_SCHEMA)
+            continue; /* a special's */
         put(t, "| `%s` | `%s` | ", a->bir_name ? a->bir_name : a->name, a->name);
         types_text(a, t);
         if (x && x->default_field && !strcmp(x->default_field, a->bir_name ? a->bir_name : a->name))
-            put(t, " (BIR's default when absent: `%s`)", x->default_value);
+            put(t,
+                x->default_value == bir_default_number ? " (BIR's default when absent: %s)"
+                                                       : " (BIR's default when absent: `%s`)",
+                x->default_value);
         int k = immediate_index(x, a->name);
         if (k >= 0) put(t, "; immediate argument %d (`imm_value` / `imm_array`) gives it too", k + 1);
         put(t, " |\n");
@@ -124,8 +129,12 @@ static void family_table(const trn_sim *s, const char *family, text *out) {
 }
 
 static void generate(const trn_sim *s, text *out) {
-    put(out, "%s\n**On every instruction**: `%s` is the host's `allow_uninit_read` (bool). Not modelled, accepted "
-             "and ignored, as the reference ignores them:", BEGIN, bir_uninit_field);
+    put(out,
+        "%s\n**On every instruction**: `%s` is the host's `allow_uninit_read` (bool). Not "
+        "modelled, accepted "
+        "and ignored, as the reference ignores them, unless the opcode's row below reads the "
+        "field:",
+        BEGIN, bir_uninit_field);
     for (const char *const *k = bir_ignored_fields; *k; ++k) put(out, "%s `%s`", k == bir_ignored_fields ? "" : ",", *k);
     put(out, ".\n");
     for (const char *const *f = families; *f; ++f) family_table(s, *f, out);

@@ -72,6 +72,7 @@ static json_t *allocations(void) {
 typedef struct gen {
     rng r;
     int loops;          /* loop axes made so far (their names) */
+    int blocks;         /* blocks made so far (their names: a block name is unique) */
     const char *axes[8]; /* enclosing loop axes */
     int depth;
     char names[8][16];
@@ -146,7 +147,7 @@ static json_t *entries(gen *g, int *number, int depth);
 static json_t *block(gen *g, int *number, int depth) {
     const char *keys[2] = {"name", "instructions"};
     char name[32];
-    snprintf(name, sizeof name, "b%d", *number);
+    snprintf(name, sizeof name, "b%d", g->blocks++);
     json_t *v[2] = {json_string(name), entries(g, number, depth + 1)};
     return object(&g->r, below(&g->r, 3) == 0, 2, keys, v);
 }

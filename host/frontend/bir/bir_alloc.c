@@ -28,6 +28,12 @@ int bir_dtype(const char *name, trn_dtype *out) {
     return -1;
 }
 
+const char *bir_dtype_name(trn_dtype dt) {
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; ++i)
+        if (dtypes[i].dt == dt) return dtypes[i].bir;
+    return NULL;
+}
+
 const char *bir_dtype_names(void) {
     return "bfloat16, float8e3, float8e4, float8e5, float16, float32, float32r, int8, int16, int32, int64, uint8, "
            "uint16, uint32, uint64";
@@ -45,8 +51,8 @@ static const char *const location_keys[] = {"Skind", "name", "type", "addr", "di
                                             "pinned", "tensor_id", NULL};
 
 /* One of the names, or an error listing them (with the closest). */
-static int pick(const char *what, json_t *v, const char *const *names, const char **out, const char *where,
-                trn_error *e) {
+static int pick(const char *what, const char *key, json_t *v, const char *const *names,
+                const char **out, const char *where, trn_error *e) {
     const char *s = json_string_value(v);
     if (s && trn_key_known(s, names)) {
         *out = s;
@@ -56,6 +62,8 @@ static int pick(const char *what, json_t *v, const char *const *names, const cha
     size_t n = 0;
     for (const char *const *k = names; *k && n < sizeof list; ++k)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", *k);
+    if (!v) return trn_errorf(e, "%s: '%s' is missing (one of %s)", where, key, list);
+    if (!s) return trn_errorf(e, "%s: '%s' must be a string (one of %s)", where, key, list);
     const char *near = s ? trn_closest_key(s, names) : NULL;
     char hint[80] = "";
     if (near) snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
@@ -70,6 +78,8 @@ typedef struct shape {
 } shape;
 
 static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char *key, const char *where, trn_error *e) {
+    if (!l)
+        return trn_errorf(e, "%s: '%s' is missing (a list of 1 to %d integers)", where, key, max_n);
     if (!json_is_array(l) || json_array_size(l) < 1 || (int)json_array_size(l) > max_n)
         return trn_errorf(e, "%s: '%s' must be a list of 1 to %d integers", where, key, max_n);
     s->n = (int)json_array_size(l);
@@ -114,6 +124,9 @@ static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint
 
 static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where, trn_error *e) {
     json_t *locs = json_object_get(a, "memorylocations");
+    if (!locs)
+        return trn_errorf(e, "%s: 'memorylocations' is missing (a list of one memory location)",
+                          where);
     if (!json_is_array(locs) || json_array_size(locs) != 1)
         return trn_errorf(e, "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
                           "allocation)", where);
@@ -121,12 +134,13 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     char lw[BIR_WHERE_MAX + 200];
     if (!json_is_object(l)) return trn_errorf(e, "%s: memorylocations[0] must be an object", where);
     if (!json_is_string(json_object_get(l, "name")))
-        return trn_errorf(e, "%s: memorylocations[0]: 'name' must be a string", where);
+        return trn_errorf(e, "%s: memorylocations[0]: 'name' %s", where,
+                          json_object_get(l, "name") ? "must be a string" : "is missing");
     x->location = json_string_value(json_object_get(l, "name"));
     snprintf(lw, sizeof lw, "%s, memory location '%s'", where, x->location);
     const char *type;
-    if (trn_check_keys(l, location_keys, lw, e) || pick("memory type", json_object_get(l, "type"), memory_types, &type,
-                                                        lw, e))
+    if (trn_check_keys(l, location_keys, lw, e) ||
+        pick("memory type", "type", json_object_get(l, "type"), memory_types, &type, lw, e))
         return -1;
     if (!(x->location = bir_keep_string(c, x->location))) return trn_errorf(e, "out of memory");
     int64_t addr, base;
@@ -181,17 +195,21 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     if (!json_is_object(a)) return trn_errorf(e, "%s: must be an object", where);
     bir_alloc *x = &c->allocs[i];
     json_t *name = json_object_get(a, "name");
+    if (!name) return trn_errorf(e, "%s: 'name' is missing", where);
     if (!json_is_string(name) || !*json_string_value(name))
         return trn_errorf(e, "%s: 'name' must be a non-empty string", where);
     x->name = json_string_value(name);
     snprintf(where, sizeof where, "function %s, allocation '%s'", c->function, x->name);
     const char *kind;
-    if (trn_check_keys(a, alloc_keys, where, e) || pick("kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
+    if (trn_check_keys(a, alloc_keys, where, e) ||
+        pick("kind", "kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
         return -1;
     for (int j = 0; j < i; ++j)
         if (!strcmp(c->allocs[j].name, x->name)) return trn_errorf(e, "%s: declared twice", where);
     if (!(x->name = bir_keep_string(c, x->name))) return trn_errorf(e, "out of memory");
     json_t *dt = json_object_get(a, "dtype");
+    if (!dt)
+        return trn_errorf(e, "%s: 'dtype' is missing (BIR dtypes: %s)", where, bir_dtype_names());
     if (bir_dtype(json_string_value(dt), &x->dtype))
         return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where, json_is_string(dt) ? json_string_value(dt) : "(not a string)",
                           bir_dtype_names());

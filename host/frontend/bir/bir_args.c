@@ -33,17 +33,42 @@ int bir_register(const bir_ctx *c, const char *regref, int *reg) {
     return -1;
 }
 
+/* "; did you mean 'X'?" for a name among the loop axes in scope and the
+ * REG allocations (registers) or the memory allocations (!registers). */
+static void closest_name(const bir_ctx *c, const char *name, bool registers, char *buf,
+                         size_t len) {
+    const char *names[BIR_MAX_DEPTH + 256 + 1];
+    size_t n = 0;
+    for (int d = 0; registers && d < c->depth; ++d) names[n++] = c->axes[d].name;
+    for (int i = 0; i < c->n_allocs && n < BIR_MAX_DEPTH + 256; ++i)
+        if ((c->allocs[i].kind == BIR_REGISTER) == registers) names[n++] = c->allocs[i].name;
+    names[n] = NULL;
+    const char *near = trn_closest_key(name, names);
+    if (near)
+        snprintf(buf, len, "; did you mean '%s'?", near);
+    else if (len)
+        buf[0] = 0;
+}
+
 static int arg_register(const bir_ctx *c, json_t *arg, int *reg, const char *where, trn_error *e) {
-    const char *r = json_string_value(json_object_get(arg, "regref"));
+    json_t *v = json_object_get(arg, "regref");
+    const char *r = json_string_value(v);
+    if (!v)
+        return trn_errorf(e, "%s: 'regref' is missing (a loop axis or a REG allocation)", where);
     if (!r) return trn_errorf(e, "%s: 'regref' must be a register name", where);
-    if (bir_register(c, r, reg))
-        return trn_errorf(e, "%s: regref '%s' names no enclosing loop axis and no REG allocation", where, r);
+    if (bir_register(c, r, reg)) {
+        char hint[160];
+        closest_name(c, r, true, hint, sizeof hint);
+        return trn_errorf(e, "%s: regref '%s' names no enclosing loop axis and no REG allocation%s",
+                          where, r, hint);
+    }
     return 0;
 }
 
 /* The pairs of an AP: [[step, num], ...], num >= 1. */
 static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const char *where, trn_error *e) {
     size_t k = json_array_size(apj);
+    if (!apj) return trn_errorf(e, "%s: 'ap' is missing (a list of [step, num] pairs)", where);
     if (!json_is_array(apj) || k < 1 || k > TRN_AP_MAX_DIMS + 1)
         return trn_errorf(e, "%s: 'ap' must be a list of 1 to %d [step, num] pairs", where, TRN_AP_MAX_DIMS + 1);
     for (size_t i = 0; i < k; ++i) {
@@ -66,9 +91,16 @@ static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const ch
 static int access_pattern(bir_ctx *c, json_t *arg, int64_t offset, trn_operand_spec *sp, const char *where,
                           trn_error *e) {
     const char *set = json_string_value(json_object_get(arg, "memsetref"));
+    if (!json_object_get(arg, "memsetref"))
+        return trn_errorf(e, "%s: 'memsetref' is missing (the allocation)", where);
     if (!set) return trn_errorf(e, "%s: 'memsetref' must name an allocation", where);
     const bir_alloc *x = bir_find_alloc(c, set);
-    if (!x) return trn_errorf(e, "%s: memsetref '%s' names no allocation of function %s", where, set, c->function);
+    if (!x) {
+        char hint[160];
+        closest_name(c, set, false, hint, sizeof hint);
+        return trn_errorf(e, "%s: memsetref '%s' names no allocation of function %s%s", where, set,
+                          c->function, hint);
+    }
     json_t *memref = json_object_get(arg, "memref");
     if (memref && (!json_is_string(memref) || strcmp(json_string_value(memref), x->location)))
         return trn_errorf(e, "%s: memref '%s' is not a memory location of allocation '%s' (its location is '%s')", where,
@@ -162,6 +194,7 @@ static int immediate(arg_out *a, json_t *arg, const char *kind, const char *wher
     bool array = !strcmp(kind, "imm_array");
     if (trn_check_keys(arg, array ? imm_array_keys : imm_value_keys, where, e)) return -1;
     json_t *v = json_object_get(arg, array ? "value_array" : "value");
+    if (!v) return trn_errorf(e, "%s: '%s' is missing", where, array ? "value_array" : "value");
     if (array ? !json_is_array(v) : !json_is_number(v) && !json_is_string(v))
         return trn_errorf(e, "%s: '%s' must be %s", where, array ? "value_array" : "value",
                           array ? "a list of numbers" : "a number");

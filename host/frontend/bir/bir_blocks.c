@@ -76,6 +76,43 @@ static void note_triggers(bir_ctx *c, json_t *list) {
     }
 }
 
+/* Every block's name with its path (names: name -> path): a second block
+ * of a name is an error naming both, as a DMATrigger's dma_blocks and
+ * the messages' block paths name blocks by name. */
+static int unique_block_names(bir_ctx *c, json_t *list, const char *path, json_t *names, int depth,
+                              trn_error *e) {
+    for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
+        json_t *x = json_array_get(list, i);
+        const char *n = json_string_value(json_object_get(x, "name"));
+        const char *op = json_string_value(json_object_get(x, "opcode"));
+        json_t *axis = json_object_get(x, "LoopAxis");
+        char here[BIR_WHERE_MAX];
+        bool block = n && !json_object_get(x, "opcode") && json_object_get(x, "instructions");
+        if (op && !strcmp(op, "Loop"))
+            snprintf(here, sizeof here, "%s%sloop %s", path, *path ? "/" : "",
+                     json_is_string(json_object_get(axis, "name"))
+                         ? json_string_value(json_object_get(axis, "name"))
+                         : "(unnamed)");
+        else if (block)
+            snprintf(here, sizeof here, "%s%s%s", path, *path ? "/" : "", n);
+        else
+            continue;
+        json_t *first = block ? json_object_get(names, n) : NULL;
+        if (first)
+            return trn_errorf(e,
+                              "%s: function %s: two blocks are named '%s' (block %s and block %s); "
+                              "a block name must be unique (a DMATrigger's dma_blocks names blocks "
+                              "by name)",
+                              c->path, c->function, n, json_string_value(first), here);
+        if (block && json_object_set_new(names, n, json_string(here)))
+            return trn_errorf(e, "out of memory");
+        if (unique_block_names(c, json_object_get(x, "instructions"), here, names, depth + 1, e) ||
+            unique_block_names(c, json_object_get(x, "blocks"), here, names, depth + 1, e))
+            return -1;
+    }
+    return 0;
+}
+
 static json_t *find_block(json_t *list, const char *name, int depth) {
     for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
         json_t *x = json_array_get(list, i);
@@ -90,7 +127,19 @@ static json_t *find_block(json_t *list, const char *name, int depth) {
 
 int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *e) {
     json_t *b = find_block(json_object_get(c->fn, "blocks"), name, 0);
-    if (!b) return trn_errorf(e, "no block named '%s' in function %s", name, c->function);
+    if (!b) {
+        const char *names[257];
+        size_t n = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(c->all_blocks, key, v) {
+            if (n < 256) names[n++] = key;
+        }
+        names[n] = NULL;
+        const char *near = trn_closest_key(name, names);
+        return trn_errorf(e, "no block named '%s' in function %s%s%s%s", name, c->function,
+                          near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
     json_t *is = json_object_get(b, "instructions");
     if (!json_is_array(is)) return trn_errorf(e, "block '%s': 'instructions' must be a list", name);
     json_t *descs = json_array();
@@ -102,9 +151,12 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
         if (!rc && !skipped && (!(dj = trn_inst_to_json(c->p, &d)) || json_array_append_new(descs, dj)))
             rc = trn_errorf(e, "out of memory");
         trn_inst_free(&d);
-        if (rc) {
+        if (rc) { /* its place, BIR name and opcode; the trigger's context comes above */
             json_decref(descs);
-            return trn_error_prefix(e, "block '%s', instruction %zu ('%s')", name, i, inst_name(json_array_get(is, i)));
+            json_t *x = json_array_get(is, i);
+            const char *op = json_string_value(json_object_get(x, "opcode"));
+            return trn_error_prefix(e, "descriptor block '%s', descriptor %zu (BIR name '%s', "
+                                    "opcode %s)", name, i, inst_name(x), op ? op : "?");
         }
     }
     *out = json_object();
@@ -158,6 +210,7 @@ size_t bir_block_push(bir_ctx *c, const char *name) {
 
 static int axis_int(json_t *axis, const char *k, int64_t *out, trn_error *e) {
     json_t *v = json_object_get(axis, k);
+    if (!v) return trn_errorf(e, "LoopAxis '%s' is missing", k);
     if (!json_is_integer(v)) return trn_errorf(e, "LoopAxis '%s' must be an integer", k);
     *out = json_integer_value(v);
     return 0;
@@ -177,7 +230,9 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     int rc = trn_check_keys(loop, loop_keys, "Loop", e);
     if (!rc && !json_is_object(axis)) rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
     if (!rc) rc = trn_check_keys(axis, axis_keys, "LoopAxis", e);
-    if (!rc && !an) rc = trn_errorf(e, "LoopAxis 'name' must be a string");
+    if (!rc && !an)
+        rc = trn_errorf(e, json_object_get(axis, "name") ? "LoopAxis 'name' must be a string"
+                                                         : "LoopAxis 'name' is missing");
     if (!rc) rc = axis_int(axis, "lb", &lb, e) || axis_int(axis, "ub", &ub, e) || axis_int(axis, "stride", &stride, e);
     if (!rc && stride <= 0)
         rc = trn_errorf(e, "LoopAxis '%s': stride %" PRId64 " (a loop needs a positive stride)", an, stride);
@@ -185,12 +240,21 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     if (!rc && (lb < -(1ll << 61) || ub > (1ll << 61)))
         rc = trn_errorf(e, "LoopAxis '%s': lb and ub must lie within +-2^61", an);
     int reg = (int)c->o->machine->registers - 1 - c->depth;
-    if (!rc && (c->depth >= BIR_MAX_DEPTH || reg < c->n_regs))
+    if (!rc && c->depth >= BIR_MAX_DEPTH)
+        rc = trn_errorf(e,
+                        "LoopAxis '%s': loops nested %d deep; trnsim reads at most %d nested loops",
+                        an, c->depth + 1, BIR_MAX_DEPTH);
+    if (!rc && reg < c->n_regs)
         rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
                         "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
     if (!rc && !blocks_listed) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
-    if (rc) {
-        rc = bir_errorf(c, e, "%s", e->msg);
+    if (rc) { /* a Loop is an entry with a number, as an instruction is */
+        char where[BIR_WHERE_MAX], msg[TRN_ERROR_MAX];
+        const char *name = json_string_value(json_object_get(loop, "name"));
+        bir_where_named(c, name ? name : "(unnamed)", where, sizeof where);
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        rc = trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode Loop): %s",
+                        c->path, c->number, where, msg);
         c->block[st->saved] = 0;
         return rc;
     }
@@ -227,9 +291,18 @@ static int walk_loop(bir_ctx *c, json_t *loop, trn_error *e) {
     return bir_loop_end(c, &st, walk_list(c, blocks, "blocks", e), e);
 }
 
+bool bir_block_repeated(bir_ctx *c, const char *name) {
+    if (json_object_get(c->block_names, name)) return true;
+    json_object_set_new(c->block_names, name, json_true());
+    return false;
+}
+
 static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
     if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
+    /* the fast path's check; the document reader's (naming both) comes first */
+    if (name && bir_block_repeated(c, name))
+        return bir_errorf(c, e, "a second block named '%s'", name);
     size_t saved = bir_block_push(c, name ? name : "(unnamed)");
     int rc = trn_check_keys(b, block_keys, "block", e) ? bir_errorf(c, e, "%s", e->msg) : 0;
     if (!rc) rc = walk_list(c, json_object_get(b, "instructions"), "instructions", e);
@@ -264,6 +337,7 @@ static int walk_list(bir_ctx *c, json_t *list, const char *key, trn_error *e) {
 
 int bir_translate_function(bir_ctx *c, json_t *fn, trn_error *e) {
     c->fn = fn;
+    if (unique_block_names(c, json_object_get(fn, "blocks"), "", c->all_blocks, 0, e)) return -1;
     note_triggers(c, json_object_get(fn, "blocks"));
     return walk_list(c, json_object_get(fn, "blocks"), "blocks", e);
 }

@@ -31,6 +31,8 @@ typedef struct last_opcode {
     char name[NAME_MAX_LEN + 1];
     uint32_t it;
     const char *interned;
+    /* the KEY_IGNORED bits of fields this opcode reads (its tables win): read as documents */
+    unsigned read_bits;
 } last_opcode;
 
 typedef struct fast {
@@ -212,7 +214,9 @@ static int walk(fast *f, size_t at);
  * (no skipping past them to read them later). */
 static bool walk_block_now(fast *f, raw_entry *r) {
     char name[NAME_MAX_LEN + 1];
-    if (!copy_name(r->name, r->name_len, name) || json_object_get(f->c->trigger_blocks, name)) return false;
+    if (!copy_name(r->name, r->name_len, name) || json_object_get(f->c->trigger_blocks, name) ||
+        bir_block_repeated(f->c, name))
+        return false;
     trn_scan_ws(&f->sc);
     size_t saved = bir_block_push(f->c, name);
     r->walked = true;
@@ -253,6 +257,8 @@ static int read_block(fast *f, raw_entry *r) {
     char name[NAME_MAX_LEN + 1] = "(unnamed)";
     if ((r->seen & KEY_NAME) && !copy_name(r->name, r->name_len, name)) return AS_DOCUMENT;
     if (json_object_get(f->c->trigger_blocks, name)) return AS_DOCUMENT;
+    if ((r->seen & KEY_NAME) && bir_block_repeated(f->c, name))
+        return NOT_FAST; /* the document reader names both */
     size_t saved = bir_block_push(f->c, name);
     int rc = walk(f, r->list_at);
     f->c->block[saved] = 0;
@@ -285,12 +291,13 @@ static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 |
 /* An instruction with no fields but ignored ones, as bir_translate_inst reads it. */
 /* Whether an opcode's instructions with no fields are read here (*it, its
  * interned name); else as documents. */
-static int fast_opcode(fast *f, const char *opcode, uint32_t *it, const char **interned) {
+static int fast_opcode(fast *f, const char *opcode, unsigned seen, uint32_t *it,
+                       const char **interned) {
     bir_ctx *c = f->c;
     if (f->last.interned && !strcmp(f->last.name, opcode)) {
         *it = f->last.it;
         *interned = f->last.interned;
-        return READ;
+        return seen & f->last.read_bits ? AS_DOCUMENT : READ;
     }
     if (c->o->resolve(c->o->arg, opcode, it, NULL) || (c->o->handled && !c->o->handled(c->o->arg, *it)))
         return AS_DOCUMENT; /* unhandled: counted there */
@@ -302,7 +309,12 @@ static int fast_opcode(fast *f, const char *opcode, uint32_t *it, const char **i
     strcpy(f->last.name, opcode);
     f->last.it = *it;
     f->last.interned = *interned = json_string_value(op);
-    return READ;
+    f->last.read_bits = 0;
+    for (unsigned i = 0; bir_ignored_fields[i]; ++i)
+        if (bir_field_class(has_schema(d) ? d : NULL, x, bir_ignored_fields[i]) !=
+            BIR_FIELD_IGNORED)
+            f->last.read_bits |= KEY_IGNORED << i;
+    return seen & f->last.read_bits ? AS_DOCUMENT : READ;
 }
 
 static int read_instruction(fast *f, raw_entry *r) {
@@ -310,7 +322,7 @@ static int read_instruction(fast *f, raw_entry *r) {
     if (r->seen & (KEY_INSTRUCTIONS | KEY_BLOCKS | KEY_AXIS)) return AS_DOCUMENT;
     uint32_t it;
     const char *opname;
-    int how = fast_opcode(f, r->opcode, &it, &opname);
+    int how = fast_opcode(f, r->opcode, r->seen, &it, &opname);
     if (how != READ) return how;
     char name[NAME_MAX_LEN + 1] = "(unnamed)";
     if ((r->seen & KEY_NAME) && !copy_name(r->name, r->name_len, name)) return AS_DOCUMENT;

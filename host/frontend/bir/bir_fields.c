@@ -91,6 +91,23 @@ static int perm_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e
                       s ? s : "(not a string)", list, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
+static int engine_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
+    if (json_is_integer(v)) return bir_set_attr(b, f->native_name, json_incref(v), e);
+    const char *s = json_string_value(v);
+    for (const bir_enum *x = f->values; s && x->bir; ++x)
+        if (!strcmp(x->bir, s)) return 0; /* the issuing engine: not modelled */
+    const char *names[MAX_KNOWN + 1];
+    size_t k = 0;
+    for (const bir_enum *x = f->values; x->bir && k < MAX_KNOWN; ++x) names[k++] = x->bir;
+    names[k] = NULL;
+    const char *near = s ? trn_closest_key(s, names) : NULL;
+    return trn_errorf(
+        e,
+        "field '%s': expected an integer (the generator's engine: 1 gen-1, 5 gen-2) or an issuing "
+        "engine's name (unassigned, act, dma, dve, pe, pool, sp; not modelled)%s%s%s",
+        f->bir_name, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
 static int dma_blocks(bir_ctx *c, bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
     if (!json_is_array(v) || json_array_size(v) == 0)
         return trn_errorf(e, "field '%s' must be a list of block names", f->bir_name);
@@ -105,8 +122,6 @@ static int dma_blocks(bir_ctx *c, bir_inst *b, const bir_special *f, json_t *v, 
     }
     return 0;
 }
-
-static bool listed(const char *const *names, const char *key) { return names && trn_key_known(key, names); }
 
 static const bir_special *find_special(const bir_opcode_extra *x, const char *key) {
     for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)
@@ -131,8 +146,12 @@ static int unknown_field(const bir_inst *b, const bir_opcode_extra *x, const cha
     return trn_errorf(e, "unknown field '%s' for %s (docs/bir.md lists the fields of each opcode)", key, b->opcode);
 }
 
+/* The one place a field is read: what bir_field_class says it is. */
 static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const char *key, json_t *v, trn_error *e) {
-    if (!strcmp(key, bir_uninit_field)) {
+    bir_field_use use = bir_field_class(b->schema, x, key);
+    if (use == BIR_FIELD_BASE || use == BIR_FIELD_IGNORED || use == BIR_FIELD_OPCODE_IGNORED)
+        return 0;
+    if (use == BIR_FIELD_UNINIT) {
         if (!json_is_boolean(v)) return trn_errorf(e, "field '%s' must be true or false", key);
         b->in->allow_uninit = json_is_true(v);
         return 0;
@@ -142,12 +161,26 @@ static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const c
             return trn_errorf(e, "field '%s' would collide with a native instruction key", key);
         return bir_set_attr(b, key, json_incref(v), e);
     }
-    if (listed(x ? x->ignored : NULL, key)) return 0;
-    const bir_special *f = find_special(x, key);
-    if (f) return f->use == BIR_PERM ? perm_value(b, f, v, e) : dma_blocks(c, b, f, v, e);
-    const trn_attr_desc *a = bir_schema_field(b->schema, key);
-    if (!a) return unknown_field(b, x, key, e);
-    return schema_value(b, key, a, v, e);
+    if (use == BIR_FIELD_SPECIAL) {
+        const bir_special *f = find_special(x, key);
+        if (f->use == BIR_ENGINE) return engine_value(b, f, v, e);
+        return f->use == BIR_PERM ? perm_value(b, f, v, e) : dma_blocks(c, b, f, v, e);
+    }
+    if (use == BIR_FIELD_UNKNOWN) return unknown_field(b, x, key, e);
+    return schema_value(b, key, bir_schema_field(b->schema, key), v, e);
+}
+
+/* A BIR default the module lacks, for a field the instruction leaves out. */
+static int apply_default(bir_ctx *c, json_t *inst, bir_inst *b, const bir_opcode_extra *x,
+                         trn_error *e) {
+    if (!x || !x->default_field || !b->schema || json_object_get(inst, x->default_field)) return 0;
+    const trn_attr_desc *a = bir_schema_field(b->schema, x->default_field);
+    if (!a) return 0;
+    json_t *d = x->default_value == bir_default_number ? json_integer((json_int_t)c->number)
+                                                       : json_string(x->default_value);
+    int rc = d ? schema_value(b, x->default_field, a, d, e) : trn_errorf(e, "out of memory");
+    json_decref(d);
+    return rc;
 }
 
 int bir_translate_fields(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e) {
@@ -155,20 +188,7 @@ int bir_translate_fields(bir_ctx *c, json_t *inst, bir_inst *b, trn_error *e) {
     const char *key;
     json_t *v;
     json_object_foreach(inst, key, v) {
-        if (trn_key_known(key, base_keys) || trn_key_known(key, bir_ignored_fields)) continue;
         if (one_field(c, b, x, key, v, e)) return -1;
     }
-    /* A DMATrigger is one trigger however often a loop fires it, so its
-     * round robin goes on across trips: its id is its instruction number
-     * (natively it defaults to the execution index). */
-    if (!strcmp(b->opcode, "DMATrigger") && bir_set_attr(b, "trigger", json_integer((json_int_t)c->number), e))
-        return -1;
-    if (x && x->default_field && b->schema && !json_object_get(inst, x->default_field)) {
-        const trn_attr_desc *a = bir_schema_field(b->schema, x->default_field);
-        json_t *d = json_string(x->default_value);
-        int rc = a ? schema_value(b, x->default_field, a, d, e) : 0;
-        json_decref(d);
-        if (rc) return -1;
-    }
-    return 0;
+    return apply_default(c, inst, b, x, e);
 }

@@ -41,15 +41,22 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, tr
     json_t *name = json_object_get(inst, "name");
     if (name && !json_is_string(name)) return trn_errorf(e, "'name' must be a string");
     uint32_t it;
-    bool resolved = c->o->resolve(c->o->arg, op, &it, NULL) == 0;
-    bool handled = resolved && (!c->o->handled || c->o->handled(c->o->arg, it));
-    /* Unhandled: counted for the one message (or, with unknown_opcode =
-     * "skip", the load-time note) and left out, except a known IT under
-     * "skip": it is kept and the host skips it with its run-time note. */
-    if (!handled && (!resolved || !c->o->unknown_skip)) {
+    trn_error why;
+    why.msg[0] = 0;
+    bool resolved = c->o->resolve(c->o->arg, op, &it, &why) == 0;
+    /* A name close to a known opcode is a typo: the resolver's message,
+     * with its "did you mean", at this instruction, as natively. */
+    if (!resolved && strstr(why.msg, "did you mean")) return trn_errorf(e, "%s", why.msg);
+    /* A name trnsim has no number for is counted for the one message (or,
+     * with unknown_opcode = "skip", the load-time note) and left out. A
+     * known opcode is kept whether or not a module handles it: the host
+     * then says why it cannot run (the family the config does not load, or
+     * the one this build lacks), or skips it, as for a native program. */
+    if (!resolved) {
         *skipped = true;
         return count_unhandled(c, op, e);
     }
+    bool handled = !c->o->handled || c->o->handled(c->o->arg, it);
     in->kind = TRN_INST_OP;
     in->it = it;
     if (!(in->opname = interned(c, op))) return trn_errorf(e, "out of memory");

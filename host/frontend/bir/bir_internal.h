@@ -56,6 +56,8 @@ typedef struct bir_ctx {
     bir_count *unhandled;       /* opcodes no loaded module handles */
     size_t n_unhandled;
     json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
+    json_t *block_names;        /* names of the blocks walked so far (object used as a set) */
+    json_t *all_blocks;         /* every block's name -> its path (for messages) */
     json_t *opcodes;            /* opcode name -> its name as a JSON string (interned) */
     json_t *empty;              /* the attributes of every instruction that has none */
 } bir_ctx;
@@ -84,6 +86,8 @@ int bir_check_unhandled(bir_ctx *c, trn_error *e);
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e);
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name);
 int bir_dtype(const char *name, trn_dtype *out);
+/* The BIR name of a dtype, or NULL (the writer). */
+const char *bir_dtype_name(trn_dtype dt);
 const char *bir_dtype_names(void);
 
 /* One instruction being read: its loaded form and its attribute object
@@ -119,6 +123,8 @@ int bir_walk_item(bir_ctx *c, json_t *x, trn_error *e);
 trn_inst *bir_push(bir_ctx *c, trn_error *e);
 /* The entry's number and its context string (name: its BIR name). */
 int bir_number_entry(bir_ctx *c, trn_inst *in, const char *name, trn_error *e);
+/* Whether a block of this name was walked before (else it is noted). */
+bool bir_block_repeated(bir_ctx *c, const char *name);
 /* Appends a name to the block path; the length to cut it back to. */
 size_t bir_block_push(bir_ctx *c, const char *name);
 /* A loop being read: begin (checks, header entry, axis in scope), its body,
@@ -138,19 +144,20 @@ int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, tr
 /* bir_maps.c: what the schemas cannot say. */
 typedef enum bir_special_use {
     BIR_BLOCKS, /* names of blocks -> native DMABlock objects (DMATrigger) */
-    BIR_PERM    /* a BIR enum spelling -> a native list of axis numbers */
+    BIR_PERM,   /* a BIR enum spelling -> a native list of axis numbers */
+    BIR_ENGINE  /* an integer -> the attribute; an issuing engine's name -> not modelled */
 } bir_special_use;
 
 typedef struct bir_enum {
     const char *bir;     /* the BIR spelling */
-    const char *digits;  /* BIR_PERM: the axis numbers */
+    const char *digits;  /* BIR_PERM: the axis numbers; BIR_ENGINE: NULL */
 } bir_enum;
 
 typedef struct bir_special {
     const char *bir_name;
     const char *native_name;
     bir_special_use use;
-    const bir_enum *values; /* BIR_PERM: NULL-terminated by bir == NULL */
+    const bir_enum *values; /* BIR_PERM, BIR_ENGINE: NULL-terminated by bir == NULL */
     const char *help;       /* the docs' values column */
 } bir_special;
 
@@ -161,6 +168,27 @@ typedef struct bir_opcode_extra {
     const bir_special *special;    /* NULL-terminated by bir_name == NULL */
     const char *default_field, *default_value; /* a BIR default the module lacks, applied when absent */
 } bir_opcode_extra;
+
+/* default_value meaning "the instruction's number" (DMATrigger's trigger). */
+extern const char bir_default_number[];
+
+/* What the reader does with one field of an instruction, decided in one
+ * place (bir_field_class) so that no field is read twice: a field an
+ * opcode's tables name (its schema, its specials, its ignored list) is
+ * that; only a field they do not name falls to the list of fields no
+ * instruction models (so GetRandState's `engine` is its schema's). */
+typedef enum bir_field_use {
+    BIR_FIELD_BASE,    /* opcode, name, ins, outs: read by the instruction reader */
+    BIR_FIELD_UNINIT,  /* can_read_uninit -> allow_uninit_read */
+    BIR_FIELD_SPECIAL, /* a special of the opcode's BIR-only row */
+    BIR_FIELD_SCHEMA,  /* an attribute of the opcode's schema */
+    BIR_FIELD_OPCODE_IGNORED, /* not modelled for this opcode */
+    BIR_FIELD_IGNORED, /* not modelled on any instruction */
+    BIR_FIELD_UNKNOWN
+} bir_field_use;
+
+bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x,
+                              const char *field);
 
 const bir_opcode_extra *bir_opcode_extra_lookup(const char *opcode);
 /* Fields every instruction may carry that the simulator does not model. */

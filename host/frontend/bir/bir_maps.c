@@ -1,8 +1,9 @@
 /* What the BIR reader knows that the modules' schemas cannot say: fields
  * no instruction models, which attribute each immediate argument fills,
- * BIR-only fields of an opcode that are not modelled, the two fields whose
- * value changes form (block names, transpose letters), and one BIR
- * default. Every other field is renamed through the opcode's schema
+ * BIR-only fields of an opcode that are not modelled, the fields whose
+ * value changes form (block names, transpose letters, the RNG engine),
+ * and two BIR defaults; and the one place that says what a field is
+ * (bir_field_class). Every other field is renamed through the opcode's schema
  * (trn_attr_desc.bir_name, enum aliases): bir_fields.c. docs/bir.md's field
  * tables are generated from both (test bir_doc_tables). */
 #include <string.h>
@@ -44,6 +45,18 @@ static const bir_special trigger[] = {
      "block names: each named block becomes a native `DMABlock` whose `descriptors` are that block's instructions"},
     {NULL, NULL, BIR_BLOCKS, NULL, NULL}};
 
+/* On the RNG state opcodes `engine` is the generator's (the rng schema's
+ * `engine`: 1 gen-1, 5 gen-2 ...), given as an integer; the compiler's
+ * issuing engine, a name on every instruction, is not modelled. */
+static const bir_enum engine_names[] = {{"unassigned", NULL}, {"act", NULL}, {"dma", NULL},
+                                        {"dve", NULL},        {"pe", NULL},  {"pool", NULL},
+                                        {"sp", NULL},         {NULL, NULL}};
+static const bir_special rng_engine_field[] = {
+    {"engine", "engine", BIR_ENGINE, engine_names,
+     "an integer: the generator (the module's `engine`); an issuing engine's name is accepted and "
+     "not modelled"},
+    {NULL, NULL, BIR_ENGINE, NULL, NULL}};
+
 static const char *const imm_replace[] = {"imm_value", NULL};
 static const char *const imm_total[] = {"total_elements", NULL};
 static const char *const imm_rand2[] = {"min", "max", NULL};
@@ -65,10 +78,10 @@ const bir_opcode_extra bir_opcode_extras[] = {
     {"BNBackprop", imm_total, NULL, NULL, NULL, NULL},
     {"BNBackprop2", imm_total, NULL, NULL, NULL, NULL},
     {"Rand2", imm_rand2, NULL, NULL, NULL, NULL},
-    {"SetRandState", imm_seed, rng_engine, NULL, NULL, NULL},
-    {"SetRandState2", imm_seed, rng_engine, NULL, NULL, NULL},
-    {"GetRandState", NULL, rng_engine, NULL, NULL, NULL},
-    {"GetRandState2", NULL, rng_engine, NULL, NULL, NULL},
+    {"SetRandState", imm_seed, rng_engine, rng_engine_field, NULL, NULL},
+    {"SetRandState2", imm_seed, rng_engine, rng_engine_field, NULL, NULL},
+    {"GetRandState", NULL, rng_engine, rng_engine_field, NULL, NULL},
+    {"GetRandState2", NULL, rng_engine, rng_engine_field, NULL, NULL},
     {"CollectiveCompute", NULL, cc_unmodelled, NULL, "kind", "AllReduce"},
     {"DMACopy", NULL, dma_unmodelled, transpose, NULL, NULL},
     {"DMADescriptor", NULL, dma_unmodelled, transpose, NULL, NULL},
@@ -76,8 +89,13 @@ const bir_opcode_extra bir_opcode_extras[] = {
     {"DMADescriptorCCE", NULL, cce_unmodelled, NULL, NULL, NULL},
     {"DMADescriptorTranspose", NULL, desc_unmodelled, transpose, NULL, NULL},
     {"DMADescriptorReplicate", NULL, desc_unmodelled, NULL, NULL, NULL},
-    {"DMATrigger", NULL, NULL, trigger, NULL, NULL},
+    {"DMATrigger", NULL, NULL, trigger, "trigger", bir_default_number},
     {NULL, NULL, NULL, NULL, NULL, NULL}};
+
+/* A trigger inside a loop is one trigger however many trips fire it, so
+ * its round robin goes on across trips (natively the id defaults to the
+ * execution index). */
+const char bir_default_number[] = "the instruction's number";
 
 const bir_opcode_extra *bir_opcode_extra_lookup(const char *opcode) {
     for (const bir_opcode_extra *x = bir_opcode_extras; x->opcode; ++x)
@@ -93,6 +111,26 @@ const trn_attr_desc *bir_schema_field(const trn_opcode_desc *op, const char *fie
         if (bir_attr_readable(a) && strcmp(a->bir_name ? a->bir_name : a->name, field) == 0) return a;
     }
     return NULL;
+}
+
+static bool named(const char *const *names, const char *key) {
+    for (; names && *names; ++names)
+        if (!strcmp(*names, key)) return true;
+    return false;
+}
+
+static const char *const base_fields[] = {"opcode", "name", "ins", "outs", NULL};
+
+bir_field_use bir_field_class(const trn_opcode_desc *schema, const bir_opcode_extra *x,
+                              const char *field) {
+    if (named(base_fields, field)) return BIR_FIELD_BASE;
+    if (!strcmp(field, bir_uninit_field)) return BIR_FIELD_UNINIT;
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f)
+        if (!strcmp(f->bir_name, field)) return BIR_FIELD_SPECIAL;
+    if (bir_schema_field(schema, field)) return BIR_FIELD_SCHEMA;
+    if (named(x ? x->ignored : NULL, field)) return BIR_FIELD_OPCODE_IGNORED;
+    if (named(bir_ignored_fields, field)) return BIR_FIELD_IGNORED;
+    return BIR_FIELD_UNKNOWN;
 }
 
 void bir_enum_spellings(const trn_enum_desc *x, char *buf, size_t len) {

@@ -49,6 +49,7 @@ static void function_names(json_t *fns, char *buf, size_t len) {
 /* The function to run: the only one, or the one o->function names. */
 static int choose_function(bir_ctx *c, json_t *fns, json_t **fn, trn_error *e) {
     size_t n = json_array_size(fns);
+    if (!fns) return trn_errorf(e, "%s: 'functions' is missing (a list of functions)", c->path);
     if (!json_is_array(fns) || n == 0)
         return trn_errorf(e, "%s: 'functions' must be a list of functions (found %s)", c->path,
                           json_is_array(fns) ? "an empty list" : "no list");
@@ -75,13 +76,26 @@ static int choose_function(bir_ctx *c, json_t *fns, json_t **fn, trn_error *e) {
         if (*fn) return trn_errorf(e, "%s: more than one function is named '%s'", c->path, want);
         *fn = f;
     }
-    if (!*fn) return trn_errorf(e, "%s: no function named '%s' (the file's functions: %s)", c->path, want, names);
+    if (!*fn) {
+        const char *list[65];
+        size_t k = 0;
+        for (size_t i = 0; i < n && k < 64; ++i)
+            list[k++] = json_string_value(json_object_get(json_array_get(fns, i), "name"));
+        list[k] = NULL;
+        const char *near = trn_closest_key(want, list);
+        return trn_errorf(e, "%s: no function named '%s' (the file's functions: %s)%s%s%s", c->path,
+                          want, names, near ? "; did you mean '" : "", near ? near : "",
+                          near ? "'?" : "");
+    }
     return 0;
 }
 
 static int read_top(bir_ctx *c, json_t *root, json_t **fn, trn_error *e) {
     if (trn_check_keys(root, top_keys, "BIR file", e)) return trn_error_prefix(e, "%s", c->path);
     json_t *v = json_object_get(root, "version");
+    if (!v)
+        return trn_errorf(e, "%s: 'version' is missing (an integer; the public types write 2)",
+                          c->path);
     if (!json_is_integer(v)) return trn_errorf(e, "%s: 'version' must be an integer", c->path);
     json_t *attrs = json_object_get(root, "attributes");
     if (attrs && !json_is_object(attrs)) return trn_errorf(e, "%s: 'attributes' must be an object", c->path);
@@ -116,9 +130,16 @@ static int translate(bir_ctx *c, json_t *root, trn_error *e) {
 }
 
 int bir_ctx_init(bir_ctx *c, trn_program *p, const trn_load_opts *o, trn_error *e) {
-    *c = (bir_ctx){.path = p->path, .o = o, .p = p, .function = "?", .trigger_blocks = json_object(),
-                   .opcodes = json_object(), .empty = json_object()};
-    if (!c->trigger_blocks || !c->opcodes || !c->empty) {
+    *c = (bir_ctx){.path = p->path,
+                   .o = o,
+                   .p = p,
+                   .function = "?",
+                   .trigger_blocks = json_object(),
+                   .block_names = json_object(),
+                   .all_blocks = json_object(),
+                   .opcodes = json_object(),
+                   .empty = json_object()};
+    if (!c->trigger_blocks || !c->block_names || !c->all_blocks || !c->opcodes || !c->empty) {
         json_decref(c->opcodes);
         json_decref(c->empty);
         return trn_errorf(e, "out of memory");
@@ -130,6 +151,8 @@ void bir_ctx_free(bir_ctx *c) {
     free(c->allocs);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
+    if (c->block_names) json_decref(c->block_names);
+    if (c->all_blocks) json_decref(c->all_blocks);
 }
 
 int trn_bir_read(trn_program *p, const trn_load_opts *o, trn_error *e) {
