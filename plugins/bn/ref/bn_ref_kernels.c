@@ -3,7 +3,7 @@
  * (bn_oracle.c, the file the kernel tests compare against), one partition
  * and one element at a time. No weight table, no lanes, no blocks: the
  * handlers are the fast module's. */
-#include "bn_kernels.h"
+#include "../bn_kernels.h"
 #include "bn_oracle.h"
 
 /* The oracle divides as the reference does and needs no table. */

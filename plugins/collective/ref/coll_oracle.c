@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../../common/sse_insn.h"
+#include "sse_insn.h"
 
 /* doReduction: `movss (x); OPss (acc)`, so x is the destination register. */
 float oracle_addss(float x, float acc) { return sse_addss(x, acc); }

@@ -1,7 +1,7 @@
 /* coll_direct.h for the reference module (trnsim-collective-ref): it
  * borrows no host memory, so every collective takes the handlers' copying
  * path (read dense, oracle kernel, write dense). */
-#include "coll_direct.h"
+#include "../coll_direct.h"
 
 trn_status coll_direct_allreduce(const coll_exec *x, bool *done) {
     (void)x;

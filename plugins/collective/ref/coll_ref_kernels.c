@@ -5,8 +5,8 @@
  * instructions themselves, the routing as index loops. No blocks, no
  * multi-input folds: the handlers are the fast module's. */
 #include "coll_oracle.h"
-#include "coll_reduce.h"
-#include "coll_route.h"
+#include "../coll_reduce.h"
+#include "../coll_route.h"
 
 float coll_add1(float x, float acc) { return oracle_addss(x, acc); }
 float coll_max1(float x, float acc) { return oracle_maxss(x, acc); }

@@ -1,7 +1,7 @@
 /* dma_direct.h for the reference module (trnsim-dma-ref): it borrows no host
  * memory, so every transpose and copy takes the handlers' plain path (read
  * dense, oracle kernel, write dense; or the host's copy_raw). */
-#include "dma_direct.h"
+#include "../dma_direct.h"
 
 trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *st,
                                 const trn_ap *src, const trn_ap *dst, const int64_t shape[4],

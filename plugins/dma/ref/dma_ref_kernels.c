@@ -3,7 +3,7 @@
  * (dma_oracle.c, the file the kernel tests compare against), one element at
  * a time with the SSE instructions themselves. No blocks, no tiles, no
  * streaming stores: the handlers are the fast module's. */
-#include "dma_kernels.h"
+#include "../dma_kernels.h"
 #include "dma_oracle.h"
 
 void dma_cce_fold(int op, dma_cce_init init, const float *const *src, size_t nsrc, size_t n,

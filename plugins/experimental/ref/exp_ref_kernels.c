@@ -5,9 +5,9 @@
  * parser and the lanes' state are the fast module's. */
 #include <string.h>
 
-#include "exp_nonzero.h"
+#include "../exp_nonzero.h"
 #include "exp_oracle.h"
-#include "exp_rng.h"
+#include "../exp_rng.h"
 
 uint32_t exp_nonzero_row(const float *src, size_t n, int64_t index_offset, int64_t pad,
                          uint32_t *dst) {

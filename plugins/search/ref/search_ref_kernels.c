@@ -5,7 +5,7 @@
  *
  * TRNSIM_REF_MUTANT (the tests' planted bug, never installed): the last
  * element of every row is not looked at. */
-#include "search_kernels.h"
+#include "../search_kernels.h"
 #include "search_oracle.h"
 
 #ifdef TRNSIM_REF_MUTANT
