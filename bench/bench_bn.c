@@ -12,7 +12,7 @@
 #include "bench.h"
 
 /* The scalar oracle itself, not a copy (plain C, no test framework). */
-#include "../tests/bn/bn_oracle.c"
+#include "../plugins/bn/ref/bn_oracle.c"
 /* The BNStats kernels themselves, to time each vector path without the
  * host (built here at the bench's -O2; the plugin uses -O3, which the
  * kernels do not need: their lane loops carry unroll pragmas). */

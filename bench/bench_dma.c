@@ -11,7 +11,7 @@
 #include "bench.h"
 
 /* The scalar oracle itself, not a copy. */
-#include "../tests/dma/dma_oracle.c"
+#include "../plugins/dma/ref/dma_oracle.c"
 
 static const char dma_config[] =
     "machine = { hbm_bytes = 268435456; };\n"

@@ -17,7 +17,7 @@
 #include "bench.h"
 
 /* The scalar oracle itself, not a copy. */
-#include "../tests/rng/rng_oracle.c"
+#include "../plugins/rng/ref/rng_oracle.c"
 /* The PCG32 kernels themselves, to time each path without the host. */
 #include "../plugins/rng/rng_isa.c"
 #include "../plugins/rng/rng_pcg32.c"

@@ -22,7 +22,7 @@
 
 /* The scalar oracle itself, and the module's kernels for a no-host line. */
 #include "../plugins/search/search_kernels.c"
-#include "../tests/search/search_oracle.c"
+#include "../plugins/search/ref/search_oracle.c"
 
 #define TOPK 64
 #define ROUNDS (TOPK / 8)

@@ -6,7 +6,7 @@
 Writes its configs and outputs into a temporary directory (removed at the
 end): each config loads the example next to the stock modules named with
 --stock (default: every trnsim-*.so installed beside the trnsim executable,
-in <prefix>/lib/trnsim). Checks, bit for bit, what Scale (IT 240) writes with
+in <prefix>/lib/trnsim, but the reference modules trnsim-*-ref.so). Checks, bit for bit, what Scale (IT 240) writes with
 negative_zero = "keep" and "flush", what Iota (IT 241) writes when a BIR file
 (iota.bir.json) names it, that `trnsim opcodes` and `trnsim quirks`
 list the module, and that a bad instruction and a bad setting are refused
@@ -146,9 +146,10 @@ def main():
         prefix = os.path.dirname(os.path.dirname(trnsim))
         found = glob.glob(os.path.join(prefix, "lib*", "trnsim", "trnsim-*.so")) + \
             glob.glob(os.path.join(prefix, "lib", "*", "trnsim", "trnsim-*.so"))  # lib, lib64, lib/<multiarch>
-        # trnsim-collective-mpi: the collective family again, not a family of its own
-        stock = sorted({os.path.basename(p)[len("trnsim-"):-3] for p in found if not p.endswith("-mpi.so")} -
-                       {"example"})
+        # trnsim-collective-mpi and the reference modules trnsim-FAMILY-ref: a
+        # family again, not a family of their own
+        stock = sorted({os.path.basename(p)[len("trnsim-"):-3] for p in found
+                        if not p.endswith(("-mpi.so", "-ref.so"))} - {"example"})
     print(f"trnsim {trnsim}\nmodule {module}\nstock families: {', '.join(stock) or '(none)'}")
     with tempfile.TemporaryDirectory(prefix="trnsim-example-") as tmp:
         try:

@@ -69,7 +69,8 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
             const char *v = argv[++i], *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
                 return trn_errorf(e, "--against-module %s: expected FAMILY=PATH, e.g. search=./my-search.so", v);
-            if (access(eq + 1, R_OK) != 0)
+            /* a name without '/' (trnsim-search-ref) is searched as a config's module is */
+            if (strchr(eq + 1, '/') && access(eq + 1, R_OK) != 0)
                 return trn_errorf(e, "--against-module %s: cannot read %s (give the module's .so file)", v, eq + 1);
             if (add_to(swaps, &nswaps, v, "--against-module", e)) return -1;
         } else if (!strcmp(s, "--keep-going")) d->keep_going = true;

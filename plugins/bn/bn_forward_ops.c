@@ -43,6 +43,9 @@ static trn_status read_transpose(const trn_host_api *api, trn_ctx *ctx, const ch
 static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
                                  const bn_operand *st, bool *done) {
     *done = false;
+#ifdef TRNSIM_REF_MODULE
+    return TRN_OK; /* the reference module borrows no host memory (docs/plugins.md) */
+#endif
     if (!TRN_API_HAS(api, lend_cancel) || x->ap.dtype != TRN_DT_FP32) return TRN_OK;
     trn_view v;
     trn_lend_status s = api->lend(ctx, &x->ap, TRN_LEND_READ, &v);

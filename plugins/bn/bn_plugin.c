@@ -111,4 +111,9 @@ static void bn_fini(void *state) {
     bn_state_free(state);
 }
 
-TRN_MODULE(bn, "trnsim-bn", "1.0.0", TRN_OPS(bn_ops), TRN_QUIRKS(bn_quirks), TRN_INIT_FINI(bn));
+#ifdef TRNSIM_REF_MODULE
+#define BN_MODULE_NAME "trnsim-bn-ref" /* plugins/bn/ref/: the oracle kernels */
+#else
+#define BN_MODULE_NAME "trnsim-bn"
+#endif
+TRN_MODULE(bn, BN_MODULE_NAME, "1.0.0", TRN_OPS(bn_ops), TRN_QUIRKS(bn_quirks), TRN_INIT_FINI(bn));

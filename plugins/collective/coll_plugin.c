@@ -224,7 +224,12 @@ TRN_MODULE_AS(collective_mpi, "collective", "trnsim-collective-mpi", "1.0.0", .t
               TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks),
               TRN_LIFECYCLE(coll), .state_save = coll_state_save, .state_restore = coll_state_restore);
 #else
-TRN_MODULE(collective, "trnsim-collective", "1.0.0",
+#ifdef TRNSIM_REF_MODULE
+#define COLL_MODULE_NAME "trnsim-collective-ref" /* plugins/collective/ref/: the oracle kernels */
+#else
+#define COLL_MODULE_NAME "trnsim-collective"
+#endif
+TRN_MODULE(collective, COLL_MODULE_NAME, "1.0.0",
            TRN_OPS(coll_opcodes), TRN_SETTINGS(coll_settings_schema), TRN_QUIRKS(coll_quirks), TRN_LIFECYCLE(coll),
            .state_save = coll_state_save, .state_restore = coll_state_restore);
 #endif

@@ -44,13 +44,6 @@ float coll_max1(float x, float acc) { return max_sse(x, acc); }
 float coll_min1(float x, float acc) { return min_sse(x, acc); }
 float coll_mul1(float x, float s) { return mul_sse(x, s); }
 
-bool coll_op_supported(int64_t op) { return op == COLL_OP_ADD || op == COLL_OP_MAX || op == COLL_OP_MIN; }
-
-bool coll_reduce_rejects(int64_t op, size_t n_ins, size_t n, bool has_scale) {
-    if (op == COLL_OP_ADD && has_scale) return false;
-    return n_ins > 1 && n > 0 && !coll_op_supported(op);
-}
-
 /* The fold loops, one per op so each vectorises, folding up to three
  * inputs per pass over the accumulator (acc = op(x3, op(x2, op(x1, acc))),
  * the reference's order) so the running result is loaded and stored once

@@ -23,14 +23,20 @@
 #define COLL_OP_MAX 8
 #define COLL_OP_MIN 9
 
-/* True for the three ops the fold accepts. */
-bool coll_op_supported(int64_t op);
+/* True for the three ops the fold accepts. (Inline: the fast reducer and the
+ * reference module's, ref/coll_ref_kernels.c, share it.) */
+static inline bool coll_op_supported(int64_t op) {
+    return op == COLL_OP_ADD || op == COLL_OP_MAX || op == COLL_OP_MIN;
+}
 
 /* Does doReduction over n_ins inputs of n elements reach the fold's
  * "Unsupported OP type" assertion? Only when the fold actually runs: the
  * reference checks the op per element inside the loop over inputs 1.., so
  * one input, zero elements, or the SCALE branch never reject an op. */
-bool coll_reduce_rejects(int64_t op, size_t n_ins, size_t n, bool has_scale);
+static inline bool coll_reduce_rejects(int64_t op, size_t n_ins, size_t n, bool has_scale) {
+    if (op == COLL_OP_ADD && has_scale) return false;
+    return n_ins > 1 && n > 0 && !coll_op_supported(op);
+}
 
 /* doReduction. ins[0..n_ins) each hold n floats; res gets n floats.
  * SCALE branch (op add and has_scale): res = ins[0] * scale, only the first

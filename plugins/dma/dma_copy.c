@@ -47,7 +47,11 @@ static trn_status src_dst(const trn_host_api *api, trn_ctx *ctx, trn_ap *src, tr
  * (bounds, the uninit guard) first, so a failure still leaves nothing
  * written. Overlapping APs keep the whole-buffer path: the reference reads
  * the entire source before it writes (the host charges them whole). */
+#ifdef TRNSIM_REF_MODULE
+#define DMA_CHUNK_MIN SIZE_MAX /* the reference module casts in one piece */
+#else
 #define DMA_CHUNK_MIN TRN_STREAM_PIECE_BYTES
+#endif
 #define DMA_CHUNK_BYTES (256u << 10)
 
 static void elem_extent(const trn_ap *ap, int64_t *lo, int64_t *hi) {

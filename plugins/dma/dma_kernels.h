@@ -3,7 +3,7 @@
  * The handlers (dma_*.c) read access patterns into dense buffers through the
  * host API, call these, and write the result back. Each kernel is checked
  * bit for bit against a scalar transliteration of the reference's code in
- * tests/dma/dma_oracle.c. See docs/dma.md for the behaviour they implement. */
+ * plugins/dma/ref/dma_oracle.c. See docs/dma.md for the behaviour they implement. */
 #ifndef TRNSIM_DMA_KERNELS_H
 #define TRNSIM_DMA_KERNELS_H
 

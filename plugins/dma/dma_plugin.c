@@ -161,6 +161,11 @@ static trn_status dma_run_begin(void *state, const trn_run_info *info, char *err
     return TRN_OK;
 }
 
-TRN_MODULE(dma, "trnsim-dma", "0.1.0",
+#ifdef TRNSIM_REF_MODULE
+#define DMA_MODULE_NAME "trnsim-dma-ref" /* plugins/dma/ref/: the oracle kernels */
+#else
+#define DMA_MODULE_NAME "trnsim-dma"
+#endif
+TRN_MODULE(dma, DMA_MODULE_NAME, "0.1.0",
            TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings), TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma),
            .state_save = dma_state_save, .state_restore = dma_state_restore);

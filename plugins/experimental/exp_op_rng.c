@@ -17,6 +17,17 @@
 
 #define OP "Rng"
 
+/* One partition's n draws: trnsim-rng's XORWOW through the service, or in
+ * the reference module the oracle's (ref/exp_ref_kernels.c). */
+static void draw(const exp_state *st, uint32_t *lane, uint32_t *bits, size_t n) {
+#ifdef TRNSIM_REF_MODULE
+    (void)st;
+    exp_ref_lane_bits(lane, bits, n);
+#else
+    st->rng->lane_bits(lane, bits, n);
+#endif
+}
+
 /* Bytes kept of each 32-bit draw; 0 if the dtype is not one Rng writes. */
 static unsigned int_width(uint32_t dt) {
     switch (dt) {
@@ -68,8 +79,10 @@ trn_status exp_op_rng(const trn_host_api *api, trn_ctx *ctx, void *state) {
         uint32_t *lanes = exp_state_core(st, core);
         memcpy(work, lanes, lane_bytes);
         /* partition_step 0 visits a partition again: its lane continues */
-        for (uint32_t i = 0; i < ap.part_count; ++i)
-            st->rng->lane_bits(exp_state_lane(work, ap.part_start + i * ap.part_step), bits + (size_t)i * n, n);
+        for (uint32_t i = 0; i < ap.part_count; ++i) {
+            uint32_t *lane = exp_state_lane(work, ap.part_start + i * ap.part_step);
+            draw(st, lane, bits + (size_t)i * n, n);
+        }
         exp_rng_pack(bits, (size_t)ap.part_count * n, width, out);
         rc = api->write_raw(ctx, &ap, out);
         if (rc == TRN_OK) memcpy(lanes, work, lane_bytes);

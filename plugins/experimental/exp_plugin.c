@@ -94,6 +94,12 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
     return TRN_OK;
 }
 
-TRN_MODULE(experimental, "trnsim-experimental", "0.1.0",
+#ifdef TRNSIM_REF_MODULE
+/* plugins/experimental/ref/: the oracle kernels */
+#define EXP_MODULE_NAME "trnsim-experimental-ref"
+#else
+#define EXP_MODULE_NAME "trnsim-experimental"
+#endif
+TRN_MODULE(experimental, EXP_MODULE_NAME, "0.1.0",
            TRN_OPS(exp_ops), TRN_SETTINGS(exp_settings), TRN_QUIRKS(exp_quirks), TRN_NEEDS(exp_needs),
            TRN_LIFECYCLE(exp), .state_save = exp_state_save, .state_restore = exp_state_restore);

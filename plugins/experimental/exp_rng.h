@@ -17,4 +17,9 @@ void exp_rng_pack(const uint32_t *bits, size_t n, unsigned width, void *dst);
  * 0x hex -> *seeded = 1. Returns 0, or -1 for any other text. */
 int exp_parse_seed(const char *text, int *seeded, uint64_t *seed);
 
+#ifdef TRNSIM_REF_MODULE
+/* The reference module's n draws of one lane (ref/exp_ref_kernels.c). */
+void exp_ref_lane_bits(uint32_t *lane, uint32_t *bits, size_t n);
+#endif
+
 #endif

@@ -118,7 +118,12 @@ static trn_status rng_init(const trn_host_api *api, const trn_settings *settings
     return TRN_OK;
 }
 
-TRN_MODULE(rng, "trnsim-rng", "0.1.0",
+#ifdef TRNSIM_REF_MODULE
+#define RNG_MODULE_NAME "trnsim-rng-ref" /* plugins/rng/ref/: the oracle kernels */
+#else
+#define RNG_MODULE_NAME "trnsim-rng"
+#endif
+TRN_MODULE(rng, RNG_MODULE_NAME, "0.1.0",
            TRN_OPS(rng_ops), TRN_SETTINGS(rng_settings), TRN_QUIRKS(rng_quirks), TRN_EXPORTS(rng_exports),
            TRN_LIFECYCLE(rng), .state_save = rng_state_save,
            .state_restore = rng_state_restore);

@@ -3,7 +3,7 @@
  * These know nothing of the host: the handlers (search_ops.c) read each
  * operand into a dense [partitions][elements] fp32 buffer and call these once
  * per partition row. The plain transliteration of the reference's code lives in
- * tests/search/search_oracle.c; every function here equals it bit for bit.
+ * plugins/search/ref/search_oracle.c; every function here equals it bit for bit.
  */
 #ifndef TRNSIM_SEARCH_KERNELS_H
 #define TRNSIM_SEARCH_KERNELS_H

@@ -85,5 +85,10 @@ static void search_fini(void *state) {
     if (state) search_state_free(state);
 }
 
-TRN_MODULE(search, "trnsim-search", "1.1.0",
+#ifdef TRNSIM_REF_MODULE
+#define SEARCH_MODULE_NAME "trnsim-search-ref" /* plugins/search/ref/: the oracle kernels */
+#else
+#define SEARCH_MODULE_NAME "trnsim-search"
+#endif
+TRN_MODULE(search, SEARCH_MODULE_NAME, "1.1.0",
            TRN_OPS(search_ops), TRN_SETTINGS(search_settings), TRN_QUIRKS(search_quirks), TRN_INIT_FINI(search));

@@ -235,14 +235,14 @@ static void test_routes_match_oracle(void **st) {
         float **src = make_inputs(n, e * n);
         float *got = malloc(n * n * e * sizeof *got), *want = malloc(n * n * e * sizeof *want);
         coll_gather_flat(got, (const void *const *)src, n, e, 4);
-        oracle_gather_flat(want, (const float *const *)src, n, e);
+        oracle_gather_flat(want, (const void *const *)src, n, e, 4);
         assert_memory_equal(got, want, n * e * 4);
         coll_gather_rows(got, (const void *const *)src, n, parts, f, 4);
-        oracle_gather_rows(want, (const float *const *)src, n, parts, f);
+        oracle_gather_rows(want, (const void *const *)src, n, parts, f, 4);
         assert_memory_equal(got, want, n * e * 4);
         for (size_t j = 0; j < n; ++j) { /* each member's AllToAll output (n*e elements each) */
             coll_alltoall_one(got, (const void *const *)src, n, j, e, 4);
-            oracle_alltoall(want, (const float *const *)src, n, j, n * e);
+            oracle_alltoall(want, (const void *const *)src, n, j, n * e, 4);
             assert_memory_equal(got, want, n * e * 4);
         }
         /* AllToAllV: counts[i][k] = (i + 2k) % 4, row sums are within each src */
@@ -254,7 +254,7 @@ static void test_routes_match_oracle(void **st) {
             for (size_t i = 0; i < n; ++i) m += (size_t)counts[i * n + j];
             memset(got, 0, m * 4 + 4);
             coll_alltoallv_one(got, (const void *const *)src, n, j, counts, 4);
-            oracle_alltoallv(want, (const float *const *)src, n, j, counts);
+            oracle_alltoallv(want, (const void *const *)src, n, j, counts, 4);
             assert_memory_equal(got, want, m * 4);
         }
         free(counts);

@@ -165,6 +165,12 @@ def errors():
         assert r.stderr == line + "\n", f"{args}:\n{r.stderr}\n---\n{line}"
         assert r.stdout == "", r.stdout
     assert not os.path.exists("/tmp/never.npy")
+    # a module name (no '/') is searched as a config's module is: one line naming where
+    r = run("diff", dups, "--config", cfg, "--against-module", "search=trnsim-nosuch", rc=2)
+    head = f"trnsim: diff: B ({cfg} --against-module search=trnsim-nosuch): "
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(head), r.stderr
+    assert "module 'trnsim-nosuch' (family search): not found; searched " in r.stderr, r.stderr
+    assert r.stdout == "", r.stdout
     r = run("diff", dups, "--config", cfg, "--against-set", "search.duplicate_match_order=sideways", rc=2)
     assert len(r.stderr.splitlines()) == 1 and "B (" in r.stderr and "is not one of ascending|descending" in r.stderr, r.stderr
 

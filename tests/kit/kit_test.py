@@ -127,8 +127,10 @@ def install(a, prefix):
     mods = sorted(glob.glob(os.path.join(prefix, "*", "trnsim", "trnsim-*.so")) +
                   glob.glob(os.path.join(prefix, "*", "*", "trnsim", "trnsim-*.so")))
     # trnsim-collective-mpi is the collective family again (with its MPI
-    # transport), an alternative to trnsim-collective, not a family of its own
-    stock = [os.path.basename(m)[len("trnsim-"):-3] for m in mods if not m.endswith("-mpi.so")]
+    # transport), an alternative to trnsim-collective, not a family of its own;
+    # so is each reference module trnsim-FAMILY-ref (docs/plugins.md)
+    stock = [os.path.basename(m)[len("trnsim-"):-3] for m in mods
+             if not m.endswith(("-mpi.so", "-ref.so"))]
     print(f"installed modules: {', '.join(stock) or '(none: a static build)'}")
     return trnsim, os.path.dirname(pcs[0]), stock
 

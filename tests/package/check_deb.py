@@ -7,8 +7,9 @@ rules promise, and the unpacked packages run on their own.
 1. cpack into a temporary directory; exactly trnsim_V_ARCH.deb and
    trnsim-dev_V_ARCH.deb come out.
 2. trnsim holds usr/bin/trnsim, usr/lib/trnsim/trnsim-F.so for every built
-   family, libtrnsim's runtime file, every config/*.cfg under usr/share/trnsim,
-   every docs/**/*.md and README.md under usr/share/doc/trnsim, the examples,
+   family (and trnsim-F-ref.so, its reference module, for every family of
+   --ref-families), libtrnsim's runtime file, every config/*.cfg under
+   usr/share/trnsim, every docs/**/*.md and README.md under usr/share/doc/trnsim, the examples,
    usr/share/man/man1/trnsim.1; the Python package if the tree has one.
    trnsim-dev holds every include/trnsim/**/*.h (the plugin/ topic headers
    too), the .pc files, the CMake package
@@ -17,7 +18,9 @@ rules promise, and the unpacked packages run on their own.
    --version names V; it runs examples/quickstart.json from
    ROOT/usr/share/doc/trnsim/examples with every module taken from
    ROOT/usr/lib/trnsim (no TRNSIM_PLUGIN_PATH, nothing from the build tree);
-   with the Python package, `import trnsim` finds the unpacked one.
+   with the Python package, `import trnsim` finds the unpacked one; with
+   search's reference module, `trnsim diff` of that example against
+   `--against-module search=trnsim-search-ref` (by name) is identical.
 (.ci/run installs the same packages with dpkg -i and runs them from /usr.)
 """
 import argparse
@@ -55,6 +58,7 @@ def expected(a):
     src = a.source_dir
     runtime = {"/usr/bin/trnsim", "/usr/share/man/man1/trnsim.1", "/usr/share/doc/trnsim/README.md"}
     runtime |= {f"/usr/lib/trnsim/trnsim-{f}.so" for f in a.families.split()}
+    runtime |= {f"/usr/lib/trnsim/trnsim-{f}-ref.so" for f in a.ref_families.split()}
     runtime |= {"/usr/share/trnsim/" + os.path.basename(c) for c in glob.glob(f"{src}/config/*.cfg")}
     for md in glob.glob(f"{src}/docs/**/*.md", recursive=True):
         runtime.add("/usr/share/doc/trnsim/" + os.path.relpath(md, f"{src}/docs"))
@@ -71,6 +75,7 @@ def main():
     ap = argparse.ArgumentParser()
     for o in ("--build-dir", "--source-dir", "--cpack", "--version", "--families"):
         ap.add_argument(o, required=True)
+    ap.add_argument("--ref-families", default="")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="trnsim-deb-")
@@ -127,6 +132,10 @@ def main():
         p = run([exe, "run", ex, "--output", f"top8={tmp}/top8.npy", "--stats"], env=env, cwd=tmp)
         check(os.path.getsize(f"{tmp}/top8.npy") > 128 and "MaxIndexAndMatchReplace" in p.stdout,
               "the packaged trnsim runs the packaged quickstart example")
+        if "search" in a.ref_families.split():
+            p = run([exe, "diff", ex, "--against-module", "search=trnsim-search-ref"], env=env, cwd=tmp)
+            check(p.stdout.startswith("identical"),
+                  f"the packaged search reference module agrees on the quickstart example ({p.stdout})")
     except Failure as e:
         print(f"FAIL: {e}")
         return 1

@@ -1,5 +1,5 @@
 /* search_kernels: known answers from the reference, and the fast kernels against
- * the scalar oracle (tests/search/search_oracle.c) bit for bit. */
+ * the scalar oracle (plugins/search/ref/search_oracle.c) bit for bit. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

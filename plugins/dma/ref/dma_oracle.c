@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../common/sse_insn.h"
+#include "sse_insn.h"
 
 /* CCE: add with the accumulator as destination; max / min as `movss (x);
  * OPss (acc)`. */

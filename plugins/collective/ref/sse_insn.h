@@ -1,10 +1,13 @@
-/* The x86 SSE scalar instructions the reference executes, for the tests'
- * oracles: each returns dst after `OPss src, dst` (AT&T order; Intel's first
+/* The x86 SSE scalar instructions the reference executes, for the oracles
+ * (shared by the tests and the reference modules). plugins/dma/ref/ and
+ * plugins/collective/ref/ each hold this file, identical (a module sees its
+ * own folder only; the ctest ref_sse_insn_copies_equal compares them):
+ * each returns dst after `OPss src, dst` (AT&T order; Intel's first
  * operand is dst). On a NaN operand or a tie, maxss / minss return src (the
  * second operand); addss / mulss return dst's NaN quieted, else src's.
  * Elsewhere, the Intel SDM's definitions written out. */
-#ifndef TRNSIM_TESTS_SSE_INSN_H
-#define TRNSIM_TESTS_SSE_INSN_H
+#ifndef TRNSIM_PLUGINS_SSE_INSN_H
+#define TRNSIM_PLUGINS_SSE_INSN_H
 
 #include <stdint.h>
 #include <string.h>

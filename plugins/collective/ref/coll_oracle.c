@@ -1,6 +1,8 @@
 #include "coll_oracle.h"
 
-#include "../common/sse_insn.h"
+#include <string.h>
+
+#include "sse_insn.h"
 
 /* doReduction: `movss (x); OPss (acc)`, so x is the destination register. */
 float oracle_addss(float x, float acc) { return sse_addss(x, acc); }
@@ -28,25 +30,39 @@ int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_
     return 0;
 }
 
-void oracle_gather_flat(float *dst, const float *const *srcs, size_t n, size_t e) {
-    for (size_t o = 0; o < n * e; ++o) dst[o] = srcs[o / e][o % e];
+/* Element k of source i, w bytes wide. */
+static const unsigned char *elem(const void *const *srcs, size_t i, size_t k, size_t w) {
+    return (const unsigned char *)srcs[i] + k * w;
 }
 
-void oracle_gather_rows(float *dst, const float *const *srcs, size_t n, size_t parts, size_t f) {
+void oracle_gather_flat(void *dst, const void *const *srcs, size_t n, size_t e, size_t w) {
+    unsigned char *d = dst;
+    for (size_t o = 0; o < n * e; ++o) memcpy(d + o * w, elem(srcs, o / e, o % e, w), w);
+}
+
+void oracle_gather_rows(void *dst, const void *const *srcs, size_t n, size_t parts, size_t f,
+                        size_t w) {
+    unsigned char *d = dst;
     for (size_t p = 0; p < parts; ++p)
-        for (size_t o = 0; o < n * f; ++o) dst[p * n * f + o] = srcs[o / f][p * f + o % f];
+        for (size_t o = 0; o < n * f; ++o)
+            memcpy(d + (p * n * f + o) * w, elem(srcs, o / f, p * f + o % f, w), w);
 }
 
-void oracle_alltoall(float *dst, const float *const *srcs, size_t n, size_t j, size_t total) {
+void oracle_alltoall(void *dst, const void *const *srcs, size_t n, size_t j, size_t total,
+                     size_t w) {
+    unsigned char *d = dst;
     size_t c = total / n;
-    for (size_t o = 0; o < total; ++o) dst[o] = srcs[o / c][j * c + o % c];
+    for (size_t o = 0; o < total; ++o) memcpy(d + o * w, elem(srcs, o / c, j * c + o % c, w), w);
 }
 
-void oracle_alltoallv(float *dst, const float *const *srcs, size_t n, size_t j, const int64_t *counts) {
+void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j,
+                      const int64_t *counts, size_t w) {
+    unsigned char *d = dst;
     size_t o = 0;
     for (size_t i = 0; i < n; ++i) {
         size_t start = 0;
         for (size_t k = 0; k < j; ++k) start += (size_t)counts[i * n + k];
-        for (int64_t e = 0; e < counts[i * n + j]; ++e) dst[o++] = srcs[i][start + (size_t)e];
+        for (int64_t e = 0; e < counts[i * n + j]; ++e)
+            memcpy(d + (o++) * w, elem(srcs, i, start + (size_t)e, w), w);
     }
 }

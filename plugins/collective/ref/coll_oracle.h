@@ -20,10 +20,14 @@ float oracle_mulss(float x, float s);
 int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale,
                         float *res);
 
-/* Routing: out positions computed element by element. */
-void oracle_gather_flat(float *dst, const float *const *srcs, size_t n, size_t e);
-void oracle_gather_rows(float *dst, const float *const *srcs, size_t n, size_t parts, size_t f);
-void oracle_alltoall(float *dst, const float *const *srcs, size_t n, size_t j, size_t total);
-void oracle_alltoallv(float *dst, const float *const *srcs, size_t n, size_t j, const int64_t *counts);
+/* Routing: out positions computed element by element; elements are w bytes
+ * (4 for fp32), moved with memcpy. */
+void oracle_gather_flat(void *dst, const void *const *srcs, size_t n, size_t e, size_t w);
+void oracle_gather_rows(void *dst, const void *const *srcs, size_t n, size_t parts, size_t f,
+                        size_t w);
+void oracle_alltoall(void *dst, const void *const *srcs, size_t n, size_t j, size_t total,
+                     size_t w);
+void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j,
+                      const int64_t *counts, size_t w);
 
 #endif

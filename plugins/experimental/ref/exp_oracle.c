@@ -2,13 +2,11 @@
 #include "exp_oracle.h"
 
 void oracle_nonzero_row(const float *x, size_t n, int64_t index_offset, int64_t pad, int32_t *out) {
-    int32_t indices[4096];
-    size_t count = 0;
+    size_t count = 0; /* never more than i: out[count] is free to take the next index */
     for (size_t i = 0; i < n; ++i) {
         int is_zero = x[i] == 0.0f; /* +0.0 and -0.0; NaN compares unequal */
-        if (!is_zero) indices[count++] = (int32_t)(index_offset + (int64_t)i);
+        if (!is_zero) out[count++] = (int32_t)(index_offset + (int64_t)i);
     }
-    for (size_t k = 0; k < count; ++k) out[k] = indices[k];
     for (size_t k = count; k < n; ++k) out[k] = (int32_t)pad;
     out[n] = (int32_t)count;
 }
