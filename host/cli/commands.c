@@ -25,14 +25,14 @@ static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
     *use = path;
     if (!trn_sim_is_distributed(s)) return 0;
     if (trn_dist_obs_open(s, kind, path, limit, &ob->parts[kind], e)) return -1;
-    cli_track_temp((int)kind, trn_dist_obs_temp_path(ob->parts[kind]));
     *use = trn_dist_obs_part_path(ob->parts[kind]);
     return 0;
 }
 
 static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_error *e) {
+    bool part = trn_sim_is_distributed(s);
     trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
-                        .values = a->trace_values};
+                        .values = a->trace_values, .part = part};
     const char *path;
     if (a->trace_path) {
         if (begin_part(s, TRN_DIST_TRACE, a->trace_path, a->trace_limit, ob, &o.path, e) ||
@@ -42,7 +42,7 @@ static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_err
     }
     if (a->timeline_path) {
         if (begin_part(s, TRN_DIST_TIMELINE, a->timeline_path, 0, ob, &path, e) ||
-            trn_timeline_begin(s, path, &ob->timeline, e))
+            (part ? trn_timeline_begin_part : trn_timeline_begin)(s, path, &ob->timeline, e))
             return -1;
         trn_dist_obs_forget_name(ob->parts[TRN_DIST_TIMELINE]);
     }
@@ -79,7 +79,6 @@ static int finish_observers(observers *ob, bool root, int rc, trn_error *e) {
     trn_error ce;
     for (int k = 0; k < 2; ++k) {
         if (ob->merged && root && trn_dist_obs_commit(ob->parts[k], &ce) && !rc) *e = ce, rc = -1;
-        cli_track_temp(k, NULL);
         trn_dist_obs_close(ob->parts[k]);
         ob->parts[k] = NULL;
     }
@@ -107,20 +106,31 @@ static void quiet_when_killed(const trn_sim *s) {
     signal(SIGTERM, SIG_DFL);
 }
 
+/* Every file the run writes and reads through the one guard, before the
+ * program and the inputs are read (docs/cli.md, "Files a run writes"). In
+ * an MPI run rank 0 writes every file, so its verdict is every process's. */
+static int check_files(trn_sim *hs, run_args *a, bool *failure_agreed, trn_error *e) {
+    int rc = trn_sim_is_root(hs) ? cli_check_files(a, e) : 0;
+    if (trn_sim_is_distributed(hs)) *failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
+    return rc;
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
-    int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a, e) ||
-             (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
+    bool failure_agreed = false;
+    int rc = cli_open_sim(&s, a, e);
+    trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    rc = rc || check_files(hs, a, &failure_agreed, e) ||
+         (trnsim_load_program_file(s, a->program) && cli_api_error(e)) ||
+         cli_check_output_tensors(a, s, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = cli_setup_dumps(s, a, e);
     observers ob = {0};
-    trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
     if (!rc) rc = start_observers(hs, a, &ob, e);
     /* every process, whatever its rc: a trace file rank 0 cannot create
      * stops them all before the run */
-    bool failure_agreed = false;
-    if ((a->trace_path || a->timeline_path) && trn_sim_is_distributed(hs))
+    if (!failure_agreed && (a->trace_path || a->timeline_path) && trn_sim_is_distributed(hs))
         failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     rc = end_observers(hs, &ob, rc, e);

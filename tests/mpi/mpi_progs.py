@@ -863,8 +863,8 @@ def observe_bad_targets():
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
         parts = with_parts_dir(d)
         cases = [(["--trace", os.path.join(d, "no", "t.jsonl")], ["--trace", "cannot create it", "No such file"]),
-                 (["--timeline", d], ["--timeline", "cannot create it", "Is a directory"]),
-                 (["--trace", "/dev/full"], ["--trace /dev/full: writing failed", "No space left"]),
+                 (["--timeline", d], ["--timeline", "is a directory; only a regular file or a new path"]),
+                 (["--trace", "/dev/full"], ["--trace: /dev/full is a character device"]),
                  (["--trace", os.path.join(d, "t.jsonl"), "--trace-filter", "opcod=Max"],
                   ["--trace-filter 'opcod=Max': unknown key 'opcod'"])]
         for i, (extra, want) in enumerate(cases):
