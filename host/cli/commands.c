@@ -1,5 +1,6 @@
 /* The commands: run, check, and the listings. */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,12 +116,34 @@ static int check_files(trn_sim *hs, run_args *a, bool *failure_agreed, trn_error
     return rc;
 }
 
+/* Started by mpirun (Open MPI, PMIx or PMI rank variables) without an MPI
+ * transport in the config, a process would run the whole program alone
+ * while the others wait for it in MPI_Init (docs/mpi.md). */
+static int check_launch(trn_sim *hs, trn_error *e) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
+        const char *rank = getenv(vars[i]);
+        if (rank && !trn_sim_has_transport(hs))
+            return trn_errorf(e, "MPI process %s: started by mpirun (%s is set), but the config has no MPI "
+                              "transport, so this process would run the whole program alone; give every "
+                              "process --config config/mpi.cfg (or a config whose collective module is "
+                              "trnsim-collective-mpi)", rank, vars[i]);
+    }
+    return 0;
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
     bool failure_agreed = false;
     int rc = cli_open_sim(&s, a, e);
     trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
+    if (!rc && check_launch(hs, e)) { /* every refusing process: its own line */
+        cli_fail(e->msg);
+        trnsim_close(s);
+        return -1;
+    }
     rc = rc || check_files(hs, a, &failure_agreed, e) ||
          (trnsim_load_program_file(s, a->program) && cli_api_error(e)) ||
          cli_check_output_tensors(a, s, e);
@@ -134,7 +157,6 @@ static int do_run(run_args *a, trn_error *e) {
         failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     rc = end_observers(hs, &ob, rc, e);
-    if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
     rc = cli_distributed_outputs(hs, a, &ob, rc, failure_agreed, e); /* an MPI run: every rank's status, outputs to rank 0 */
     bool root = trn_sim_is_root(hs);
     rc = finish_observers(&ob, root, rc, e);
@@ -146,7 +168,10 @@ static int do_run(run_args *a, trn_error *e) {
         cli_report_dumps(s, a);
         if (a->stats) trn_sim_print_stats(hs, stdout, a->stats_json);
     }
-    if (rc && root) { /* before trnsim_close: in an MPI run the other processes may exit as soon as it returns */
+    /* before trnsim_close: in an MPI run the other processes may exit as
+     * soon as it returns; when a process stopped answering, every process
+     * that still does prints its own line */
+    if (rc && (root || (trn_sim_is_distributed(hs) && !trn_sim_dist_healthy(hs) && e->msg[0]))) {
         cli_fail(e->msg);
         e->msg[0] = 0;
         quiet_when_killed(hs);

@@ -20,17 +20,22 @@
 
 static const char interrupted_msg[] = "trnsim: interrupted; temporary output files removed\n";
 
+/* Started by mpirun: a signal is mpirun ending the job, which says so
+ * itself; the job's error line is printed already. */
+static volatile sig_atomic_t quiet_signal;
+
 /* Only async-signal-safe calls: unlink, write, _exit. Unnamed temporaries
  * (O_TMPFILE) need nothing: they go with the process. */
 static void on_signal(int sig) {
     trn_outfile_signal_cleanup();
-    ssize_t ignored = write(STDERR_FILENO, interrupted_msg, sizeof interrupted_msg - 1);
+    ssize_t ignored = quiet_signal ? 0 : write(STDERR_FILENO, interrupted_msg, sizeof interrupted_msg - 1);
     (void)ignored;
     _exit(128 + sig);
 }
 
 void cli_install_signal_cleanup(run_args *a) {
     (void)a;
+    quiet_signal = getenv("OMPI_COMM_WORLD_RANK") || getenv("PMIX_RANK") || getenv("PMI_RANK");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

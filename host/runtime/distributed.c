@@ -129,6 +129,8 @@ int trn_dist_idle(trn_sim *s, trn_error *e) {
 
 bool trn_sim_is_distributed(const trn_sim *s) { return s && distributed(s); }
 
+bool trn_sim_has_transport(const trn_sim *s) { return s && s->transport; }
+
 bool trn_sim_is_root(const trn_sim *s) { return !s || !distributed(s) || s->tinfo.rank == 0; }
 
 bool trn_sim_dist_healthy(const trn_sim *s) { return s && distributed(s) && !s->dist_broken; }
@@ -138,9 +140,10 @@ int trn_sim_agree(trn_sim *s, int rc, trn_error *e) {
     int failed = rc != 0;
     char msg[TRN_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", failed ? e->msg : "");
+    /* The transport could not agree (a process stopped answering): every
+     * process that still answers says so, with its own line. */
     if (s->transport->agree(s->transport_mod->state, &failed, msg, sizeof msg) != TRN_OK) {
         s->dist_broken = true;
-        if (!trn_sim_is_root(s)) msg[0] = 0;
         return trn_errorf(e, "%s", msg);
     }
     if (!failed) return 0;

@@ -125,6 +125,9 @@ bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *ind
  *   to rank 0, where trn_sim_get_tensor then reads it. */
 bool trn_sim_is_root(const trn_sim *s);
 bool trn_sim_is_distributed(const trn_sim *s); /* more than one process */
+/* A transport module is configured (one process of a distributed run, or
+ * the only one). */
+bool trn_sim_has_transport(const trn_sim *s);
 int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
 /* A distributed run whose agreements so far all came back (a failed run
  * included): the processes can still move data to rank 0. */

@@ -874,6 +874,165 @@ def observe_bad_targets():
         no_leftovers("bad targets", d, parts)
 
 
+# ---- a silent process, processes that disagree ---------------------------------------
+
+def rank_pids(marker):
+    """{rank: pid} of the trnsim processes whose command line holds marker."""
+    pids = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            if not cmd[0].endswith(b"trnsim") or marker.encode() not in cmd:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            if b"OMPI_COMM_WORLD_RANK" in env:
+                pids[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
+def long_then_allreduce(cores, trips):
+    return P(cores, [T("x", (1, 4), fill=1), T("z", (1, 4)), T("y", (1, 4))],
+             [{"loop": {"trips": trips, "body": [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]}]}},
+              cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+
+
+def start_and_stop(d, tag, np_, stop, extra=(), timeout=5, trips=800000):
+    """mpirun with np_ processes of a run that computes for a while, then
+    waits in an AllReduce; process `stop` is SIGSTOPped while it computes.
+    Returns (completed process, seconds from the stop to the job's end)."""
+    import signal
+    import time
+    prog = os.path.join(d, f"{tag}.json")
+    with open(prog, "w") as f:
+        json.dump(long_then_allreduce(np_, trips), f)
+    cfg = os.path.join(d, f"{tag}.cfg")
+    with open(cfg, "w") as f:
+        f.write(config("trnsim-collective-mpi", {"mpi_timeout": float(timeout)}))
+    out = os.path.join(d, f"{tag}_y.npy")
+    cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run", prog, "--config", cfg,
+           "--output", f"y={out}"] + list(extra)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         stdin=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    pids = {}
+    while time.time() < deadline and len(pids) < np_ and p.poll() is None:
+        time.sleep(0.05)
+        pids = rank_pids(prog)
+    if len(pids) < np_:
+        p.kill()
+        raise Fail(f"{tag}: never saw the {np_} processes ({p.communicate()[1]})")
+    time.sleep(1.0)  # past MPI_Init: computing
+    os.kill(pids[stop], signal.SIGSTOP)
+    stopped = time.time()
+    try:
+        _, err = p.communicate(timeout=timeout + 40)
+    except subprocess.TimeoutExpired:
+        os.kill(pids[stop], signal.SIGKILL)
+        p.kill()
+        raise Fail(f"{tag}: the job was still running {timeout + 40} s after process {stop} stopped")
+    took = time.time() - stopped
+    if os.path.exists(out):
+        raise Fail(f"{tag}: a failed run wrote {out}")
+    return p.returncode, err, took
+
+
+@case
+def silent_process():
+    """One process SIGSTOPped (a hung node, a debugger) with mpi_timeout = 5:
+    every process that still answers prints one line naming the silent one
+    and the timeout set, and the job ends non-zero within mpi_timeout + 10 s
+    of the stop (before: "within 15 s", then a spin in MPI_Win_free for
+    ever)."""
+    for np_, stop in ((2, 1), (4, 2), (4, 0)):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            tag = f"stop{stop}of{np_}"
+            rc, err, took = start_and_stop(d, tag, np_, stop)
+            mine = [ln for ln in err.splitlines() if ln.startswith("trnsim:")]
+            if rc == 0:
+                raise Fail(f"{tag}: exit 0")
+            if took > 5 + 10:
+                raise Fail(f"{tag}: the job ended {took:.1f} s after the stop (bound: mpi_timeout + 10 s)")
+            want = {f"trnsim: MPI process {r}: no answer from MPI process {stop} within 5 s "
+                    "(collective.mpi_timeout); the job ends without it" for r in range(np_) if r != stop}
+            if len(mine) != np_ - 1 or set(mine) != want:
+                raise Fail(f"{tag}: expected one line from each answering process:\n" + "\n".join(sorted(want)) +
+                           "\ngot:\n" + err)
+            left = [f for f in os.listdir(d) if ".trnsim-" in f]
+            if left:
+                raise Fail(f"{tag}: left {left}")
+            print(f"  {tag}: ended {took:.1f} s after the stop, exit {rc}, {len(mine)} lines")
+
+
+@case
+def never_joins():
+    """A process of the job that never starts MPI (here `sleep`): the
+    trnsim process says so after mpi_timeout (5 s) and the job ends, within
+    mpi_timeout + 10 s (before: MPI_Init for ever)."""
+    import time
+    prog = long_then_allreduce(2, 10)
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            pf, cf = os.path.join(d, "p.json"), os.path.join(d, "mpi.cfg")
+            with open(pf, "w") as f:
+                json.dump(prog, f)
+            with open(cf, "w") as f:
+                f.write(config("trnsim-collective-mpi", {"mpi_timeout": 5.0}))
+            cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_ - 1), TRNSIM, "run", pf,
+                   "--config", cf, "--output", f"y={d}/y.npy", ":", "-np", "1", "sleep", "100"]
+            t0 = time.time()
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            took = time.time() - t0
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or took > 15 or not mine:
+                raise Fail(f"never_joins {np_}: exit {r.returncode} after {took:.1f} s:\n{r.stderr}")
+            for ln in mine:
+                if "MPI did not start within 5 s (collective.mpi_timeout): a process of the job never joined" \
+                        not in ln:
+                    raise Fail(f"never_joins {np_}: {ln}")
+            if os.listdir(d) != ["p.json", "mpi.cfg"] and sorted(os.listdir(d)) != ["mpi.cfg", "p.json"]:
+                raise Fail(f"never_joins {np_}: left {os.listdir(d)}")
+            print(f"  {np_} processes, one never joins: ended after {took:.1f} s: {mine[0]}")
+
+
+@case
+def launched_without_mpi_config():
+    """A process started by mpirun whose config has no MPI transport refuses
+    with one line naming --config config/mpi.cfg (before: it ran the whole
+    program alone, exit 0, while the others waited in MPI_Init); when every
+    process lacks it, none runs the program and no file is written."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    mpi, plain = config("trnsim-collective-mpi", {"mpi_timeout": 30}), config("trnsim-collective", {})
+    want = ["MPI process 1: started by mpirun", "the config has no MPI transport", "--config config/mpi.cfg"]
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "one_plain", prog, {}, ["y"], {}, np_=2, rank_configs=[mpi, plain], expect_error=want,
+            extra=["--trace", os.path.join(d, "t.jsonl")])
+        if os.path.exists(os.path.join(d, "t.jsonl")):
+            raise Fail("one_plain: a trace was written")
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            pf, cf, t = os.path.join(d, "p.json"), os.path.join(d, "plain.cfg"), os.path.join(d, "t.jsonl")
+            with open(pf, "w") as f:
+                json.dump(P(np_, prog["tensors"], prog["instructions"]), f)
+            with open(cf, "w") as f:
+                f.write(plain)
+            r = subprocess.run([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run",
+                                pf, "--config", cf, "--trace", t, "--output", f"y={d}/y.npy"], capture_output=True,
+                               text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or not mine or any("--config config/mpi.cfg" not in ln for ln in mine):
+                raise Fail(f"all_plain {np_}: exit {r.returncode}:\n{r.stderr}")
+            if sorted(os.listdir(d)) != ["p.json", "plain.cfg"]:
+                raise Fail(f"all_plain {np_}: left {os.listdir(d)}")
+            print(f"  {np_} processes without the MPI config: refused ({len(mine)} line(s)), nothing written")
+
+
 def main():
     global TRNSIM, MPIEXEC
     ap = argparse.ArgumentParser()
