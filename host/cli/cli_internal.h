@@ -92,6 +92,11 @@ int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);
 
+/* agree.c: an MPI run's processes agree on the outputs, the artefact
+ * options and the inputs; outputs gather by name and core, never by position */
+int cli_agree_run(trn_sim *hs, const run_args *a, trn_error *e);
+int cli_gather_outputs(trn_sim *hs, const run_args *a, trn_error *e);
+
 /* release.c: a replaced output's old file loses its name now and its pages
  * later, in a detached helper process (detached) or here */
 void cli_drop_old_file(const char *path);

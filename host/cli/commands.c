@@ -94,7 +94,7 @@ static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob,
     if (!s || failure_agreed) return rc;
     rc = trn_sim_agree(s, rc, e);
     if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s)) rc = merge_observers(s, ob, rc, e);
-    for (int i = 0; i < a->n_out && !rc; ++i) rc = trn_sim_gather_tensor(s, a->out[i].name, a->out[i].core, e);
+    if (!rc) rc = cli_gather_outputs(s, a, e);
     return rc;
 }
 
@@ -146,7 +146,7 @@ static int do_run(run_args *a, trn_error *e) {
     }
     rc = rc || check_files(hs, a, &failure_agreed, e) ||
          (trnsim_load_program_file(s, a->program) && cli_api_error(e)) ||
-         cli_check_output_tensors(a, s, e);
+         cli_check_output_tensors(a, s, e) || cli_agree_run(hs, a, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = cli_setup_dumps(s, a, e);
     observers ob = {0};

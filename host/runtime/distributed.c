@@ -131,6 +131,16 @@ bool trn_sim_is_distributed(const trn_sim *s) { return s && distributed(s); }
 
 bool trn_sim_has_transport(const trn_sim *s) { return s && s->transport; }
 
+uint32_t trn_sim_ranks(const trn_sim *s) { return s && distributed(s) ? s->tinfo.ranks : 1; }
+
+int trn_sim_allgather(trn_sim *s, const void *mine, void *all, size_t bytes, trn_error *e) {
+    if (!distributed(s)) return memcpy(all, mine, bytes), 0;
+    char msg[512] = "";
+    if (s->transport->allgather(s->transport_mod->state, mine, all, bytes, msg, sizeof msg) != TRN_OK)
+        return trn_errorf(e, "before the run: %s", msg);
+    return 0;
+}
+
 bool trn_sim_is_root(const trn_sim *s) { return !s || !distributed(s) || s->tinfo.rank == 0; }
 
 bool trn_sim_dist_healthy(const trn_sim *s) { return s && distributed(s) && !s->dist_broken; }

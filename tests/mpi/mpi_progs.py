@@ -1033,6 +1033,66 @@ def launched_without_mpi_config():
             print(f"  {np_} processes without the MPI config: refused ({len(mine)} line(s)), nothing written")
 
 
+def mpmd(d, tag, prog, per_rank_args, cfg_settings=None):
+    """One program, one command line per process (MPMD)."""
+    pf, cf = os.path.join(d, f"{tag}.json"), os.path.join(d, f"{tag}.cfg")
+    with open(pf, "w") as f:
+        json.dump(prog, f)
+    with open(cf, "w") as f:
+        f.write(config("trnsim-collective-mpi", cfg_settings or {"mpi_timeout": 30}))
+    cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"]
+    for i, extra in enumerate(per_rank_args):
+        cmd += ["-np", "1", TRNSIM, "run", pf, "--config", cf] + list(extra) + ([":"] if i + 1 < len(per_rank_args)
+                                                                                 else [])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+
+
+@case
+def processes_agree_on_the_run():
+    """Outputs gather by name and core, whatever the order of the --output
+    options on each process (before: core 1's y landed in z's file); another
+    --output list, other artefact options or other --input contents on one
+    process is one error naming that process, and nothing is written."""
+    for np_ in (2, 4):
+        prog = P(np_, [T("x", (1, 4)), T("w", (1, 4)), T("y", (1, 4)), T("z", (1, 4))],
+                 [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]},
+                  {"opcode": "TensorCopy", "inputs": ["w"], "outputs": ["z"]}])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            x = np.arange(np_ * 4, dtype=np.float32).reshape(np_, 1, 4)
+            w = -x - 100
+            xp, wp, x2 = (os.path.join(d, n) for n in ("x.npy", "w.npy", "x2.npy"))
+            np.save(xp, x)
+            np.save(wp, w)
+            np.save(x2, x + 1)
+            last = np_ - 1
+            ins = ["--input", f"x={xp}", "--input", f"w={wp}"]
+            outs = [["--output", f"y@{last}={d}/y.npy"], ["--output", f"z@{last}={d}/z.npy"]]
+            order = [ins + outs[0] + outs[1]] + [ins + outs[1] + outs[0]] * (np_ - 1)
+            r = mpmd(d, "reorder", prog, order)
+            if r.returncode != 0:
+                raise Fail(f"reorder {np_}: exit {r.returncode}:\n{r.stderr}")
+            same_bits(f"reorder {np_} y", f"{d}/y.npy", x[last])
+            same_bits(f"reorder {np_} z", f"{d}/z.npy", w[last])
+            os.unlink(f"{d}/y.npy")
+            os.unlink(f"{d}/z.npy")
+            bad = (("outputs", ins + outs[0], "another --output list than process 0 (1 output against 2"),
+                   ("artefacts", ins + outs[0] + outs[1] + ["--raw-bits"],
+                    "other artefact options than process 0"),
+                   ("inputs", ["--input", f"x={x2}", "--input", f"w={wp}"] + outs[0] + outs[1],
+                    "reads other --input files than process 0"))
+            for tag, other, want in bad:
+                r = mpmd(d, tag, prog, [ins + outs[0] + outs[1]] * (np_ - 1) + [other])
+                mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+                if r.returncode == 0 or len(mine) != 1 or f"MPI process {last} " not in mine[0] or want not in mine[0]:
+                    raise Fail(f"{tag} {np_}: expected one line naming process {last} and {want!r}:\n{r.stderr}")
+                left = [f for f in os.listdir(d) if f.endswith(".npy") and f not in ("x.npy", "w.npy", "x2.npy")]
+                if left:
+                    raise Fail(f"{tag} {np_}: left {left}")
+                print(f"  {np_} processes, {tag}: {mine[0]}")
+            print(f"  {np_} processes: reordered --output options, y and z hold core {last}'s data")
+
+
 def main():
     global TRNSIM, MPIEXEC
     ap = argparse.ArgumentParser()
