@@ -900,11 +900,14 @@ def long_then_allreduce(cores, trips):
               cc("AllReduce", ["z"], ["y"], reduce_op="add")])
 
 
-def start_and_stop(d, tag, np_, stop, extra=(), timeout=5, trips=800000):
+def start_and_stop(d, tag, np_, stop, timeout=5, trips=400000):
     """mpirun with np_ processes of a run that computes for a while, then
-    waits in an AllReduce; process `stop` is SIGSTOPped while it computes.
-    Returns (completed process, seconds from the stop to the job's end)."""
+    waits in an AllReduce; process `stop` is SIGSTOPped once the run has
+    started (rank 0's first --progress line: every process is past MPI_Init
+    and the program check). Returns (exit status, stderr, seconds from the
+    stop to the job's end)."""
     import signal
+    import threading
     import time
     prog = os.path.join(d, f"{tag}.json")
     with open(prog, "w") as f:
@@ -914,31 +917,42 @@ def start_and_stop(d, tag, np_, stop, extra=(), timeout=5, trips=800000):
         f.write(config("trnsim-collective-mpi", {"mpi_timeout": float(timeout)}))
     out = os.path.join(d, f"{tag}_y.npy")
     cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run", prog, "--config", cfg,
-           "--output", f"y={out}"] + list(extra)
+           "--output", f"y={out}", "--progress"]
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
                          stdin=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    pids = {}
-    while time.time() < deadline and len(pids) < np_ and p.poll() is None:
-        time.sleep(0.05)
-        pids = rank_pids(prog)
-    if len(pids) < np_:
+    err, started = [], threading.Event()
+
+    def read():
+        for ln in p.stderr:
+            err.append(ln)
+            if "progress:" in ln:
+                started.set()
+    reader = threading.Thread(target=read)
+    reader.start()
+    if not started.wait(60):
         p.kill()
-        raise Fail(f"{tag}: never saw the {np_} processes ({p.communicate()[1]})")
-    time.sleep(1.0)  # past MPI_Init: computing
+        reader.join()
+        raise Fail(f"{tag}: the run never started:\n{''.join(err)}")
+    pids = rank_pids(prog)
+    if stop not in pids:
+        p.kill()
+        reader.join()
+        raise Fail(f"{tag}: process {stop} not found ({pids})")
     os.kill(pids[stop], signal.SIGSTOP)
     stopped = time.time()
     try:
-        _, err = p.communicate(timeout=timeout + 40)
+        p.wait(timeout=timeout + 40)
     except subprocess.TimeoutExpired:
         os.kill(pids[stop], signal.SIGKILL)
         p.kill()
+        reader.join()
         raise Fail(f"{tag}: the job was still running {timeout + 40} s after process {stop} stopped")
     took = time.time() - stopped
+    reader.join()
     if os.path.exists(out):
         raise Fail(f"{tag}: a failed run wrote {out}")
-    return p.returncode, err, took
+    return p.returncode, "".join(err), took
 
 
 @case
@@ -1091,6 +1105,54 @@ def processes_agree_on_the_run():
                     raise Fail(f"{tag} {np_}: left {left}")
                 print(f"  {np_} processes, {tag}: {mine[0]}")
             print(f"  {np_} processes: reordered --output options, y and z hold core {last}'s data")
+
+
+@case
+def traces_survive_any_failure():
+    """Whichever processes fail (all of them at the same instruction, only
+    process 0, only the last), the merged trace and timeline are kept, as
+    one process keeps its own: the error records of the failing cores, an
+    end record saying error, the timeline complete JSON (before: when every
+    process failed, neither file was written, 3 of 3 tries)."""
+    for np_ in (2, 4):
+        for failing in ("all", "first", "last"):
+            owned = {"all": [], "first": list(range(1, np_)), "last": list(range(np_ - 1))}[failing]
+            bad_cores = [c for c in range(np_) if c not in owned]
+            prog = P(np_, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
+                     [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+                      cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+            with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+                parts = with_parts_dir(d)
+                t, tl = os.path.join(d, "t.jsonl"), os.path.join(d, "t.json")
+                x = {f"x@{c}": np.ones((1, 4), np.float32) for c in owned}
+                run(d, f"{failing}{np_}", prog, x, ["y"], {"mpi_timeout": 30}, np_=np_,
+                    extra=["--trace", t, "--timeline", tl],
+                    expect_error=[f"MPI process {bad_cores[0]}:", "never-written"])
+                if not os.path.exists(t) or not os.path.exists(tl):
+                    raise Fail(f"{failing} of {np_}: trace kept {os.path.exists(t)}, timeline {os.path.exists(tl)}")
+                recs = jsonl(t)
+                errs = sorted(r["core"] for r in recs if r["type"] == "instruction" and r["status"] == "error")
+                if recs[-1]["type"] != "end" or recs[-1]["status"] != "error" or errs != bad_cores:
+                    raise Fail(f"{failing} of {np_}: end {recs[-1]}, error records on cores {errs}")
+                with open(tl) as f:
+                    json.load(f)
+                no_leftovers(f"{failing} of {np_}", d, parts)
+                print(f"  {np_} processes, {failing} failing: trace (errors on cores {errs}) and timeline kept")
+
+
+@case
+def progress_from_rank_0():
+    """--progress under MPI: the display is rank 0's alone (before: one line
+    per process, interleaved, each counting its own cores)."""
+    for np_ in (2, 4):
+        prog = long_then_allreduce(np_, 20000)
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            _, r = run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"])
+            lines = [ln for ln in r.stderr.splitlines() if "progress:" in ln]
+            want = f"(MPI process 0's cores, of {np_} processes)"
+            if not lines or any(want not in ln for ln in lines) or not lines[-1].endswith("ETA 0 s (done)"):
+                raise Fail(f"progress {np_}: expected rank 0's lines only:\n{r.stderr}")
+            print(f"  {np_} processes: {len(lines)} progress line(s), rank 0's: {lines[-1]}")
 
 
 def main():

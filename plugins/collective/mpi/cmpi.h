@@ -49,6 +49,8 @@ typedef struct cmpi {
     bool broken;             /* a process stopped answering: no collective teardown (it would
                               * wait for that process for ever), the job ends without it */
     unsigned char *silent;   /* [rank]: that process gave no answer (NULL: none known) */
+    int epoch;               /* agreements completed: an abort notice of an earlier one is stale */
+    int abort_msg[2];        /* this rank's notice: {rank, epoch} (sent without waiting) */
     uint64_t native_reductions; /* fast-mode folds this run (reported once) */
     bool native_noted;
     uint64_t idle_spins;

@@ -67,10 +67,13 @@ bool cmpi_someone_failed(cmpi *m) {
     MPI_Status s;
     MPI_Iprobe(MPI_ANY_SOURCE, CMPI_TAG_ABORT, m->comm, &flag, &s);
     if (!flag) return false;
-    int who;
-    MPI_Recv(&who, 1, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+    int notice[2];
+    MPI_Recv(notice, 2, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+    /* a notice of a failure that was agreed on already (every process failed
+     * on its own, and the notices crossed the agreement) says nothing new */
+    if (notice[1] < m->epoch) return cmpi_someone_failed(m);
     m->quiet_failure = true;
-    m->failed_rank = who;
+    m->failed_rank = notice[0];
     return true;
 }
 

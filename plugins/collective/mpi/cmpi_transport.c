@@ -49,8 +49,8 @@ static void drain(cmpi *m) {
         MPI_Status s;
         MPI_Iprobe(MPI_ANY_SOURCE, CMPI_TAG_ABORT, m->comm, &flag, &s);
         if (!flag) return;
-        int who;
-        MPI_Recv(&who, 1, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+        int notice[2];
+        MPI_Recv(notice, 2, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
     }
 }
 
@@ -244,10 +244,12 @@ static trn_status allgather(void *state, const void *mine, void *all, size_t byt
 /* A rank that failed on its own tells every other rank at once, so that
  * none of them waits for it until its timeout. */
 static void announce_failure(cmpi *m) {
+    m->abort_msg[0] = m->rank;
+    m->abort_msg[1] = m->epoch;
     for (int p = 0; p < m->ranks; ++p) {
         if (p == m->rank) continue;
         MPI_Request q;
-        MPI_Isend(&m->rank, 1, MPI_INT, p, CMPI_TAG_ABORT, m->comm, &q);
+        MPI_Isend(m->abort_msg, 2, MPI_INT, p, CMPI_TAG_ABORT, m->comm, &q);
         MPI_Request_free(&q);
     }
 }
@@ -387,6 +389,7 @@ static trn_status agree(void *state, int *failed, char *msg, size_t len) {
     if (rc) return TRN_ERR;
     *failed = v.verdict;
     m->quiet_failure = false;
+    m->epoch++;
     return TRN_OK;
 }
 
