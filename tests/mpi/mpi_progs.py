@@ -1155,6 +1155,59 @@ def progress_from_rank_0():
             print(f"  {np_} processes: {len(lines)} progress line(s), rank 0's: {lines[-1]}")
 
 
+@case
+def rank0_killed_leaves_nothing():
+    """SIGKILL of MPI process 0 during a run with --trace, --timeline and
+    --output: nothing is left beside the targets (before: two empty hidden
+    .NAME.trnsim-XXXXXX files), the old files stay as they were."""
+    import signal
+    import threading
+    import time
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            out = os.path.join(d, "out")
+            os.mkdir(out)
+            t, tl, y = (os.path.join(out, n) for n in ("t.jsonl", "t.json", "y.npy"))
+            with open(t, "w") as f:
+                f.write("OLD")
+            prog = os.path.join(d, "p.json")
+            with open(prog, "w") as f:
+                json.dump(long_then_allreduce(np_, 3000000), f)
+            cfg = os.path.join(d, "mpi.cfg")
+            with open(cfg, "w") as f:
+                f.write(config("trnsim-collective-mpi", {"mpi_timeout": 30}))
+            p = subprocess.Popen([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run",
+                                  prog, "--config", cfg, "--trace", t, "--timeline", tl, "--output", f"y={y}",
+                                  "--progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 stdin=subprocess.DEVNULL, env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            started = threading.Event()
+
+            def read():
+                for ln in p.stderr:
+                    if "progress:" in ln:
+                        started.set()
+            reader = threading.Thread(target=read)
+            reader.start()
+            if not started.wait(60):
+                p.kill()
+                reader.join()
+                raise Fail(f"rank 0 killed, {np_}: the run never started")
+            os.kill(rank_pids(prog)[0], signal.SIGKILL)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                raise Fail(f"rank 0 killed, {np_}: the job did not end")
+            reader.join()
+            time.sleep(0.2)
+            if sorted(os.listdir(out)) != ["t.jsonl"]:
+                raise Fail(f"rank 0 killed, {np_}: left {sorted(os.listdir(out))}")
+            with open(t) as f:
+                if f.read() != "OLD":
+                    raise Fail(f"rank 0 killed, {np_}: the old trace changed")
+            print(f"  {np_} processes, rank 0 killed: nothing left beside the targets, the old trace kept")
+
+
 def main():
     global TRNSIM, MPIEXEC
     ap = argparse.ArgumentParser()
