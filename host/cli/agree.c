@@ -4,13 +4,13 @@
  * the artefact options and the --input files each reads. Outputs are gathered
  * to rank 0 by name, in one order every process computes alike, never by the
  * position of the option on a command line. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include "cli/cli_internal.h"
 #include "common/digest.h"
@@ -35,7 +35,9 @@ static void sorted_outputs(const run_args *a, const binding **v) {
     qsort(v, (size_t)a->n_out, sizeof *v, by_name_core);
 }
 
-static void digest_str(trn_digest *d, const char *s) { trn_digest_update(d, s ? s : "", s ? strlen(s) + 1 : 1); }
+static void digest_str(trn_digest *d, const char *s) {
+    trn_digest_update(d, s ? s : "", s ? strlen(s) + 1 : 1);
+}
 
 static void digest_int(trn_digest *d, int64_t v) { trn_digest_update(d, &v, sizeof v); }
 
@@ -86,17 +88,25 @@ static void identify(const run_args *a, run_id *id) {
 
 static int differs(const run_id *mine, const run_id *other, uint32_t rank, trn_error *e) {
     if (other->n_out != mine->n_out || other->outputs != mine->outputs)
-        return trn_errorf(e, "MPI process %u has another --output list than process 0 (%u output%s against %u; "
-                          "names and cores must be the same, in any order); give every process the same "
-                          "--output options", rank, other->n_out, other->n_out == 1 ? "" : "s", mine->n_out);
+        return trn_errorf(
+            e,
+            "MPI process %u has another --output list than process 0 (%u output%s against %u; "
+            "names and cores must be the same, in any order); give every process the same "
+            "--output options",
+            rank, other->n_out, other->n_out == 1 ? "" : "s", mine->n_out);
     if (other->artefacts != mine->artefacts)
-        return trn_errorf(e, "MPI process %u has other artefact options than process 0 (--trace, --timeline, "
-                          "--trace-filter, --trace-limit, --trace-values, --raw-bits); give every process the "
-                          "same options", rank);
+        return trn_errorf(
+            e,
+            "MPI process %u has other artefact options than process 0 (--trace, --timeline, "
+            "--trace-filter, --trace-limit, --trace-values, --raw-bits); give every process the "
+            "same options",
+            rank);
     if (other->n_in != mine->n_in || other->inputs != mine->inputs)
-        return trn_errorf(e, "MPI process %u reads other --input files than process 0 (%u input%s against %u, "
-                          "or other contents); give every process the same --input options and files",
-                          rank, other->n_in, other->n_in == 1 ? "" : "s", mine->n_in);
+        return trn_errorf(
+            e,
+            "MPI process %u reads other --input files than process 0 (%u input%s against %u, "
+            "or other contents); give every process the same --input options and files",
+            rank, other->n_in, other->n_in == 1 ? "" : "s", mine->n_in);
     return 0;
 }
 
@@ -116,6 +126,7 @@ int cli_gather_outputs(trn_sim *hs, const run_args *a, trn_error *e) {
     static const binding *v[MAX_FILES];
     sorted_outputs(a, v);
     int rc = 0;
-    for (int i = 0; i < a->n_out && !rc; ++i) rc = trn_sim_gather_tensor(hs, v[i]->name, v[i]->core, e);
+    for (int i = 0; i < a->n_out && !rc; ++i)
+        rc = trn_sim_gather_tensor(hs, v[i]->name, v[i]->core, e);
     return rc;
 }

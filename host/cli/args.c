@@ -21,7 +21,8 @@ int cli_fail(const char *msg) {
         if (*p == '\n') n += (size_t)snprintf(line + n, sizeof line - n, "\\n");
         else if (*p == '\r') n += (size_t)snprintf(line + n, sizeof line - n, "\\r");
         else if (*p == '\t') n += (size_t)snprintf(line + n, sizeof line - n, "\\t");
-        else if (*p < 0x20 || *p == 0x7f) n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", *p);
         else line[n++] = (char)*p;
     }
     line[n++] = '\n';

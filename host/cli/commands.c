@@ -124,10 +124,12 @@ static int check_launch(trn_sim *hs, trn_error *e) {
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
         const char *rank = getenv(vars[i]);
         if (rank && !trn_sim_has_transport(hs))
-            return trn_errorf(e, "MPI process %s: started by mpirun (%s is set), but the config has no MPI "
-                              "transport, so this process would run the whole program alone; give every "
-                              "process --config config/mpi.cfg (or a config whose collective module is "
-                              "trnsim-collective-mpi)", rank, vars[i]);
+            return trn_errorf(e,
+                              "MPI process %s: started by mpirun (%s is set), but the config has "
+                              "no MPI transport, so this process would run the whole program "
+                              "alone; give every process --config config/mpi.cfg (or a config "
+                              "whose collective module is trnsim-collective-mpi)",
+                              rank, vars[i]);
     }
     return 0;
 }

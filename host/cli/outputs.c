@@ -28,7 +28,8 @@ static volatile sig_atomic_t quiet_signal;
  * (O_TMPFILE) need nothing: they go with the process. */
 static void on_signal(int sig) {
     trn_outfile_signal_cleanup();
-    ssize_t ignored = quiet_signal ? 0 : write(STDERR_FILENO, interrupted_msg, sizeof interrupted_msg - 1);
+    size_t len = sizeof interrupted_msg - 1;
+    ssize_t ignored = quiet_signal ? 0 : write(STDERR_FILENO, interrupted_msg, len);
     (void)ignored;
     _exit(128 + sig);
 }

@@ -136,7 +136,8 @@ uint32_t trn_sim_ranks(const trn_sim *s) { return s && distributed(s) ? s->tinfo
 int trn_sim_allgather(trn_sim *s, const void *mine, void *all, size_t bytes, trn_error *e) {
     if (!distributed(s)) return memcpy(all, mine, bytes), 0;
     char msg[512] = "";
-    if (s->transport->allgather(s->transport_mod->state, mine, all, bytes, msg, sizeof msg) != TRN_OK)
+    void *st = s->transport_mod->state;
+    if (s->transport->allgather(st, mine, all, bytes, msg, sizeof msg) != TRN_OK)
         return trn_errorf(e, "before the run: %s", msg);
     return 0;
 }

@@ -1113,31 +1113,34 @@ def traces_survive_any_failure():
     process 0, only the last), the merged trace and timeline are kept, as
     one process keeps its own: the error records of the failing cores, an
     end record saying error, the timeline complete JSON (before: when every
-    process failed, neither file was written, 3 of 3 tries)."""
-    for np_ in (2, 4):
-        for failing in ("all", "first", "last"):
-            owned = {"all": [], "first": list(range(1, np_)), "last": list(range(np_ - 1))}[failing]
-            bad_cores = [c for c in range(np_) if c not in owned]
-            prog = P(np_, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
-                     [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
-                      cc("AllReduce", ["z"], ["y"], reduce_op="add")])
-            with tempfile.TemporaryDirectory(prefix="mpi-") as d:
-                parts = with_parts_dir(d)
-                t, tl = os.path.join(d, "t.jsonl"), os.path.join(d, "t.json")
-                x = {f"x@{c}": np.ones((1, 4), np.float32) for c in owned}
-                run(d, f"{failing}{np_}", prog, x, ["y"], {"mpi_timeout": 30}, np_=np_,
-                    extra=["--trace", t, "--timeline", tl],
-                    expect_error=[f"MPI process {bad_cores[0]}:", "never-written"])
-                if not os.path.exists(t) or not os.path.exists(tl):
-                    raise Fail(f"{failing} of {np_}: trace kept {os.path.exists(t)}, timeline {os.path.exists(tl)}")
-                recs = jsonl(t)
-                errs = sorted(r["core"] for r in recs if r["type"] == "instruction" and r["status"] == "error")
-                if recs[-1]["type"] != "end" or recs[-1]["status"] != "error" or errs != bad_cores:
-                    raise Fail(f"{failing} of {np_}: end {recs[-1]}, error records on cores {errs}")
-                with open(tl) as f:
-                    json.load(f)
-                no_leftovers(f"{failing} of {np_}", d, parts)
-                print(f"  {np_} processes, {failing} failing: trace (errors on cores {errs}) and timeline kept")
+    process failed, neither file was written, 3 of 3 tries). Each case
+    runs three times."""
+    for np_, failing in [(n, f) for n in (2, 4) for f in ("all", "first", "last")] * 3:
+        owned = {"all": [], "first": list(range(1, np_)), "last": list(range(np_ - 1))}[failing]
+        bad_cores = [c for c in range(np_) if c not in owned]
+        prog = P(np_, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
+                 [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+                  cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            parts = with_parts_dir(d)
+            t, tl = os.path.join(d, "t.jsonl"), os.path.join(d, "t.json")
+            x = {f"x@{c}": np.ones((1, 4), np.float32) for c in owned}
+            run(d, f"{failing}{np_}", prog, x, ["y"], {"mpi_timeout": 30}, np_=np_,
+                extra=["--trace", t, "--timeline", tl],
+                expect_error=["never-written"])
+            if not os.path.exists(t) or not os.path.exists(tl):
+                raise Fail(f"{failing} of {np_}: trace kept {os.path.exists(t)}, timeline {os.path.exists(tl)}")
+            recs = jsonl(t)
+            errs = sorted(r["core"] for r in recs if r["type"] == "instruction" and r["status"] == "error")
+            # a failing process may be told to stop by another's failure
+            # before it reaches its own: at least one, only failing cores
+            if recs[-1]["type"] != "end" or recs[-1]["status"] != "error" or not errs or \
+                    not set(errs) <= set(bad_cores):
+                raise Fail(f"{failing} of {np_}: end {recs[-1]}, error records on cores {errs}")
+            with open(tl) as f:
+                json.load(f)
+            no_leftovers(f"{failing} of {np_}", d, parts)
+            print(f"  {np_} processes, {failing} failing: trace (errors on cores {errs}) and timeline kept")
 
 
 @case

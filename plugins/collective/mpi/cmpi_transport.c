@@ -332,7 +332,8 @@ static int agree_root(cmpi *m, status_msg *all, verdict_msg *v, char *msg, size_
         else rc = cmpi_isend(m, &sends, v, sizeof *v, p, CMPI_TAG_VERDICT);
     }
     char err[512] = "";
-    if (rc == 0 && cmpi_wait(m, &sends, m->timeout, false, "sending the verdict", err, sizeof err)) {
+    if (rc == 0 &&
+        cmpi_wait(m, &sends, m->timeout, false, "sending the verdict", err, sizeof err)) {
         snprintf(msg, len, "%s", err);
         rc = -1;
     }
@@ -352,8 +353,9 @@ static int agree_other(cmpi *m, const status_msg *mine, verdict_msg *v, char *ms
     char err[512] = "";
     int rc = cmpi_isend(m, &r, mine, sizeof *mine, 0, CMPI_TAG_STATUS) ||
              cmpi_irecv(m, &r, v, sizeof *v, 0, CMPI_TAG_VERDICT);
-    if (rc == 0) rc = cmpi_wait(m, &r, m->timeout + 1, false, "waiting for process 0's verdict", err,
-                               sizeof err);
+    if (rc == 0)
+        rc = cmpi_wait(m, &r, m->timeout + 1, false, "waiting for process 0's verdict", err,
+                       sizeof err);
     cmpi_reqs_free(&r);
     msg[0] = 0;
     if (rc && err[0]) silent_message(m, "0", msg, len);
