@@ -12,17 +12,22 @@
 
 /* The one stderr line of a failure. A message can quote input (a tensor name,
  * a config string, a path) holding a newline or other control byte; those
- * are printed escaped so the message stays one line. */
+ * are printed escaped so the message stays one line. The line goes out in
+ * one write, so that the lines of several MPI processes never interleave. */
 int cli_fail(const char *msg) {
-    fputs("trnsim: ", stderr);
-    for (const unsigned char *p = (const unsigned char *)msg; *p; ++p) {
-        if (*p == '\n') fputs("\\n", stderr);
-        else if (*p == '\r') fputs("\\r", stderr);
-        else if (*p == '\t') fputs("\\t", stderr);
-        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
-        else fputc(*p, stderr);
+    static char line[4 * TRN_ERROR_MAX + 16];
+    size_t n = (size_t)snprintf(line, sizeof line, "trnsim: ");
+    for (const unsigned char *p = (const unsigned char *)msg; *p && n + 6 < sizeof line; ++p) {
+        if (*p == '\n') n += (size_t)snprintf(line + n, sizeof line - n, "\\n");
+        else if (*p == '\r') n += (size_t)snprintf(line + n, sizeof line - n, "\\r");
+        else if (*p == '\t') n += (size_t)snprintf(line + n, sizeof line - n, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", *p);
+        else line[n++] = (char)*p;
     }
-    fputc('\n', stderr);
+    line[n++] = '\n';
+    fflush(stderr);
+    fwrite(line, 1, n, stderr);
     return 1;
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "common/outfile.h"
 #include "embed/embed.h"
 
 #define MAX_FILES 256
@@ -16,8 +17,8 @@ typedef struct binding {
     char name[256];
     int core; /* -1: all cores (input) / stacked or core 0 (output) */
     const char *path;
-    char tmp[PATH_MAX + 64]; /* output: its temporary, created exclusively */
-    char bak[PATH_MAX + 66]; /* output: the old file's hard link, where exchange is unsupported */
+    char option[300];  /* "--output NAME[@CORE]", "--input NAME": how the guard names it */
+    trn_outfile file;  /* output: its temporary (common/outfile.h) */
 } binding;
 
 /* --config FILE and the --set KEY=VALUE overlays: every command takes them. */
@@ -79,15 +80,22 @@ void cli_report_dumps(trnsim_sim *s, const run_args *a);
 /* inputs.c */
 int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e);
 
-/* outputs.c: written to temporary names, committed all or nothing */
-int cli_check_output_paths(const run_args *a, trn_error *e);
+/* outputs.c: every file the run reads and writes through the one guard
+ * (common/outfile.h) before anything runs; outputs written to temporaries
+ * and committed all or nothing */
+int cli_check_files(run_args *a, trn_error *e);
+/* convert -o FILE: the same guard, against the program and the config. */
+int cli_check_convert_target(const run_args *a, const char *out, trn_error *e);
 int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e);
 void cli_install_signal_cleanup(run_args *a);
-/* One more temporary the signal cleanup removes (slot 0 or 1; NULL: none). */
-void cli_track_temp(int slot, const char *path);
 int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);
 void cli_remove_temps(run_args *a);
+
+/* agree.c: an MPI run's processes agree on the outputs, the artefact
+ * options and the inputs; outputs gather by name and core, never by position */
+int cli_agree_run(trn_sim *hs, const run_args *a, trn_error *e);
+int cli_gather_outputs(trn_sim *hs, const run_args *a, trn_error *e);
 
 /* release.c: a replaced output's old file loses its name now and its pages
  * later, in a detached helper process (detached) or here */

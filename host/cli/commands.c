@@ -1,5 +1,6 @@
 /* The commands: run, check, and the listings. */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,14 +27,14 @@ static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
     *use = path;
     if (!trn_sim_is_distributed(s)) return 0;
     if (trn_dist_obs_open(s, kind, path, limit, &ob->parts[kind], e)) return -1;
-    cli_track_temp((int)kind, trn_dist_obs_temp_path(ob->parts[kind]));
     *use = trn_dist_obs_part_path(ob->parts[kind]);
     return 0;
 }
 
 static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_error *e) {
+    bool part = trn_sim_is_distributed(s);
     trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
-                        .values = a->trace_values};
+                        .values = a->trace_values, .part = part};
     const char *path;
     if (a->trace_path) {
         if (begin_part(s, TRN_DIST_TRACE, a->trace_path, a->trace_limit, ob, &o.path, e) ||
@@ -43,7 +44,7 @@ static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_err
     }
     if (a->timeline_path) {
         if (begin_part(s, TRN_DIST_TIMELINE, a->timeline_path, 0, ob, &path, e) ||
-            trn_timeline_begin(s, path, &ob->timeline, e))
+            (part ? trn_timeline_begin_part : trn_timeline_begin)(s, path, &ob->timeline, e))
             return -1;
         trn_dist_obs_forget_name(ob->parts[TRN_DIST_TIMELINE]);
     }
@@ -80,7 +81,6 @@ static int finish_observers(observers *ob, bool root, int rc, trn_error *e) {
     trn_error ce;
     for (int k = 0; k < 2; ++k) {
         if (ob->merged && root && trn_dist_obs_commit(ob->parts[k], &ce) && !rc) *e = ce, rc = -1;
-        cli_track_temp(k, NULL);
         trn_dist_obs_close(ob->parts[k]);
         ob->parts[k] = NULL;
     }
@@ -95,7 +95,7 @@ static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob,
     if (!s || failure_agreed) return rc;
     rc = trn_sim_agree(s, rc, e);
     if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s)) rc = merge_observers(s, ob, rc, e);
-    for (int i = 0; i < a->n_out && !rc; ++i) rc = trn_sim_gather_tensor(s, a->out[i].name, a->out[i].core, e);
+    if (!rc) rc = cli_gather_outputs(s, a, e);
     return rc;
 }
 
@@ -108,24 +108,58 @@ static void quiet_when_killed(const trn_sim *s) {
     signal(SIGTERM, SIG_DFL);
 }
 
+/* Every file the run writes and reads through the one guard, before the
+ * program and the inputs are read (docs/cli.md, "Files a run writes"). In
+ * an MPI run rank 0 writes every file, so its verdict is every process's. */
+static int check_files(trn_sim *hs, run_args *a, bool *failure_agreed, trn_error *e) {
+    int rc = trn_sim_is_root(hs) ? cli_check_files(a, e) : 0;
+    if (trn_sim_is_distributed(hs)) *failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
+    return rc;
+}
+
+/* Started by mpirun (Open MPI, PMIx or PMI rank variables) without an MPI
+ * transport in the config, a process would run the whole program alone
+ * while the others wait for it in MPI_Init (docs/mpi.md). */
+static int check_launch(trn_sim *hs, trn_error *e) {
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
+        const char *rank = getenv(vars[i]);
+        if (rank && !trn_sim_has_transport(hs))
+            return trn_errorf(e,
+                              "MPI process %s: started by mpirun (%s is set), but the config has "
+                              "no MPI transport, so this process would run the whole program "
+                              "alone; give every process --config config/mpi.cfg (or a config "
+                              "whose collective module is trnsim-collective-mpi)",
+                              rank, vars[i]);
+    }
+    return 0;
+}
+
 static int do_run(run_args *a, trn_error *e) {
     trnsim_sim *s = NULL;
     cli_install_signal_cleanup(a);
-    int rc = cli_check_output_paths(a, e) || cli_open_sim(&s, a, e) ||
-             (trnsim_load_program_file(s, a->program) && cli_api_error(e)) || cli_check_output_tensors(a, s, e);
+    bool failure_agreed = false;
+    int rc = cli_open_sim(&s, a, e);
+    trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
+    if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
+    if (!rc && check_launch(hs, e)) { /* every refusing process: its own line */
+        cli_fail(e->msg);
+        trnsim_close(s);
+        return -1;
+    }
+    rc = rc || check_files(hs, a, &failure_agreed, e) ||
+         (trnsim_load_program_file(s, a->program) && cli_api_error(e)) ||
+         cli_check_output_tensors(a, s, e) || cli_agree_run(hs, a, e);
     for (int i = 0; i < a->n_in && !rc; ++i) rc = cli_load_input(s, &a->in[i], e);
     if (!rc) rc = cli_setup_dumps(s, a, e);
     observers ob = {0};
-    trn_sim *hs = s ? trn_embed_host_sim(s) : NULL;
     if (!rc) rc = start_observers(hs, a, &ob, e);
     /* every process, whatever its rc: a trace file rank 0 cannot create
      * stops them all before the run */
-    bool failure_agreed = false;
-    if ((a->trace_path || a->timeline_path) && trn_sim_is_distributed(hs))
+    if (!failure_agreed && (a->trace_path || a->timeline_path) && trn_sim_is_distributed(hs))
         failure_agreed = (rc = trn_sim_agree(hs, rc, e)) != 0;
     if (!rc && trnsim_run(s)) rc = cli_api_error(e);
     rc = end_observers(hs, &ob, rc, e);
-    if (!trn_sim_is_root(hs)) quiet_when_killed(hs); /* only rank 0 has files to clean up */
     rc = cli_distributed_outputs(hs, a, &ob, rc, failure_agreed, e); /* an MPI run: every rank's status, outputs to rank 0 */
     bool root = trn_sim_is_root(hs);
     rc = finish_observers(&ob, root, rc, e);
@@ -137,7 +171,10 @@ static int do_run(run_args *a, trn_error *e) {
         cli_report_dumps(s, a);
         if (a->stats) trn_sim_print_stats(hs, stdout, a->stats_json);
     }
-    if (rc && root) { /* before trnsim_close: in an MPI run the other processes may exit as soon as it returns */
+    /* before trnsim_close: in an MPI run the other processes may exit as
+     * soon as it returns; when a process stopped answering, every process
+     * that still does prints its own line */
+    if (rc && (root || (trn_sim_is_distributed(hs) && !trn_sim_dist_healthy(hs) && e->msg[0]))) {
         cli_fail(e->msg);
         e->msg[0] = 0;
         quiet_when_killed(hs);

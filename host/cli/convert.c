@@ -1,7 +1,8 @@
 /* trnsim convert: the program as read (a BIR file's translation) written
  * as a native program, or with --to bir as BIR JSON (docs/bir.md), to
- * stdout or -o FILE (written beside it under a temporary name, renamed
- * into place only when complete). */
+ * stdout or -o FILE (through the one guard for every file trnsim writes,
+ * common/outfile.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +14,25 @@
 
 typedef int (*writer_fn)(const trn_sim *s, FILE *out, trn_error *e);
 
+/* Through the one guard (common/outfile.h): a new path or a regular file
+ * only, written to a temporary and put in place complete, with the
+ * replaced file's mode; a failure names the path and the OS's reason. */
 static int write_file(const trn_sim *s, writer_fn write, const char *path, trn_error *e) {
-    char tmp[PATH_MAX + 64];
-    snprintf(tmp, sizeof tmp, "%s.tmp-trnsim-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) return trn_errorf(e, "-o %s: cannot create %s", path, tmp);
-    FILE *f = fdopen(fd, "w");
-    int rc = f ? write(s, f, e) : trn_errorf(e, "-o %s: cannot open the stream", path);
-    if (f && fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "-o %s: write failed", path);
-    if (!f) close(fd);
-    if (rc == 0 && rename(tmp, path) != 0) rc = trn_errorf(e, "-o %s: cannot rename %s into place", path, tmp);
-    if (rc) unlink(tmp);
+    trn_outfile o;
+    if (trn_outfile_create(&o, "-o", path, e)) return -1;
+    int fd = dup(o.fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int rc = f ? write(s, f, e)
+               : trn_errorf(e, "-o %s: cannot write it: %s", path, strerror(errno));
+    if (f && (fflush(f) != 0 || ferror(f))) /* a full disk: say so, with the path */
+        rc = trn_errorf(e, "-o %s: writing failed: %s; %s was not changed", path, strerror(errno),
+                        path);
+    if (f && fclose(f) != 0 && rc == 0)
+        rc = trn_errorf(e, "-o %s: writing failed: %s; %s was not changed", path, strerror(errno),
+                        path);
+    if (!f && fd >= 0) close(fd);
+    if (rc == 0) rc = trn_outfile_commit(&o, e);
+    trn_outfile_discard(&o);
     return rc;
 }
 
@@ -48,6 +57,8 @@ int cli_cmd_convert(int argc, char **argv) {
     if (!a.program) return cli_fail("convert: missing PROGRAM.json (see trnsim --help)");
     if (a.n_in || a.n_out) return cli_fail("convert: --input / --output belong to run");
     if (cli_refuse_dump_args(&a, "convert", &e)) return cli_fail(e.msg);
+    if (out && cli_check_convert_target(&a, out, &e)) return cli_fail(e.msg);
+    cli_install_signal_cleanup(NULL);
     trnsim_sim *s = NULL;
     int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
     if (!rc) {

@@ -141,9 +141,10 @@ int trn_dist_agree(trn_dist *s, int rc, trn_error *e) {
     int failed = rc != 0;
     char msg[TRN_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", failed ? e->msg : "");
+    /* The transport could not agree (a process stopped answering): every
+     * process that still answers says so, with its own line. */
     if (s->transport->agree(s->transport_mod->state, &failed, msg, sizeof msg) != TRN_OK) {
         s->broken = true;
-        if (!trn_dist_is_root(s)) msg[0] = 0;
         return trn_errorf(e, "%s", msg);
     }
     if (!failed) return 0;

@@ -26,6 +26,9 @@ struct trn_progress {
 trn_progress *trn_progress_start(trn_sim *s, int mode, FILE *out) {
     bool tty = isatty(fileno(out));
     if (mode <= 0 || (mode == 1 && !tty)) return NULL;
+    /* an MPI run: one display for the job, rank 0's (the others' lines
+     * would interleave with it on mpirun's one stderr) */
+    if (s->dist.transport && s->dist.tinfo.ranks > 1 && s->dist.tinfo.rank != 0) return NULL;
     trn_progress *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     uint32_t cores = s->dist.local_hi - s->dist.local_lo;
@@ -70,6 +73,8 @@ static void draw(trn_progress *p, uint64_t done, double now, const char *end) {
     fprintf(p->out, "%sprogress: %" PRIu64 "/%" PRIu64 " instructions (%.1f%%); per core (of %" PRIu64 "): ",
             p->tty ? "\r" : "", done, p->total, pct, p->per_core);
     print_cores(p);
+    if (p->sim->dist.transport && p->sim->dist.tinfo.ranks > 1)
+        fprintf(p->out, " (MPI process 0's cores, of %u processes)", p->sim->dist.tinfo.ranks);
     fputs("; elapsed ", p->out);
     print_seconds(p->out, elapsed);
     fputs("; ETA ", p->out);

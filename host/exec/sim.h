@@ -133,6 +133,14 @@ void *trn_sim_hooks_state(const trn_sim *s);
  *   to rank 0, where trn_sim_get_tensor then reads it. */
 bool trn_sim_is_root(const trn_sim *s);
 bool trn_sim_is_distributed(const trn_sim *s); /* more than one process */
+/* A transport module is configured (one process of a distributed run, or
+ * the only one). */
+bool trn_sim_has_transport(const trn_sim *s);
+/* The processes of a distributed run (1 otherwise). */
+uint32_t trn_sim_ranks(const trn_sim *s);
+/* Every process's `bytes` bytes, in rank order, to every process (a
+ * distributed run; a collective call of all of them). */
+int trn_sim_allgather(trn_sim *s, const void *mine, void *all, size_t bytes, trn_error *e);
 int trn_sim_agree(trn_sim *s, int rc, trn_error *e);
 /* A distributed run whose agreements so far all came back (a failed run
  * included): the processes can still move data to rank 0. */

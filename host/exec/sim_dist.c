@@ -2,11 +2,25 @@
  * "Distributed runs"): each is dist/'s call on the simulator's trn_dist,
  * and outputs gathered to rank 0 through the façade's own tensor access. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "arith/arith.h"
 #include "exec/exec_int.h"
 
 bool trn_sim_is_distributed(const trn_sim *s) { return s && trn_dist_active(&s->dist); }
+
+bool trn_sim_has_transport(const trn_sim *s) { return s && s->dist.transport; }
+
+uint32_t trn_sim_ranks(const trn_sim *s) {
+    return s && trn_dist_active(&s->dist) ? s->dist.tinfo.ranks : 1;
+}
+
+int trn_sim_allgather(trn_sim *s, const void *mine, void *all, size_t bytes, trn_error *e) {
+    if (!trn_sim_is_distributed(s)) return memcpy(all, mine, bytes), 0;
+    if (trn_dist_allgather(&s->dist, mine, all, bytes, e))
+        return trn_error_prefix(e, "before the run");
+    return 0;
+}
 
 bool trn_sim_is_root(const trn_sim *s) { return !s || trn_dist_is_root(&s->dist); }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "common/strbuf.h"
 #include "exec/sim.h"
 #include "exec/stats.h"
@@ -33,7 +34,8 @@ struct trn_dist_obs {
     char part[PATH_MAX];
     bool part_named;    /* the part's name still exists */
     int part_fd;
-    char temp[PATH_MAX + 64]; /* rank 0: the hidden temporary beside the target; "" elsewhere */
+    trn_outfile temp;   /* rank 0: the temporary beside the target */
+    bool have_temp;     /* false elsewhere, and for "-" */
     int temp_fd;
     uint64_t limit;
     /* the merge, on rank 0 */
@@ -56,32 +58,13 @@ static bool to_stderr(const trn_dist_obs *o) { return !strcmp(o->path, "-"); }
 
 static bool root(const trn_sim *s) { return trn_sim_dist_c(s)->tinfo.rank == 0; }
 
-/* The hidden temporary beside the target: created now, so that a target in
- * a place that cannot take a file is an error before the run. */
+/* The temporary beside the target, through the one guard for every file
+ * trnsim writes (common/outfile.h): created now, so that a target in a
+ * place that cannot take a file is an error before the run. */
 static int open_temp(trn_dist_obs *o, trn_error *e) {
-    struct stat st;
-    bool exists = stat(o->path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
-        return trn_errorf(e, "%s %s: cannot create it: %s", o->option, o->path, strerror(EISDIR));
-    if (exists && !S_ISREG(st.st_mode)) { /* a device or a pipe: written as it is, never renamed over */
-        o->temp_fd = open(o->path, O_WRONLY | O_TRUNC);
-        if (o->temp_fd < 0)
-            return trn_errorf(e, "%s %s: cannot create it: %s", o->option, o->path, strerror(errno));
-        return 0;
-    }
-    char dir[PATH_MAX], base[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", o->path);
-    snprintf(base, sizeof base, "%s", o->path);
-    snprintf(o->temp, sizeof o->temp, "%s/.%s.trnsim-XXXXXX", dirname(dir), basename(base));
-    o->temp_fd = mkstemp(o->temp);
-    if (o->temp_fd < 0) {
-        int err = errno;
-        o->temp[0] = 0;
-        return trn_errorf(e, "%s %s: cannot create it: %s", o->option, o->path, strerror(err));
-    }
-    mode_t mask = umask(0); /* the file's mode as fopen would give it */
-    umask(mask);
-    fchmod(o->temp_fd, 0666 & ~mask);
+    if (trn_outfile_create(&o->temp, o->option, o->path, e)) return -1;
+    o->temp_fd = o->temp.fd;
+    o->have_temp = true;
     return 0;
 }
 
@@ -119,7 +102,6 @@ int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
 
 const char *trn_dist_obs_part_path(const trn_dist_obs *o) { return o->part; }
 
-const char *trn_dist_obs_temp_path(const trn_dist_obs *o) { return o && o->temp[0] ? o->temp : NULL; }
 
 void trn_dist_obs_forget_name(trn_dist_obs *o) {
     if (o && o->part_named) unlink(o->part);
@@ -131,8 +113,7 @@ void trn_dist_obs_close(trn_dist_obs *o) {
     trn_dist_obs_forget_name(o);
     if (o->part_fd >= 0) close(o->part_fd);
     if (o->out) fclose(o->out);
-    if (o->temp_fd >= 0) close(o->temp_fd);
-    if (o->temp[0]) unlink(o->temp);
+    if (o->have_temp) trn_outfile_discard(&o->temp);
     trn_sb_free(&o->carry);
     trn_sb_free(&o->line);
     free(o->path);
@@ -384,15 +365,15 @@ int trn_dist_obs_merge(trn_sim *s, trn_dist_obs *o, bool run_failed, trn_error *
 }
 
 int trn_dist_obs_commit(trn_dist_obs *o, trn_error *e) {
-    if (!o || (!o->temp[0] && !o->out)) return 0;
+    if (!o || (!o->have_temp && !o->out)) return 0;
     if (o->out && fclose(o->out) != 0) {
         o->out = NULL;
         return trn_errorf(e, "%s %s: writing failed: %s", o->option, o->path, strerror(errno));
     }
     o->out = NULL;
-    if (!o->temp[0]) return 0; /* "-", a device or a pipe */
-    if (rename(o->temp, o->path) != 0)
-        return trn_errorf(e, "%s %s: cannot put it in place: %s", o->option, o->path, strerror(errno));
-    o->temp[0] = 0;
-    return 0;
+    if (!o->have_temp) return 0; /* "-" */
+    int rc = trn_outfile_commit(&o->temp, e);
+    trn_outfile_discard(&o->temp);
+    o->have_temp = false;
+    return rc;
 }

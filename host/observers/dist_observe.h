@@ -4,8 +4,8 @@
  * the run rank 0 gathers every process's file through the transport and
  * writes the one requested file: the trace's records process after process
  * under one header and one end record, the timeline's events on one track
- * per core with every process's clock moved onto rank 0's. The file is
- * written under a hidden name beside its target and renamed when complete. */
+ * per core with every process's clock moved onto rank 0's. The file goes
+ * through the one guard for every file trnsim writes (common/outfile.h). */
 #ifndef TRNSIM_HOST_DIST_OBSERVE_H
 #define TRNSIM_HOST_DIST_OBSERVE_H
 
@@ -29,9 +29,6 @@ const char *trn_dist_obs_part_path(const trn_dist_obs *o);
 /* The writer opened its part: the part's name goes now, so that nothing is
  * left on disk however the process ends (the file stays open here). */
 void trn_dist_obs_forget_name(trn_dist_obs *o);
-/* The hidden temporary beside the target on rank 0 (NULL elsewhere, and
- * for "-"), for the command line's signal cleanup. */
-const char *trn_dist_obs_temp_path(const trn_dist_obs *o);
 
 /* After the writer closed its part; every process calls it at the same
  * point. Rank 0 writes the merged file to its temporary (run_failed: the

@@ -221,7 +221,7 @@ static void free_timeline(trn_timeline *t) {
     free(t);
 }
 
-int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_error *e) {
+static int begin(trn_sim *s, const char *path, bool part, trn_timeline **out, trn_error *e) {
     *out = NULL;
     trn_timeline *t = calloc(1, sizeof *t);
     uint32_t n = trn_sim_cores(s) ? trn_sim_cores(s) : 1;
@@ -231,7 +231,7 @@ int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_err
         return trn_errorf(e, "out of memory for the timeline");
     }
     t->sim = s;
-    if (trn_obs_file_open(&t->out, "--timeline", path, TIMELINE_BUFFER, e)) {
+    if (trn_obs_file_open(&t->out, "--timeline", path, part, TIMELINE_BUFFER, e)) {
         free_timeline(t);
         return -1;
     }
@@ -244,6 +244,14 @@ int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_err
     metadata(t, s);
     *out = t;
     return 0;
+}
+
+int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_error *e) {
+    return begin(s, path, false, out, e);
+}
+
+int trn_timeline_begin_part(trn_sim *s, const char *path, trn_timeline **out, trn_error *e) {
+    return begin(s, path, true, out, e);
 }
 
 int trn_timeline_end(trn_sim *s, trn_timeline *t, trn_error *e) {

@@ -10,6 +10,8 @@
 typedef struct trn_timeline trn_timeline;
 
 int trn_timeline_begin(trn_sim *s, const char *path, trn_timeline **out, trn_error *e);
+/* The same into an MPI run's part file (dist_observe.h), written as it is. */
+int trn_timeline_begin_part(trn_sim *s, const char *path, trn_timeline **out, trn_error *e);
 /* Closes the JSON (also after a failed run); -1 when writing failed. */
 int trn_timeline_end(trn_sim *s, trn_timeline *t, trn_error *e);
 

@@ -235,7 +235,7 @@ int trn_trace_begin(trn_sim *s, const trn_trace_opts *o, trn_trace **out, trn_er
         free_trace(t);
         return -1;
     }
-    if (trn_obs_file_open(&t->out, "--trace", o->path, TRACE_BUFFER, e)) {
+    if (trn_obs_file_open(&t->out, "--trace", o->path, o->part, TRACE_BUFFER, e)) {
         free_trace(t);
         return -1;
     }

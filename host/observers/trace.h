@@ -17,6 +17,7 @@ typedef struct trn_trace_opts {
     const char *filter; /* --trace-filter text; NULL: every instruction */
     uint64_t limit;     /* --trace-limit: at most this many instruction records; 0: no limit */
     uint32_t values;    /* --trace-values: the first K elements of each output; 0: none */
+    bool part;          /* path is an MPI run's part file (dist_observe.h), written as it is */
 } trn_trace_opts;
 
 /* Which instructions a trace keeps: every key given must match (AND),

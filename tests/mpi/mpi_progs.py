@@ -863,8 +863,8 @@ def observe_bad_targets():
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
         parts = with_parts_dir(d)
         cases = [(["--trace", os.path.join(d, "no", "t.jsonl")], ["--trace", "cannot create it", "No such file"]),
-                 (["--timeline", d], ["--timeline", "cannot create it", "Is a directory"]),
-                 (["--trace", "/dev/full"], ["--trace /dev/full: writing failed", "No space left"]),
+                 (["--timeline", d], ["--timeline", "is a directory; only a regular file or a new path"]),
+                 (["--trace", "/dev/full"], ["--trace: /dev/full is a character device"]),
                  (["--trace", os.path.join(d, "t.jsonl"), "--trace-filter", "opcod=Max"],
                   ["--trace-filter 'opcod=Max': unknown key 'opcod'"])]
         for i, (extra, want) in enumerate(cases):
@@ -872,6 +872,343 @@ def observe_bad_targets():
             if os.path.exists(os.path.join(d, "t.jsonl")):
                 raise Fail(f"{extra}: a trace file was written")
         no_leftovers("bad targets", d, parts)
+
+
+# ---- a silent process, processes that disagree ---------------------------------------
+
+def rank_pids(marker):
+    """{rank: pid} of the trnsim processes whose command line holds marker."""
+    pids = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            if not cmd[0].endswith(b"trnsim") or marker.encode() not in cmd:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            if b"OMPI_COMM_WORLD_RANK" in env:
+                pids[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
+def long_then_allreduce(cores, trips):
+    return P(cores, [T("x", (1, 4), fill=1), T("z", (1, 4)), T("y", (1, 4))],
+             [{"loop": {"trips": trips, "body": [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]}]}},
+              cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+
+
+def start_and_stop(d, tag, np_, stop, timeout=5, trips=400000):
+    """mpirun with np_ processes of a run that computes for a while, then
+    waits in an AllReduce; process `stop` is SIGSTOPped once the run has
+    started (rank 0's first --progress line: every process is past MPI_Init
+    and the program check). Returns (exit status, stderr, seconds from the
+    stop to the job's end)."""
+    import signal
+    import threading
+    import time
+    prog = os.path.join(d, f"{tag}.json")
+    with open(prog, "w") as f:
+        json.dump(long_then_allreduce(np_, trips), f)
+    cfg = os.path.join(d, f"{tag}.cfg")
+    with open(cfg, "w") as f:
+        f.write(config("trnsim-collective-mpi", {"mpi_timeout": float(timeout)}))
+    out = os.path.join(d, f"{tag}_y.npy")
+    cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run", prog, "--config", cfg,
+           "--output", f"y={out}", "--progress"]
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                         stdin=subprocess.DEVNULL)
+    err, started = [], threading.Event()
+
+    def read():
+        for ln in p.stderr:
+            err.append(ln)
+            if "progress:" in ln:
+                started.set()
+    reader = threading.Thread(target=read)
+    reader.start()
+    if not started.wait(60):
+        p.kill()
+        reader.join()
+        raise Fail(f"{tag}: the run never started:\n{''.join(err)}")
+    pids = rank_pids(prog)
+    if stop not in pids:
+        p.kill()
+        reader.join()
+        raise Fail(f"{tag}: process {stop} not found ({pids})")
+    os.kill(pids[stop], signal.SIGSTOP)
+    stopped = time.time()
+    try:
+        p.wait(timeout=timeout + 40)
+    except subprocess.TimeoutExpired:
+        os.kill(pids[stop], signal.SIGKILL)
+        p.kill()
+        reader.join()
+        raise Fail(f"{tag}: the job was still running {timeout + 40} s after process {stop} stopped")
+    took = time.time() - stopped
+    reader.join()
+    if os.path.exists(out):
+        raise Fail(f"{tag}: a failed run wrote {out}")
+    return p.returncode, "".join(err), took
+
+
+@case
+def silent_process():
+    """One process SIGSTOPped (a hung node, a debugger) with mpi_timeout = 5:
+    every process that still answers prints one line naming the silent one
+    and the timeout set, and the job ends non-zero within mpi_timeout + 10 s
+    of the stop (before: "within 15 s", then a spin in MPI_Win_free for
+    ever)."""
+    for np_, stop in ((2, 1), (4, 2), (4, 0)):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            tag = f"stop{stop}of{np_}"
+            rc, err, took = start_and_stop(d, tag, np_, stop)
+            mine = [ln for ln in err.splitlines() if ln.startswith("trnsim:")]
+            if rc == 0:
+                raise Fail(f"{tag}: exit 0")
+            if took > 5 + 10:
+                raise Fail(f"{tag}: the job ended {took:.1f} s after the stop (bound: mpi_timeout + 10 s)")
+            want = {f"trnsim: MPI process {r}: no answer from MPI process {stop} within 5 s "
+                    "(collective.mpi_timeout); the job ends without it" for r in range(np_) if r != stop}
+            if len(mine) != np_ - 1 or set(mine) != want:
+                raise Fail(f"{tag}: expected one line from each answering process:\n" + "\n".join(sorted(want)) +
+                           "\ngot:\n" + err)
+            left = [f for f in os.listdir(d) if ".trnsim-" in f]
+            if left:
+                raise Fail(f"{tag}: left {left}")
+            print(f"  {tag}: ended {took:.1f} s after the stop, exit {rc}, {len(mine)} lines")
+
+
+@case
+def never_joins():
+    """A process of the job that never starts MPI (here `sleep`): the
+    trnsim process says so after mpi_timeout (5 s) and the job ends, within
+    mpi_timeout + 10 s (before: MPI_Init for ever)."""
+    import time
+    prog = long_then_allreduce(2, 10)
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            pf, cf = os.path.join(d, "p.json"), os.path.join(d, "mpi.cfg")
+            with open(pf, "w") as f:
+                json.dump(prog, f)
+            with open(cf, "w") as f:
+                f.write(config("trnsim-collective-mpi", {"mpi_timeout": 5.0}))
+            cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_ - 1), TRNSIM, "run", pf,
+                   "--config", cf, "--output", f"y={d}/y.npy", ":", "-np", "1", "sleep", "100"]
+            t0 = time.time()
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            took = time.time() - t0
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or took > 15 or not mine:
+                raise Fail(f"never_joins {np_}: exit {r.returncode} after {took:.1f} s:\n{r.stderr}")
+            for ln in mine:
+                if "MPI did not start within 5 s (collective.mpi_timeout): a process of the job never joined" \
+                        not in ln:
+                    raise Fail(f"never_joins {np_}: {ln}")
+            if os.listdir(d) != ["p.json", "mpi.cfg"] and sorted(os.listdir(d)) != ["mpi.cfg", "p.json"]:
+                raise Fail(f"never_joins {np_}: left {os.listdir(d)}")
+            print(f"  {np_} processes, one never joins: ended after {took:.1f} s: {mine[0]}")
+
+
+@case
+def launched_without_mpi_config():
+    """A process started by mpirun whose config has no MPI transport refuses
+    with one line naming --config config/mpi.cfg (before: it ran the whole
+    program alone, exit 0, while the others waited in MPI_Init); when every
+    process lacks it, none runs the program and no file is written."""
+    prog = P(2, [T("x", (1, 4), fill=1), T("y", (1, 4))], [cc("AllReduce", ["x"], ["y"], reduce_op="add")])
+    mpi, plain = config("trnsim-collective-mpi", {"mpi_timeout": 30}), config("trnsim-collective", {})
+    want = ["MPI process 1: started by mpirun", "the config has no MPI transport", "--config config/mpi.cfg"]
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        run(d, "one_plain", prog, {}, ["y"], {}, np_=2, rank_configs=[mpi, plain], expect_error=want,
+            extra=["--trace", os.path.join(d, "t.jsonl")])
+        if os.path.exists(os.path.join(d, "t.jsonl")):
+            raise Fail("one_plain: a trace was written")
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            pf, cf, t = os.path.join(d, "p.json"), os.path.join(d, "plain.cfg"), os.path.join(d, "t.jsonl")
+            with open(pf, "w") as f:
+                json.dump(P(np_, prog["tensors"], prog["instructions"]), f)
+            with open(cf, "w") as f:
+                f.write(plain)
+            r = subprocess.run([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run",
+                                pf, "--config", cf, "--trace", t, "--output", f"y={d}/y.npy"], capture_output=True,
+                               text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or not mine or any("--config config/mpi.cfg" not in ln for ln in mine):
+                raise Fail(f"all_plain {np_}: exit {r.returncode}:\n{r.stderr}")
+            if sorted(os.listdir(d)) != ["p.json", "plain.cfg"]:
+                raise Fail(f"all_plain {np_}: left {os.listdir(d)}")
+            print(f"  {np_} processes without the MPI config: refused ({len(mine)} line(s)), nothing written")
+
+
+def mpmd(d, tag, prog, per_rank_args, cfg_settings=None):
+    """One program, one command line per process (MPMD)."""
+    pf, cf = os.path.join(d, f"{tag}.json"), os.path.join(d, f"{tag}.cfg")
+    with open(pf, "w") as f:
+        json.dump(prog, f)
+    with open(cf, "w") as f:
+        f.write(config("trnsim-collective-mpi", cfg_settings or {"mpi_timeout": 30}))
+    cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe"]
+    for i, extra in enumerate(per_rank_args):
+        cmd += ["-np", "1", TRNSIM, "run", pf, "--config", cf] + list(extra) + ([":"] if i + 1 < len(per_rank_args)
+                                                                                 else [])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+
+
+@case
+def processes_agree_on_the_run():
+    """Outputs gather by name and core, whatever the order of the --output
+    options on each process (before: core 1's y landed in z's file); another
+    --output list, other artefact options or other --input contents on one
+    process is one error naming that process, and nothing is written."""
+    for np_ in (2, 4):
+        prog = P(np_, [T("x", (1, 4)), T("w", (1, 4)), T("y", (1, 4)), T("z", (1, 4))],
+                 [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]},
+                  {"opcode": "TensorCopy", "inputs": ["w"], "outputs": ["z"]}])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            x = np.arange(np_ * 4, dtype=np.float32).reshape(np_, 1, 4)
+            w = -x - 100
+            xp, wp, x2 = (os.path.join(d, n) for n in ("x.npy", "w.npy", "x2.npy"))
+            np.save(xp, x)
+            np.save(wp, w)
+            np.save(x2, x + 1)
+            last = np_ - 1
+            ins = ["--input", f"x={xp}", "--input", f"w={wp}"]
+            outs = [["--output", f"y@{last}={d}/y.npy"], ["--output", f"z@{last}={d}/z.npy"]]
+            order = [ins + outs[0] + outs[1]] + [ins + outs[1] + outs[0]] * (np_ - 1)
+            r = mpmd(d, "reorder", prog, order)
+            if r.returncode != 0:
+                raise Fail(f"reorder {np_}: exit {r.returncode}:\n{r.stderr}")
+            same_bits(f"reorder {np_} y", f"{d}/y.npy", x[last])
+            same_bits(f"reorder {np_} z", f"{d}/z.npy", w[last])
+            os.unlink(f"{d}/y.npy")
+            os.unlink(f"{d}/z.npy")
+            bad = (("outputs", ins + outs[0], "another --output list than process 0 (1 output against 2"),
+                   ("artefacts", ins + outs[0] + outs[1] + ["--raw-bits"],
+                    "other artefact options than process 0"),
+                   ("inputs", ["--input", f"x={x2}", "--input", f"w={wp}"] + outs[0] + outs[1],
+                    "reads other --input files than process 0"))
+            for tag, other, want in bad:
+                r = mpmd(d, tag, prog, [ins + outs[0] + outs[1]] * (np_ - 1) + [other])
+                mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+                if r.returncode == 0 or len(mine) != 1 or f"MPI process {last} " not in mine[0] or want not in mine[0]:
+                    raise Fail(f"{tag} {np_}: expected one line naming process {last} and {want!r}:\n{r.stderr}")
+                left = [f for f in os.listdir(d) if f.endswith(".npy") and f not in ("x.npy", "w.npy", "x2.npy")]
+                if left:
+                    raise Fail(f"{tag} {np_}: left {left}")
+                print(f"  {np_} processes, {tag}: {mine[0]}")
+            print(f"  {np_} processes: reordered --output options, y and z hold core {last}'s data")
+
+
+@case
+def traces_survive_any_failure():
+    """Whichever processes fail (all of them at the same instruction, only
+    process 0, only the last), the merged trace and timeline are kept, as
+    one process keeps its own: the error records of the failing cores, an
+    end record saying error, the timeline complete JSON (before: when every
+    process failed, neither file was written, 3 of 3 tries). Each case
+    runs three times."""
+    for np_, failing in [(n, f) for n in (2, 4) for f in ("all", "first", "last")] * 3:
+        owned = {"all": [], "first": list(range(1, np_)), "last": list(range(np_ - 1))}[failing]
+        bad_cores = [c for c in range(np_) if c not in owned]
+        prog = P(np_, [T("x", (1, 4)), T("z", (1, 4)), T("y", (1, 4))],
+                 [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["z"]},
+                  cc("AllReduce", ["z"], ["y"], reduce_op="add")])
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            parts = with_parts_dir(d)
+            t, tl = os.path.join(d, "t.jsonl"), os.path.join(d, "t.json")
+            x = {f"x@{c}": np.ones((1, 4), np.float32) for c in owned}
+            run(d, f"{failing}{np_}", prog, x, ["y"], {"mpi_timeout": 30}, np_=np_,
+                extra=["--trace", t, "--timeline", tl],
+                expect_error=["never-written"])
+            if not os.path.exists(t) or not os.path.exists(tl):
+                raise Fail(f"{failing} of {np_}: trace kept {os.path.exists(t)}, timeline {os.path.exists(tl)}")
+            recs = jsonl(t)
+            errs = sorted(r["core"] for r in recs if r["type"] == "instruction" and r["status"] == "error")
+            # a failing process may be told to stop by another's failure
+            # before it reaches its own: at least one, only failing cores
+            if recs[-1]["type"] != "end" or recs[-1]["status"] != "error" or not errs or \
+                    not set(errs) <= set(bad_cores):
+                raise Fail(f"{failing} of {np_}: end {recs[-1]}, error records on cores {errs}")
+            with open(tl) as f:
+                json.load(f)
+            no_leftovers(f"{failing} of {np_}", d, parts)
+            print(f"  {np_} processes, {failing} failing: trace (errors on cores {errs}) and timeline kept")
+
+
+@case
+def progress_from_rank_0():
+    """--progress under MPI: the display is rank 0's alone (before: one line
+    per process, interleaved, each counting its own cores)."""
+    for np_ in (2, 4):
+        prog = long_then_allreduce(np_, 20000)
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            _, r = run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"])
+            lines = [ln for ln in r.stderr.splitlines() if "progress:" in ln]
+            want = f"(MPI process 0's cores, of {np_} processes)"
+            if not lines or any(want not in ln for ln in lines) or not lines[-1].endswith("ETA 0 s (done)"):
+                raise Fail(f"progress {np_}: expected rank 0's lines only:\n{r.stderr}")
+            print(f"  {np_} processes: {len(lines)} progress line(s), rank 0's: {lines[-1]}")
+
+
+@case
+def rank0_killed_leaves_nothing():
+    """SIGKILL of MPI process 0 during a run with --trace, --timeline and
+    --output: nothing is left beside the targets (before: two empty hidden
+    .NAME.trnsim-XXXXXX files), the old files stay as they were."""
+    import signal
+    import threading
+    import time
+    for np_ in (2, 4):
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            out = os.path.join(d, "out")
+            os.mkdir(out)
+            t, tl, y = (os.path.join(out, n) for n in ("t.jsonl", "t.json", "y.npy"))
+            with open(t, "w") as f:
+                f.write("OLD")
+            prog = os.path.join(d, "p.json")
+            with open(prog, "w") as f:
+                json.dump(long_then_allreduce(np_, 3000000), f)
+            cfg = os.path.join(d, "mpi.cfg")
+            with open(cfg, "w") as f:
+                f.write(config("trnsim-collective-mpi", {"mpi_timeout": 30}))
+            p = subprocess.Popen([MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(np_), TRNSIM, "run",
+                                  prog, "--config", cfg, "--trace", t, "--timeline", tl, "--output", f"y={y}",
+                                  "--progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 stdin=subprocess.DEVNULL, env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            started = threading.Event()
+
+            def read():
+                for ln in p.stderr:
+                    if "progress:" in ln:
+                        started.set()
+            reader = threading.Thread(target=read)
+            reader.start()
+            if not started.wait(60):
+                p.kill()
+                reader.join()
+                raise Fail(f"rank 0 killed, {np_}: the run never started")
+            os.kill(rank_pids(prog)[0], signal.SIGKILL)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                raise Fail(f"rank 0 killed, {np_}: the job did not end")
+            reader.join()
+            time.sleep(0.2)
+            if sorted(os.listdir(out)) != ["t.jsonl"]:
+                raise Fail(f"rank 0 killed, {np_}: left {sorted(os.listdir(out))}")
+            with open(t) as f:
+                if f.read() != "OLD":
+                    raise Fail(f"rank 0 killed, {np_}: the old trace changed")
+            print(f"  {np_} processes, rank 0 killed: nothing left beside the targets, the old trace kept")
 
 
 def main():

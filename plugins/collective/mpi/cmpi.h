@@ -22,6 +22,7 @@ enum {
     CMPI_TAG_VERDICT = 3, /* agree: rank 0's verdict to each rank */
     CMPI_TAG_ROOT = 4,    /* to_root: output tensors */
     CMPI_TAG_ALLGATHER = 5,
+    CMPI_TAG_DONE = 6,    /* a broken job: rank 0 said its line and is leaving */
     CMPI_TAG_P2P = 1 << 20,  /* + src_local * M + dst_local */
     CMPI_TAG_COLL = 1 << 22, /* + (key mod 2^19) * 4 + phase */
 };
@@ -45,6 +46,11 @@ typedef struct cmpi {
     double timeout;
     bool quiet_failure;      /* this rank stopped because another failed */
     int failed_rank;         /* that rank */
+    bool broken;             /* a process stopped answering: no collective teardown (it would
+                              * wait for that process for ever), the job ends without it */
+    unsigned char *silent;   /* [rank]: that process gave no answer (NULL: none known) */
+    int epoch;               /* agreements completed: an abort notice of an earlier one is stale */
+    int abort_msg[2];        /* this rank's notice: {rank, epoch} (sent without waiting) */
     uint64_t native_reductions; /* fast-mode folds this run (reported once) */
     bool native_noted;
     uint64_t idle_spins;
@@ -102,6 +108,7 @@ int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const cha
 /* Another rank sent CMPI_TAG_ABORT? Sets quiet_failure / failed_rank. */
 bool cmpi_someone_failed(cmpi *m);
 void cmpi_pause(cmpi *m);
+double cmpi_now(void); /* seconds, monotonic */
 
 static inline int cmpi_owner(const cmpi *m, uint32_t core) { return (int)(core / m->per); }
 static inline int cmpi_coll_tag(uint64_t key, int phase) {

@@ -67,10 +67,13 @@ bool cmpi_someone_failed(cmpi *m) {
     MPI_Status s;
     MPI_Iprobe(MPI_ANY_SOURCE, CMPI_TAG_ABORT, m->comm, &flag, &s);
     if (!flag) return false;
-    int who;
-    MPI_Recv(&who, 1, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+    int notice[2];
+    MPI_Recv(notice, 2, MPI_INT, s.MPI_SOURCE, CMPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+    /* a notice of a failure that was agreed on already (every process failed
+     * on its own, and the notices crossed the agreement) says nothing new */
+    if (notice[1] < m->epoch) return cmpi_someone_failed(m);
     m->quiet_failure = true;
-    m->failed_rank = who;
+    m->failed_rank = notice[0];
     return true;
 }
 
@@ -85,14 +88,14 @@ void cmpi_pause(cmpi *m) {
     nanosleep(&ts, NULL);
 }
 
-static double now(void) {
+double cmpi_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const char *what, char *err, size_t errlen) {
-    double t0 = now();
+    double t0 = cmpi_now();
     m->idle_spins = 0;
     while (!cmpi_test(r)) {
         if (abort_aware && cmpi_someone_failed(m)) {
@@ -100,8 +103,9 @@ int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const cha
             snprintf(err, errlen, "%s: stopped, MPI process %d failed", what, m->failed_rank);
             return -1;
         }
-        if (now() - t0 > timeout) {
+        if (cmpi_now() - t0 > timeout) {
             cmpi_reqs_cancel(r);
+            m->broken = true;
             snprintf(err, errlen, "%s: no answer from the other MPI processes within %g s (setting mpi_timeout)",
                      what, timeout);
             return -1;
@@ -181,12 +185,12 @@ void cmpi_pool_free(cmpi *m) {
 }
 
 bool cmpi_poll(cmpi *m, double budget) {
-    double t0 = now();
+    double t0 = cmpi_now();
     do {
         for (size_t i = 0; i < m->n_live; ++i)
             if (m->live[i]->ready(m->live[i])) return true;
         if (cmpi_someone_failed(m)) return true;
         sched_yield();
-    } while (now() - t0 < budget);
+    } while (cmpi_now() - t0 < budget);
     return false;
 }

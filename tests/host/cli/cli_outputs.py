@@ -119,9 +119,24 @@ def big_program(d):
     return p
 
 
+def writing_into(pid, folder):
+    """True once the process holds a file open in folder (its temporary)."""
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(folder + "/"):
+                    return True
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return False
+
+
 def signal_removes_temporaries():
     """SIGTERM while the output's temporary is being written: the temporary
-    is removed, the old file is untouched, the exit status is 128+15."""
+    (unnamed: O_TMPFILE) is gone, the old file is untouched, the exit status
+    is 128+15."""
     with tempfile.TemporaryDirectory() as d:
         prog = big_program(d)
         out = os.path.join(d, "out")
@@ -132,14 +147,10 @@ def signal_removes_temporaries():
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 120
         seen = False
-        while time.time() < deadline and p.poll() is None:
-            if any(n.startswith(".big.npy.trnsim-") for n in os.listdir(out)):
-                p.send_signal(signal.SIGSTOP)
-                seen = any(n.startswith(".big.npy.trnsim-") for n in os.listdir(out))
-                if seen:
-                    p.send_signal(signal.SIGTERM)
-                p.send_signal(signal.SIGCONT)
-                break
+        while time.time() < deadline and p.poll() is None and not seen:
+            seen = writing_into(p.pid, out)
+        if seen:
+            p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=120)
         assert seen, f"never saw the temporary (exit {p.returncode}): {err}"
         assert p.returncode == 128 + signal.SIGTERM, (p.returncode, err)
