@@ -113,4 +113,7 @@ int cli_cmd_convert(int argc, char **argv);
 /* diff.c */
 int cli_cmd_diff(int argc, char **argv);
 
+/* run.c: the whole of `trnsim run`; the error is reported (on rank 0 of an MPI run). */
+int cli_run(run_args *a, trn_error *e);
+
 #endif
