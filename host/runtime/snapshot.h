@@ -72,6 +72,10 @@ int trn_snapshot_dir_commit(const char *tmp, const char *dir, trn_error *e);
 /* Remove a directory tree this process made. */
 void trn_snapshot_dir_remove(const char *tmp);
 int trn_snapshot_mkdir(const char *path, trn_error *e);
+/* Whether path, a file of the dump dir, may be opened: 0 a regular file
+ * whose real place is inside dir, 1 absent, -1 anything else (a FIFO, whose
+ * open would block for ever, a device, a link out of the dump). */
+int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e);
 
 /* snapshot_digest.c: FNV-1a 64 of the program (its native form) and of the
  * config (its file's text and every --set, in order), as 16 hex digits. */

@@ -164,13 +164,26 @@ static int64_t *load(const trn_state_api *sa, trn_state_io *io, const char *name
     return v;
 }
 
+/* The extra data a record row claims (group ids, pairs, counts), -1 when a
+ * size is negative or the sum overflows. */
+static int64_t data_need(const int64_t *o) {
+    int64_t ids, pairs, counts, need;
+    if (o[REC_N_GROUPS] < 0 || o[REC_GROUP_SIZE] < 0 || o[REC_N_PAIRS] < 0 || o[REC_N_COUNTS] < 0 ||
+        o[REC_N_GROUPS] > UINT32_MAX || o[REC_GROUP_SIZE] > UINT32_MAX ||
+        __builtin_mul_overflow(o[REC_N_GROUPS], o[REC_GROUP_SIZE], &ids) ||
+        __builtin_mul_overflow(o[REC_N_PAIRS], 2, &pairs) ||
+        __builtin_mul_overflow(o[REC_N_COUNTS], o[REC_N_COUNTS], &counts) ||
+        __builtin_add_overflow(ids, pairs, &need) || __builtin_add_overflow(need, counts, &need))
+        return -1;
+    return need;
+}
+
 static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data, uint32_t cores) {
-    int64_t ids = o[REC_N_GROUPS] * o[REC_GROUP_SIZE], at = o[REC_DATA_AT];
-    int64_t need = ids + 2 * o[REC_N_PAIRS] + o[REC_N_COUNTS] * o[REC_N_COUNTS];
-    if (o[REC_N_GROUPS] < 0 || o[REC_GROUP_SIZE] < 0 || o[REC_N_PAIRS] < 0 || o[REC_N_COUNTS] < 0 || at < 0 ||
-        need < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 || o[REC_CORE] >= cores || o[REC_N_IN] < 0 ||
-        o[REC_N_IN] > 2)
+    int64_t need = data_need(o), at = o[REC_DATA_AT];
+    if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 || o[REC_CORE] >= cores ||
+        o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 || o[REC_N_OUT] > 1)
         return NULL;
+    int64_t ids = o[REC_N_GROUPS] * o[REC_GROUP_SIZE]; /* data_need checked it */
     coll_record *rec = calloc(1, sizeof *rec);
     if (!rec) return NULL;
     coll_spec *sp = &rec->spec;
@@ -200,6 +213,7 @@ static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n
     ap_in(o + REC_AP_IN1, &rec->in[1]);
     ap_in(o + REC_AP_OUT, &rec->out);
     const int64_t *d = data + at;
+    rec->restored = true;
     sp->groups.ids = ids ? malloc((size_t)ids * sizeof *sp->groups.ids) : NULL;
     sp->pairs = sp->n_pairs ? malloc(2 * sp->n_pairs * sizeof *sp->pairs) : NULL;
     sp->counts = sp->n_counts ? malloc(sp->n_counts * sp->n_counts * sizeof *sp->counts) : NULL;
@@ -250,6 +264,10 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
         me->rec = w[2] < 0 ? NULL : coll_registry_find(st->reg, (int)w[2], (uint64_t)w[3], (uint64_t)w[4]);
         if (w[2] >= 0 && !me->rec) {
             snprintf(err, errlen, "waits[%u] names a record the dump does not hold", c);
+            rc = TRN_ERR;
+        } else if (me->waiting && (!me->rec || me->rec->core != c || me->rec->instr != me->instr)) {
+            snprintf(err, errlen, "waits[%u]: core %u waits at instruction index %lld on %s", c, c,
+                     (long long)w[1], me->rec ? "a record of another core or instruction" : "no record");
             rc = TRN_ERR;
         }
     }
