@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream */
+#endif
 #include "runtime/config.h"
 
 #include "common/suggest.h"
@@ -8,6 +11,7 @@
 #include <inttypes.h>
 #include <libconfig.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -305,6 +309,19 @@ int trn_config_load_sets(trn_config *c, const char *path, const char *text, cons
 
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
     return trn_config_load_sets(c, path, text, NULL, 0, e);
+}
+
+char *trn_config_effective_text(const trn_config *c) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = c->lc ? open_memstream(&buf, &len) : NULL;
+    if (!f) return NULL;
+    config_write(c->lc, f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 void trn_config_free(trn_config *c) {

@@ -54,6 +54,8 @@ typedef enum trn_dump_kind { TRN_DUMP_AT = 0, TRN_DUMP_ON_ERROR = 1, TRN_DUMP_PR
 /* snapshot_write.c: the state now into dir (created; all or nothing).
  * why: the manifest's "reason" text (the error message on error). */
 int trn_snapshot_write(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e);
+/* The manifest's "machine" block of this run (a jansson json_t *). */
+struct json_t *trn_snapshot_machine_json(const trn_sim *s);
 /* snapshot_read.c: check a dump against the loaded program and config
  * (digests, cores, modules), then (apply) overwrite the state with it.
  * Apply only after trn_dispatch_run_start. */

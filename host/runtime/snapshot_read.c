@@ -66,6 +66,11 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
         sets_text(cur, now, sizeof now);
         json_decref(cur);
         const char *dfile = str_at(man, "config", "file");
+        if (dfile && !strcmp(dfile, trn_sim_config_file(s)) && !strcmp(had, now))
+            return trn_errorf(e, "--restore %s: the dump was made with config %s and %s too, but the settings in "
+                              "effect differ (digest %s, now %s): the file or one it @includes changed since the "
+                              "dump; restore with the config the dump was made with (its manifest.json holds the "
+                              "file's text)", dir, dfile, had, dcd ? dcd : "?", s->snap->cfg_digest);
         return trn_errorf(e, "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
                           "config %s and %s (digest %s); run with the --config and --set options the dump was made "
                           "with (its manifest.json lists them)", dir, dfile ? dfile : "?", had, dcd ? dcd : "?",
@@ -96,11 +101,30 @@ static int check_modules(const trn_sim *s, const char *dir, const json_t *man, t
     return 0;
 }
 
+/* The machine block, field by field (the config digest covers it too; this
+ * names the field). */
+static int check_machine(const trn_sim *s, const char *dir, const json_t *man, trn_error *e) {
+    json_t *now = trn_snapshot_machine_json(s);
+    const json_t *had = json_object_get(man, "machine");
+    const char *key;
+    json_t *v;
+    int rc = json_is_object(had) ? 0 : trn_errorf(e, "--restore %s: manifest.json: 'machine' is missing", dir);
+    json_object_foreach(now, key, v) {
+        const json_t *d = json_object_get(had, key);
+        if (rc || json_equal(d, v)) continue;
+        rc = trn_errorf(e, "--restore %s: manifest.json: machine.%s is %s%" JSON_INTEGER_FORMAT ", this run's is %"
+                        JSON_INTEGER_FORMAT "; restore with the config the dump was made with", dir, key,
+                        json_is_integer(d) ? "" : "not an integer, ", json_integer_value(d), json_integer_value(v));
+    }
+    json_decref(now);
+    return rc;
+}
+
 int trn_snapshot_check(trn_sim *s, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "--restore %s: no program is loaded", dir);
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
-    int rc = check_digests(s, dir, man, e) || check_modules(s, dir, man, e);
+    int rc = check_machine(s, dir, man, e) || check_digests(s, dir, man, e) || check_modules(s, dir, man, e);
     const json_t *cores = json_object_get(man, "cores");
     if (rc == 0 && json_array_size(cores) != s->ncores)
         rc = trn_errorf(e, "--restore %s: manifest.json lists %zu cores, the run has %u", dir, json_array_size(cores),

@@ -161,8 +161,37 @@ def file_cases(d):
     run("run", prog, "--restore", dump)
 
 
+def config_cases(d):
+    """The settings in effect, not only the top file's text: a file the
+    config @includes changed since the dump; the machine block."""
+    prog = f"{d}/loop.json"
+    with open(prog, "w") as f:
+        json.dump(PROG, f)
+    top, inc, dump = f"{d}/my.cfg", f"{d}/inc.cfg", f"{d}/dump"
+    with open(top, "w") as f:
+        f.write('@include "inc.cfg"\n')
+    with open(inc, "w") as f:
+        f.write('@include "default.cfg"\nmax_executions = 1000000;\n')
+    run("run", prog, "--config", top, "--dump-at", f"5@0={dump}")
+    run("run", prog, "--config", top, "--restore", dump)
+    with open(inc, "w") as f:
+        f.write('@include "default.cfg"\nmax_executions = 2000000;\n')
+    out = f"{d}/y.npy"
+    r = run("run", prog, "--config", top, "--restore", dump, "--output", f"y={out}", rc=1)
+    one_line_error(r, f"--restore {dump}: the dump was made with config {top} and no --set too, but the settings "
+                   "in effect differ", "the file or one it @includes changed since the dump")
+    assert not os.path.exists(out)
+    with open(inc, "w") as f:
+        f.write('@include "default.cfg"\nmax_executions = 1000000;\n')
+    edit_manifest(dump, lambda m: m["machine"].__setitem__("partitions", 64))
+    r = run("run", prog, "--config", top, "--restore", dump, "--output", f"y={out}", rc=1)
+    one_line_error(r, f"--restore {dump}: manifest.json: machine.partitions is 64, this run's is 128")
+    assert not os.path.exists(out)
+
+
 case("an unedited dump restores to the same bytes", untouched_restore)
 case("a core's position the program cannot reach", position_cases)
 case("collective records and waits the program cannot have made", module_cases)
+case("the effective config and the machine block are compared", config_cases)
 case("FIFOs, directories and links out of the dump are not opened", file_cases)
 sys.exit(finish())
