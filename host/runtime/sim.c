@@ -195,7 +195,7 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
         uint64_t b = (uint64_t)t->count * trn_dtype_width(t->dtype);
         if (b > largest) largest = b;
     }
-    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, e))
+    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, &s->run_need_bytes, e))
         return trn_error_prefix(e, "%s", s->prog.path);
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);

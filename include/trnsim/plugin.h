@@ -40,6 +40,8 @@
  *      which cores a rendezvous brought together (trn_party), and observers
  *      see it in trn_observation.party / n_party (the timeline's arrows).
  *      The opcode flag TRN_OPF_STREAMS (bounded working memory per operand).
+ *      Host function keep_bytes (appended after those): the memory a module
+ *      keeps between instructions, counted against machine.max_bytes.
  */
 #ifndef TRNSIM_PLUGIN_H
 #define TRNSIM_PLUGIN_H
@@ -426,6 +428,15 @@ typedef struct trn_host_api {
      * the executing core missing, a second call, a static check) is
      * recorded like error()'s. Without it, observers see no party. */
     trn_status (*rendezvous_met)(trn_ctx *ctx, const trn_party *party, uint32_t n);
+    /* ABI 3 (appended after rendezvous_met). The memory the module keeps
+     * between instructions (records, queues: not scratch it frees before
+     * returning) changes by delta bytes, + as it grows, - as it lets go.
+     * The host counts it with the run's memories against machine.max_bytes:
+     * growth past it is refused with the usual one-line budget message
+     * (TRN_ERR, recorded like error()'s) and not counted, so the module
+     * lets go of what it was about to keep. The count starts at 0 each run
+     * (run_begin). Test for it with TRN_API_HAS(api, keep_bytes). */
+    trn_status (*keep_bytes)(trn_ctx *ctx, int64_t delta);
 } trn_host_api;
 
 /* Whether a host provides a host function appended after ABI 1 (its table

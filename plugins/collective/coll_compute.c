@@ -164,6 +164,7 @@ static trn_status arrive(const trn_host_api *api, trn_ctx *ctx, coll_state *st, 
     bool local = rec->member && st->set.multiworker && rec->spec.kind == COLL_ALL_REDUCE;
     if (local) rec->done = true;
     if (rec->member && !rec->done && check_lnc(api, ctx, st, rec, p) != TRN_OK) return TRN_ERR;
+    if (coll_keep(api, ctx, rec) != TRN_OK) return TRN_ERR;
     if (coll_registry_post(st->reg, rec->core, rec)) return api->error(ctx, "out of memory");
     *posted = true; /* from here on the registry owns rec */
     if (check_agreement(api, ctx, st, rec) != TRN_OK) return TRN_ERR;
@@ -179,6 +180,7 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     uint32_t core = api->core_id(ctx);
     uint64_t instr = api->instruction_index(ctx);
     coll_core *me = &st->core[core];
+    coll_trim(api, ctx, st, -1, -1);
     if (me->waiting && me->instr == instr)
         return me->pending ? st->remote_ops->resume(api, ctx, st, me) : coll_resume(me);
     coll_record *rec = calloc(1, sizeof *rec);

@@ -1,6 +1,8 @@
 /* The rendezvous registry in a dump (ABI 3 state hooks). Every record the
- * run has posted is kept, done or pending, since a core that arrives later
- * still checks its k-th collective against every other core's k-th:
+ * registry still holds is kept, done or pending, since a core that arrives
+ * later still checks its k-th collective against every other core's k-th
+ * (the registry drops a record only once no core can ask for it again, so
+ * a list may start at a number above 0: its first row's seq says where):
  *
  *   records      int64 [N][73]  one row per record, list by list in posting
  *                               order (columns: REC_* below)
@@ -8,6 +10,8 @@
  *                               src_target_pairs, then its send_counts
  *   waits        int64 [cores][5]  (waiting, instruction, list, key, seq) of
  *                               the record a waiting core waits on
+ *   list_starts  int64 [L][3]   (list, key, first seq) of each list whose
+ *                               first records were dropped (absent: none)
  *
  * A record's list is 0 (a core's CollectiveCompute sequence, key = core),
  * 1 (sends, key = src * cores + dst) or 2 (receives). */
@@ -113,6 +117,16 @@ static int find_place(void *arg, int list, uint64_t key, const coll_record *rec)
     return 1;
 }
 
+static int add_base(void *arg, int list, uint64_t key, uint64_t base) {
+    rows *b = arg;
+    if (grow(&b->rec, &b->cap, (b->n + 1) * 3)) return -1;
+    int64_t *o = b->rec + b->n++ * 3;
+    o[0] = list;
+    o[1] = (int64_t)key;
+    o[2] = (int64_t)base;
+    return 0;
+}
+
 trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
     coll_state *st = state;
     rows r = {0};
@@ -130,7 +144,15 @@ trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *i
         int64_t w[5] = {me->waiting, (int64_t)me->instr, p.list, p.key, p.seq};
         memcpy(waits + (size_t)c * 5, w, sizeof w);
     }
-    int64_t rs[2] = {(int64_t)r.n, REC_COLS}, ds[1] = {(int64_t)r.n_data}, ws[2] = {st->cores, 5};
+    rows b = {0};
+    if (rc == TRN_OK && coll_registry_each_base(st->reg, add_base, &b)) {
+        snprintf(err, errlen, "out of memory");
+        rc = TRN_ERR;
+    }
+    int64_t rs[2] = {(int64_t)r.n, REC_COLS}, ds[1] = {(int64_t)r.n_data}, ws[2] = {st->cores, 5},
+            bs[2] = {(int64_t)b.n, 3};
+    if (rc == TRN_OK && b.n) rc = sa->put(io, "list_starts", TRN_DT_INT64, 2, bs, b.rec);
+    free(b.rec);
     if (rc == TRN_OK) rc = sa->put(io, "records", TRN_DT_INT64, 2, rs, r.rec);
     if (rc == TRN_OK) rc = sa->put(io, "record_data", TRN_DT_INT64, 1, ds, r.data);
     if (rc == TRN_OK) rc = sa->put(io, "waits", TRN_DT_INT64, 2, ws, waits);
@@ -232,16 +254,38 @@ static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n
     for (int64_t i = 0; i < n; ++i) {
         const int64_t *o = recs + i * REC_COLS;
         coll_record *rec = record_from(o, data, n_data, st->cores);
-        if (!rec || coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY], rec) ||
-            rec->seq != (uint64_t)o[REC_SEQ]) {
+        /* posted (the registry owns it) only where the list expects that number */
+        if (!rec || o[REC_SEQ] < 0 ||
+            coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY], (uint64_t)o[REC_SEQ], rec)) {
             snprintf(err, errlen, "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
                      (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY], (long long)o[REC_SEQ]);
-            if (rec && rec->seq != (uint64_t)o[REC_SEQ]) return TRN_ERR; /* posted: the registry owns it */
             coll_record_free(rec);
             return TRN_ERR;
         }
     }
     return TRN_OK;
+}
+
+/* Where lists start (optional: a dump with nothing dropped has none). */
+static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_state_io *io, char *err,
+                                size_t errlen) {
+    uint32_t dt, nd;
+    int64_t shape[TRN_STATE_MAX_DIMS], n = 0;
+    trn_lookup l = sa->find(io, "list_starts", &dt, &nd, shape);
+    if (l == TRN_ABSENT) return TRN_OK;
+    int64_t *b = l == TRN_FOUND ? load(sa, io, "list_starts", 2, 3, &n, err, errlen) : NULL;
+    if (!b) return TRN_ERR;
+    trn_status rc = TRN_OK;
+    for (int64_t i = 0; i < n && rc == TRN_OK; ++i)
+        if (b[3 * i + 1] < 0 || b[3 * i + 2] <= 0 ||
+            coll_registry_restore_base(st->reg, (int)b[3 * i], (uint64_t)b[3 * i + 1], (uint64_t)b[3 * i + 2])) {
+            snprintf(err, errlen, "list_starts[%lld] (list %lld, key %lld, from %lld) is not a list of this run, or "
+                     "names one twice", (long long)i, (long long)b[3 * i], (long long)b[3 * i + 1],
+                     (long long)b[3 * i + 2]);
+            rc = TRN_ERR;
+        }
+    free(b);
+    return rc;
 }
 
 trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
@@ -255,6 +299,7 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
         snprintf(err, errlen, "waits: %lld cores, the run has %u", (long long)n_waits, st->cores);
         rc = TRN_ERR;
     }
+    if (rc == TRN_OK) rc = restore_bases(st, sa, io, err, errlen);
     if (rc == TRN_OK) rc = restore_records(st, recs, n, data, n_data, err, errlen);
     for (uint32_t c = 0; c < st->cores && rc == TRN_OK; ++c) {
         const int64_t *w = waits + (size_t)c * 5;

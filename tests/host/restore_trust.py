@@ -120,7 +120,9 @@ def module_cases(d):
          f"records[{p}] is not a record of this run"),
         ("modules/collective/waits.npy", set_cell(1, 2, -1), "waits[1]: core 1 waits at instruction index 5 on "
          "no record"),
-        ("modules/collective/waits.npy", set_cell(1, 4, 0), "waits[1]: core 1 waits", "another core or instruction"),
+        ("modules/collective/waits.npy", set_cell(1, 1, 3), "waits[1]: core 1 waits at instruction index 3",
+         "another core or instruction"),
+        ("modules/collective/waits.npy", set_cell(1, 4, 0), "waits[1] names a record the dump does not hold"),
     ]
     for f, fn, *needles in edits:
         shutil.rmtree(dump)
