@@ -147,6 +147,11 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
             get_str_member(c, g, "module", true, &p->module, e) ||
             get_str_member(c, g, "replaces", false, &p->replaces, e))
             return -1;
+        /* the entry's messages name where its module was written: an entry that
+         * overrides a base config's module is the overriding file's, not the base's */
+        trn_cfg_where(config_setting_get_member(g, "module"), c->file, &file, &p->line);
+        free(p->file);
+        if (!(p->file = strdup(file))) return trn_errorf(e, "out of memory");
         const config_setting_t *s = config_setting_get_member(g, "settings");
         if (s && !config_setting_is_group(s)) return cfg_error(c, s, e, "settings must be a group { ... }");
         p->settings = s;
