@@ -146,16 +146,23 @@ static char *many_names(int n, bool bir, size_t *len) {
     size_t cap = 256 + (size_t)n * 260, k = 0;
     char *p = malloc(cap);
     if (!p) abort();
-    k += (size_t)snprintf(p + k, cap - k, bir ? "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": "
-                          "\"f\", \"blocks\": [{\"name\": \"main\", \"instructions\": []}], \"allocations\": [\n"
-                          : "{\"instructions\": [], \"tensors\": [\n");
+    k += (size_t)snprintf(
+        p + k, cap - k,
+        bir ? "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": "
+              "\"f\", \"blocks\": [{\"name\": \"main\", \"instructions\": []}], "
+              "\"allocations\": [\n"
+            : "{\"instructions\": [], \"tensors\": [\n");
     for (int i = 0; i < n; ++i)
-        k += (size_t)snprintf(p + k, cap - k, bir ? "%s{\"Skind\": \"memory_location_set\", \"name\": \"a%d\", "
-                              "\"kind\": \"Internal\", \"dtype\": \"float32\", \"partition_dim\": 0, \"tensor_shape\": "
-                              "[4], \"memorylocations\": [{\"Skind\": \"memory_location\", \"name\": \"l%d\", \"type\": "
-                              "\"DRAM\", \"addr\": %d, \"dims\": [16]}]}\n"
-                              : "%s{\"name\": \"t%d\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [4]}\n",
-                              i ? "," : "", i, i, i * 16);
+        k += (size_t)snprintf(
+            p + k, cap - k,
+            bir ? "%s{\"Skind\": \"memory_location_set\", \"name\": \"a%d\", "
+                  "\"kind\": \"Internal\", \"dtype\": \"float32\", \"partition_dim\": 0, "
+                  "\"tensor_shape\": [4], \"memorylocations\": [{\"Skind\": "
+                  "\"memory_location\", \"name\": \"l%d\", \"type\": \"DRAM\", \"addr\": %d, "
+                  "\"dims\": [16]}]}\n"
+                : "%s{\"name\": \"t%d\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+                  "\"shape\": [4]}\n",
+            i ? "," : "", i, i, i * 16);
     k += (size_t)snprintf(p + k, cap - k, bir ? "]}]}\n" : "]}\n");
     *len = k;
     return p;
@@ -169,8 +176,12 @@ typedef struct names_arg {
 static void do_parse_names(void *arg) {
     names_arg *a = arg;
     trn_sim *s = a->l.s;
-    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = 1, .resolve = trn_dispatch_resolve_name,
-                       .handled = trn_dispatch_handled, .arg = s, .format = a->format};
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = 1,
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .arg = s,
+                       .format = a->format};
     trn_program p;
     trn_error e;
     if (trn_program_load(&p, "<bench program>", a->l.text, &o, &e)) {
@@ -192,8 +203,9 @@ BENCH_CASE(program_names) {
         bench_compare((bench_job){do_parse_names, &a}, &base, 1, 3.0, &r);
         char size[64];
         snprintf(size, sizeof size, "%d names, %zu KiB", n, len >> 10);
-        bench_report(bir ? "parse BIR allocations (front end only)" : "parse native tensors (front end only)", size,
-                     n, "name", "jansson parsing the text alone", &r);
+        bench_report(bir ? "parse BIR allocations (front end only)"
+                         : "parse native tensors (front end only)",
+                     size, n, "name", "jansson parsing the text alone", &r);
         free(text);
     }
     trn_sim_close(s);

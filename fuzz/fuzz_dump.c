@@ -30,18 +30,22 @@ static const char *const programs[] = {
     "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], "
     "\"data_per_core\": [[1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16]]},"
     "{\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
-    "{\"name\": \"w\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], \"fill\": 0}],"
+    "{\"name\": \"w\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], "
+    "\"fill\": 0}],"
     "\"instructions\": [{\"loop\": {\"trips\": 3, \"register\": 1, \"body\": ["
-    "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\", \"inputs\": [\"y\"], "
+    "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\", "
+    "\"inputs\": [\"y\"], "
     "\"outputs\": [\"z\"]},"
     "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllGather\", \"inputs\": "
     "[{\"tensor\": \"z\", \"partitions\": 1}], \"outputs\": [\"y\"]}]}},"
     "{\"opcode\": \"CollectiveSend\", \"inputs\": [\"y\"], \"peer_id\": [1, -1]},"
     "{\"opcode\": \"CollectiveRecv\", \"outputs\": [\"w\"], \"peer_id\": [-1, 0]}]}",
     /* one core: the rng generators' state */
-    "{\"tensors\": [{\"name\": \"f\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [4, 3]},"
+    "{\"tensors\": [{\"name\": \"f\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+    "\"shape\": [4, 3]},"
     "{\"name\": \"p\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [4, 2]}],"
-    "\"instructions\": [{\"opcode\": \"SetRandState2\", \"seed\": 42}, {\"opcode\": \"Rand2\", \"outputs\": [\"f\"]},"
+    "\"instructions\": [{\"opcode\": \"SetRandState2\", \"seed\": 42}, "
+    "{\"opcode\": \"Rand2\", \"outputs\": [\"f\"]},"
     "{\"opcode\": \"Rand\", \"algorithm\": \"PCG32\", \"outputs\": [\"p\"]},"
     "{\"opcode\": \"Rand2\", \"outputs\": [\"f\"]}]}",
 };
@@ -53,7 +57,9 @@ static bool verbose;  /* FUZZ_DUMP_VERBOSE set: each input's outcome on stderr *
 
 static trn_sim *open_sim(size_t p) {
     static const char *const sets[] = {FUZZ_MACHINE_SETS};
-    trn_sim_opts o = {.sets = sets, .n_sets = sizeof sets / sizeof sets[0], .max_instructions = 2000,
+    trn_sim_opts o = {.sets = sets,
+                      .n_sets = sizeof sets / sizeof sets[0],
+                      .max_instructions = 2000,
                       .timeout_seconds = 1.0};
     trn_sim *s;
     trn_error e;
@@ -67,8 +73,10 @@ static trn_sim *open_sim(size_t p) {
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st;
     (void)ftw;
-    if (flag == FTW_DP) rmdir(path);
-    else unlink(path);
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
     return 0;
 }
 
@@ -117,7 +125,8 @@ static void make_seeds(const char *into) {
                 snprintf(dump, sizeof dump, "%s/seed", work);
                 remove_tree(dump);
                 if (trn_sim_dump_at(s, core, index, dump, &e) == 0 && trn_sim_run(s, &e) == 0) {
-                    snprintf(seed, sizeof seed, "%s/dump-%zu-%u-%02llu", into, p, core, (unsigned long long)index);
+                    snprintf(seed, sizeof seed, "%s/dump-%zu-%u-%02llu", into, p, core,
+                             (unsigned long long)index);
                     pack(dump, seed, (uint8_t)p);
                 }
                 trn_sim_close(s);
@@ -143,8 +152,8 @@ static bool name_ok(const char *name, size_t n) {
     if (n == 0 || name[0] == '/' || memmem(name, n, "..", 2)) return false;
     for (size_t i = 0; i < n; ++i) {
         char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-' || c == '/'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-' || c == '/'))
             return false;
     }
     return name[n - 1] != '/';
@@ -168,8 +177,8 @@ static void unpack(const uint8_t *data, size_t size, const char *dir) {
         if (at + n + 4 > size) return;
         const char *name = (const char *)data + at;
         at += n;
-        uint32_t len = (uint32_t)data[at] | (uint32_t)data[at + 1] << 8 | (uint32_t)data[at + 2] << 16 |
-                       (uint32_t)data[at + 3] << 24;
+        uint32_t len = (uint32_t)data[at] | (uint32_t)data[at + 1] << 8 |
+                       (uint32_t)data[at + 2] << 16 | (uint32_t)data[at + 3] << 24;
         at += 4;
         if (len > size - at) len = (uint32_t)(size - at);
         if (name_ok(name, n)) {

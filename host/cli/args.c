@@ -88,8 +88,10 @@ static int parse_values(const char *s, uint32_t *out, trn_error *e) {
 
 /* An --input as it was written: NAME[@CORE]=FILE. */
 static const char *binding_text(const binding *b, char *buf, size_t len) {
-    if (b->core >= 0) snprintf(buf, len, "%s@%d=%s", b->name, b->core, b->path);
-    else snprintf(buf, len, "%s=%s", b->name, b->path);
+    if (b->core >= 0)
+        snprintf(buf, len, "%s@%d=%s", b->name, b->core, b->path);
+    else
+        snprintf(buf, len, "%s=%s", b->name, b->path);
     return buf;
 }
 
@@ -99,11 +101,17 @@ static int input_given_twice(const run_args *a, int k, trn_error *e) {
     const binding *b = &a->in[k];
     for (int i = 0; i < k; ++i) {
         const binding *o = &a->in[i];
-        if (strcmp(o->name, b->name) || (o->core != b->core && o->core >= 0 && b->core >= 0)) continue;
+        if (strcmp(o->name, b->name) || (o->core != b->core && o->core >= 0 && b->core >= 0))
+            continue;
         char core[32] = "every core", one[300], two[300];
-        if (o->core >= 0 || b->core >= 0) snprintf(core, sizeof core, "core %d", o->core >= 0 ? o->core : b->core);
-        return trn_errorf(e, "--input %s and --input %s both give tensor '%s' on %s; give each tensor (and core) one "
-                          "--input", binding_text(o, one, sizeof one), binding_text(b, two, sizeof two), b->name, core);
+        if (o->core >= 0 || b->core >= 0)
+            snprintf(core, sizeof core, "core %d", o->core >= 0 ? o->core : b->core);
+        return trn_errorf(
+            e,
+            "--input %s and --input %s both give tensor '%s' on %s; give each tensor (and core) "
+            "one "
+            "--input",
+            binding_text(o, one, sizeof one), binding_text(b, two, sizeof two), b->name, core);
     }
     return 0;
 }

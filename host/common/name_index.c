@@ -10,7 +10,8 @@ static size_t hash(const char *s) {
     return (size_t)(h ^ (h >> 29));
 }
 
-int trn_name_index_find(const trn_name_index *x, const char *name, trn_name_at at, const void *items) {
+int trn_name_index_find(const trn_name_index *x, const char *name, trn_name_at at,
+                        const void *items) {
     if (!x->mask || !name) return -1;
     for (size_t j = hash(name) & x->mask; x->slot[j] >= 0; j = (j + 1) & x->mask) {
         const char *n = at(items, x->slot[j]);

@@ -18,7 +18,8 @@ typedef struct trn_name_index {
 } trn_name_index;
 
 /* The first item added under name, or -1. */
-int trn_name_index_find(const trn_name_index *x, const char *name, trn_name_at at, const void *items);
+int trn_name_index_find(const trn_name_index *x, const char *name, trn_name_at at,
+                        const void *items);
 /* Add item i under its name unless an earlier item has it: returns that
  * earlier item, else i; -2 when out of memory. */
 int trn_name_index_add(trn_name_index *x, int i, trn_name_at at, const void *items);

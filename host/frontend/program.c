@@ -171,7 +171,9 @@ struct trn_tensor_names {
     int indexed;
 };
 
-static const char *tensor_name_at(const void *tensors, int i) { return ((const trn_tensor *)tensors)[i].name; }
+static const char *tensor_name_at(const void *tensors, int i) {
+    return ((const trn_tensor *)tensors)[i].name;
+}
 
 int trn_program_find_tensor(const trn_program *p, const char *name) {
     /* the index is a cache that finding grows while a loader names tensors;
@@ -184,7 +186,8 @@ int trn_program_find_tensor(const trn_program *p, const char *name) {
         n->indexed++;
     int i = n ? trn_name_index_find(&n->index, name, tensor_name_at, p->tensors) : -1;
     if (i >= 0) return i;
-    for (i = n ? n->indexed : 0; i < p->n_tensors; ++i) /* past an unnamed one (or out of memory): compared */
+    for (i = n ? n->indexed : 0; i < p->n_tensors;
+         ++i) /* past an unnamed one (or out of memory): compared */
         if (p->tensors[i].name && strcmp(p->tensors[i].name, name) == 0) return i;
     return p->n_tensors;
 }

@@ -10,9 +10,9 @@
 
 #include "arith/arith.h"
 #include "frontend/tensor_bounds.h"
+#include "runtime/budget.h"
 #include "runtime/remote.h"
 #include "runtime/schema.h"
-#include "runtime/budget.h"
 #include "runtime/services.h"
 #include "runtime/sim_internal.h"
 
@@ -445,7 +445,8 @@ static trn_status api_keep_bytes(trn_ctx *ctx, int64_t delta) {
     trn_sim *s = ctx->sim;
     const char *who = ctx->slot && ctx->slot->owner ? ctx->slot->owner->desc->name : "?";
     trn_error e;
-    if (trn_budget_keep(&s->cfg.machine, s->run_need_bytes, &s->kept_bytes, delta, who, &e)) return host_error(ctx, &e);
+    if (trn_budget_keep(&s->cfg.machine, s->run_need_bytes, &s->kept_bytes, delta, who, &e))
+        return host_error(ctx, &e);
     return TRN_OK;
 }
 

@@ -123,8 +123,8 @@ static uint64_t core_bytes(const trn_machine *m) {
 
 static double mib(uint64_t b) { return (double)b / (1 << 20); }
 
-int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes, uint64_t scratch_bytes,
-                   uint64_t *need_out, trn_error *e) {
+int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes,
+                   uint64_t scratch_bytes, uint64_t *need_out, trn_error *e) {
     uint64_t limit = m->max_bytes ? m->max_bytes : trn_budget_default_max_bytes();
     uint64_t per_core = core_bytes(m);
     unsigned __int128 need = (unsigned __int128)cores * per_core + 2 * (unsigned __int128)largest_tensor_bytes +
@@ -139,8 +139,8 @@ int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor
                       m->max_bytes ? "" : " (the default: half of physical memory)");
 }
 
-int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t delta, const char *module,
-                    trn_error *e) {
+int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t delta,
+                    const char *module, trn_error *e) {
     if (delta <= 0) {
         uint64_t less = delta == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-delta;
         *kept = less > *kept ? 0 : *kept - less;
@@ -152,10 +152,12 @@ int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t
         *kept = now;
         return 0;
     }
-    return trn_errorf(e, "the run needs %.1f MiB for its memories and module %s keeps %.1f MiB between "
-                      "instructions, %" PRId64 " bytes more would pass machine.max_bytes = %" PRIu64 "%s; raise "
-                      "machine.max_bytes, or let the cores complete what they started (a core that runs ahead of "
-                      "the others keeps each collective until they arrive)", mib(need), module, mib(*kept), delta,
-                      limit,
-                      m->max_bytes ? "" : " (the default: half of physical memory)");
+    return trn_errorf(
+        e,
+        "the run needs %.1f MiB for its memories and module %s keeps %.1f MiB between "
+        "instructions, %" PRId64 " bytes more would pass machine.max_bytes = %" PRIu64 "%s; raise "
+        "machine.max_bytes, or let the cores complete what they started (a core that runs ahead of "
+        "the others keeps each collective until they arrive)",
+        mib(need), module, mib(*kept), delta, limit,
+        m->max_bytes ? "" : " (the default: half of physical memory)");
 }

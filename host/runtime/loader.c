@@ -140,12 +140,14 @@ static int check_symbol(const trn_plugin_desc *d, const char *path, trn_error *e
 
 /* "; did you mean 'X'?" for a module name nothing answered: the built-in
  * modules and the .so files of the search directories. */
-static const char *module_suggestion(const char *mod, char dirs[][1024], size_t nd, char *buf, size_t len) {
+static const char *module_suggestion(const char *mod, char dirs[][1024], size_t nd, char *buf,
+                                     size_t len) {
     enum { MAX_CANDS = 256 };
     const char *cands[MAX_CANDS];
     char *owned[MAX_CANDS];
     size_t n = 0, n_owned = 0;
-    for (const trn_plugin_desc *const *d = trn_static_plugins; *d && n < MAX_CANDS; ++d) cands[n++] = (*d)->name;
+    for (const trn_plugin_desc *const *d = trn_static_plugins; *d && n < MAX_CANDS; ++d)
+        cands[n++] = (*d)->name;
     for (size_t i = 0; i < nd && n < MAX_CANDS; ++i) {
         DIR *dir = opendir(dirs[i]);
         for (struct dirent *de; dir && n < MAX_CANDS && (de = readdir(dir)) != NULL;) {
@@ -194,8 +196,9 @@ static int open_module(trn_sim *s, trn_module *m, trn_error *e) {
                               trn_family_build_hint(m->cfg->family, hint, sizeof hint), tried);
         }
         char hint[300];
-        if (n == nd) return trn_errorf(e, "not found; searched %s%s", tried, module_suggestion(mod, dirs, nd, hint,
-                                                                                             sizeof hint));
+        if (n == nd)
+            return trn_errorf(e, "not found; searched %s%s", tried,
+                              module_suggestion(mod, dirs, nd, hint, sizeof hint));
     }
     m->dl = dlopen(path, DL_FLAGS);
     if (!m->dl) return trn_errorf(e, "dlopen failed: %s", dlerror());

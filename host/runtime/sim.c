@@ -195,7 +195,8 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
         uint64_t b = (uint64_t)t->count * trn_dtype_width(t->dtype);
         if (b > largest) largest = b;
     }
-    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, &s->run_need_bytes, e))
+    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, &s->run_need_bytes,
+                       e))
         return trn_error_prefix(e, "%s", s->prog.path);
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);
@@ -222,8 +223,8 @@ static int load_common(trn_sim *s, const char *path, const char *text, json_t *r
     int rc = load_parts(s, path, text, root, e);
     s->load_seconds = trn_now() - t0;
     if (rc == 0 && s->opts.timeout_seconds > 0 && s->load_seconds > s->opts.timeout_seconds)
-        rc = trn_errorf(e, "%s: loading took %.3f s, past --timeout %g; nothing ran", path ? path : "program",
-                        s->load_seconds, s->opts.timeout_seconds);
+        rc = trn_errorf(e, "%s: loading took %.3f s, past --timeout %g; nothing ran",
+                        path ? path : "program", s->load_seconds, s->opts.timeout_seconds);
     if (rc == 0) return 0;
     free_program(s);
     if (e) e->kind = TRN_EK_PROGRAM;

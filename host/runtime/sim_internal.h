@@ -135,7 +135,15 @@ struct trn_sim {
     double run_started;
     double load_seconds;
     uint64_t run_need_bytes; /* the run's memories by trn_budget_run */
-    uint64_t kept_bytes;     /* what modules keep between instructions (host API keep_bytes), this run */ /* the last program load's; the first run after it counts them (--timeout) */
+    uint64_t kept_bytes;
+        /* what modules keep between instructions (host API keep_bytes), this run */ /* the last
+                                                                                        program
+                                                                                        load's; the
+                                                                                        first run
+                                                                                        after it
+                                                                                        counts them
+                                                                                        (--timeout)
+                                                                                      */
     uint64_t run_started_ns; /* the same moment, for observers' times */
     bool dist_checked; /* every process agreed it runs this program */
     bool dist_broken;  /* an agreement failed: the transport cannot be trusted to move more */

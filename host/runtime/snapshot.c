@@ -59,12 +59,15 @@ int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, 
                           s->ncores - 1);
     uint64_t n = s->prog.summary.executions;
     if (n == 0)
-        return trn_errorf(e, "%s: core %u executes no instructions (the program has none%s), so no point lies "
-                          "before one; use --output to see the tensors", opt, core,
-                          s->prog.n_insts ? " outside loops of 0 trips" : "");
+        return trn_errorf(
+            e,
+            "%s: core %u executes no instructions (the program has none%s), so no point lies "
+            "before one; use --output to see the tensors",
+            opt, core, s->prog.n_insts ? " outside loops of 0 trips" : "");
     if (index >= n)
-        return trn_errorf(e, "%s: core %u executes %" PRIu64 " instruction%s (indices 0 .. %" PRIu64 ")", opt,
-                          core, n, n == 1 ? "" : "s", n - 1);
+        return trn_errorf(
+            e, "%s: core %u executes %" PRIu64 " instruction%s (indices 0 .. %" PRIu64 ")", opt,
+            core, n, n == 1 ? "" : "s", n - 1);
     trn_snapshot_cfg *g = snap_cfg(s, e);
     if (!g) return -1;
     if (g->n_at == TRN_SNAPSHOT_MAX_AT) return trn_errorf(e, "more than %d --dump-at options", TRN_SNAPSHOT_MAX_AT);

@@ -89,8 +89,8 @@ int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e) {
         return trn_errorf(e, "%s: cannot resolve (%s)", path, strerror(errno));
     size_t n = strlen(real_dir);
     if (strncmp(real_file, real_dir, n) || (real_file[n] != '/' && strcmp(real_dir, "/")))
-        return trn_errorf(e, "%s leads to %s, outside the dump %s; a dump's files stay inside it", path, real_file,
-                          dir);
+        return trn_errorf(e, "%s leads to %s, outside the dump %s; a dump's files stay inside it",
+                          path, real_file, dir);
     return 0;
 }
 

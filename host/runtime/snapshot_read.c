@@ -67,10 +67,13 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
         json_decref(cur);
         const char *dfile = str_at(man, "config", "file");
         if (dfile && !strcmp(dfile, trn_sim_config_file(s)) && !strcmp(had, now))
-            return trn_errorf(e, "--restore %s: the dump was made with config %s and %s too, but the settings in "
-                              "effect differ (digest %s, now %s): the file or one it @includes changed since the "
-                              "dump; restore with the config the dump was made with (its manifest.json holds the "
-                              "file's text)", dir, dfile, had, dcd ? dcd : "?", s->snap->cfg_digest);
+            return trn_errorf(
+                e,
+                "--restore %s: the dump was made with config %s and %s too, but the settings in "
+                "effect differ (digest %s, now %s): the file or one it @includes changed since the "
+                "dump; restore with the config the dump was made with (its manifest.json holds the "
+                "file's text)",
+                dir, dfile, had, dcd ? dcd : "?", s->snap->cfg_digest);
         return trn_errorf(e, "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
                           "config %s and %s (digest %s); run with the --config and --set options the dump was made "
                           "with (its manifest.json lists them)", dir, dfile ? dfile : "?", had, dcd ? dcd : "?",
@@ -108,13 +111,18 @@ static int check_machine(const trn_sim *s, const char *dir, const json_t *man, t
     const json_t *had = json_object_get(man, "machine");
     const char *key;
     json_t *v;
-    int rc = json_is_object(had) ? 0 : trn_errorf(e, "--restore %s: manifest.json: 'machine' is missing", dir);
+    int rc = json_is_object(had)
+                 ? 0
+                 : trn_errorf(e, "--restore %s: manifest.json: 'machine' is missing", dir);
     json_object_foreach(now, key, v) {
         const json_t *d = json_object_get(had, key);
         if (rc || json_equal(d, v)) continue;
-        rc = trn_errorf(e, "--restore %s: manifest.json: machine.%s is %s%" JSON_INTEGER_FORMAT ", this run's is %"
-                        JSON_INTEGER_FORMAT "; restore with the config the dump was made with", dir, key,
-                        json_is_integer(d) ? "" : "not an integer, ", json_integer_value(d), json_integer_value(v));
+        rc = trn_errorf(e,
+                        "--restore %s: manifest.json: machine.%s is %s%" JSON_INTEGER_FORMAT
+                        ", this run's is %" JSON_INTEGER_FORMAT
+                        "; restore with the config the dump was made with",
+                        dir, key, json_is_integer(d) ? "" : "not an integer, ",
+                        json_integer_value(d), json_integer_value(v));
     }
     json_decref(now);
     return rc;
@@ -124,7 +132,8 @@ int trn_snapshot_check(trn_sim *s, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "--restore %s: no program is loaded", dir);
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
-    int rc = check_machine(s, dir, man, e) || check_digests(s, dir, man, e) || check_modules(s, dir, man, e);
+    int rc = check_machine(s, dir, man, e) || check_digests(s, dir, man, e) ||
+             check_modules(s, dir, man, e);
     const json_t *cores = json_object_get(man, "cores");
     if (rc == 0 && json_array_size(cores) != s->ncores)
         rc = trn_errorf(e, "--restore %s: manifest.json lists %zu cores, the run has %u", dir, json_array_size(cores),
@@ -219,7 +228,8 @@ static uint64_t body_executions(const trn_program *p, size_t h) {
     for (size_t i = h + 1; i < p->insts[h].jump;) {
         const trn_inst *in = &p->insts[i];
         if (in->kind == TRN_INST_LOOP) {
-            if (__builtin_mul_overflow((uint64_t)in->loop.trips, body_executions(p, i), &m)) m = UINT64_MAX;
+            if (__builtin_mul_overflow((uint64_t)in->loop.trips, body_executions(p, i), &m))
+                m = UINT64_MAX;
             i = in->jump + 1;
         } else {
             m = 1;
@@ -234,18 +244,21 @@ static uint64_t body_executions(const trn_program *p, size_t h) {
  * around entry pc at a trip 0 .. trips-1, every other loop at 0 .. trips
  * (its last value), `index` the instructions those trips imply, `waiting`
  * only at an instruction and `done` only at the end. */
-static int check_position(const trn_sim *s, uint32_t c, size_t pc, const int64_t *trips, uint64_t index,
-                          bool waiting, bool done, trn_error *e) {
+static int check_position(const trn_sim *s, uint32_t c, size_t pc, const int64_t *trips,
+                          uint64_t index, bool waiting, bool done, trn_error *e) {
     const trn_program *p = &s->prog;
     for (size_t i = 0; i < p->n_insts; ++i) {
         const trn_inst *in = &p->insts[i];
         if (in->kind != TRN_INST_LOOP) continue;
-        int64_t t = trips[in->loop.id], hi = i < pc && in->jump >= pc ? in->loop.trips - 1 : in->loop.trips;
+        int64_t t = trips[in->loop.id],
+                hi = i < pc && in->jump >= pc ? in->loop.trips - 1 : in->loop.trips;
         if (t < 0 || t > hi)
-            return trn_errorf(e, "manifest.json: cores[%u].trips[%u] is %" PRId64 "; the loop at instruction %"
-                              PRIu64 " has %" PRId64 " trips, so a core %s it is at trip 0 .. %" PRId64, c,
-                              in->loop.id, t, in->number, in->loop.trips, hi < in->loop.trips ? "inside" : "outside",
-                              hi);
+            return trn_errorf(e,
+                              "manifest.json: cores[%u].trips[%u] is %" PRId64
+                              "; the loop at instruction %" PRIu64 " has %" PRId64
+                              " trips, so a core %s it is at trip 0 .. %" PRId64,
+                              c, in->loop.id, t, in->number, in->loop.trips,
+                              hi < in->loop.trips ? "inside" : "outside", hi);
     }
     uint64_t at = 0, m;
     for (size_t i = 0; i < pc;) {
@@ -262,14 +275,21 @@ static int check_position(const trn_sim *s, uint32_t c, size_t pc, const int64_t
         at = at + m < at ? UINT64_MAX : at + m;
     }
     if (at != index)
-        return trn_errorf(e, "manifest.json: cores[%u].index is %" PRIu64 ", but its entry %zu and trips put it "
-                          "at instruction index %" PRIu64, c, index, pc, at);
+        return trn_errorf(e,
+                          "manifest.json: cores[%u].index is %" PRIu64
+                          ", but its entry %zu and trips put it "
+                          "at instruction index %" PRIu64,
+                          c, index, pc, at);
     if (done && pc != p->n_insts)
-        return trn_errorf(e, "manifest.json: cores[%u].done is true, but its entry %zu is not the program's end "
-                          "(%zu)", c, pc, p->n_insts);
+        return trn_errorf(
+            e,
+            "manifest.json: cores[%u].done is true, but its entry %zu is not the program's end "
+            "(%zu)",
+            c, pc, p->n_insts);
     if (waiting && (pc == p->n_insts || p->insts[pc].kind != TRN_INST_OP))
-        return trn_errorf(e, "manifest.json: cores[%u].waiting is true, but its entry %zu is not an instruction",
-                          c, pc);
+        return trn_errorf(
+            e, "manifest.json: cores[%u].waiting is true, but its entry %zu is not an instruction",
+            c, pc);
     return 0;
 }
 
@@ -286,8 +306,10 @@ static int apply_core(trn_sim *s, const json_t *o, uint32_t c, trn_error *e) {
             return trn_errorf(e, "manifest.json: cores[%u].trips[%u] is not an integer", c, l);
         r->cp[c].trip[l] = (int64_t)json_integer_value(json_array_get(trips, l));
     }
-    bool waiting = json_is_true(json_object_get(o, "waiting")), done = json_is_true(json_object_get(o, "done"));
-    if (check_position(s, c, (size_t)pc, r->cp[c].trip, (uint64_t)index, waiting, done, e)) return -1;
+    bool waiting = json_is_true(json_object_get(o, "waiting")),
+         done = json_is_true(json_object_get(o, "done"));
+    if (check_position(s, c, (size_t)pc, r->cp[c].trip, (uint64_t)index, waiting, done, e))
+        return -1;
     r->cp[c].pc = (size_t)pc;
     r->cp[c].executed = (uint64_t)index;
     r->waiting[c] = waiting;

@@ -102,18 +102,24 @@ static trn_status check_restored(const trn_host_api *api, trn_ctx *ctx, const co
                                  const coll_record *o, uint32_t c) {
     const char *bad = o->n_in != rec->n_in || o->n_out != rec->n_out ? "operand count" : NULL;
     for (int k = 0; k < rec->n_in + rec->n_out && !bad; ++k) {
-        const trn_ap *a = k < rec->n_in ? &rec->in[k] : &rec->out, *b = k < rec->n_in ? &o->in[k] : &o->out;
+        const trn_ap *a = k < rec->n_in ? &rec->in[k] : &rec->out,
+                     *b = k < rec->n_in ? &o->in[k] : &o->out;
         int64_t na = k < rec->n_in ? rec->in_count[k] : rec->out_count;
         int64_t nb = k < rec->n_in ? o->in_count[k] : o->out_count;
-        if (a->dtype != b->dtype) bad = k < rec->n_in ? "input dtype" : "output dtype";
+        if (a->dtype != b->dtype)
+            bad = k < rec->n_in ? "input dtype" : "output dtype";
         else if (b->core != c || api->check_ap(ctx, b, k < rec->n_in ? TRN_IN : TRN_OUT) != TRN_OK)
             bad = "operand place";
-        else if (a->part_count != b->part_count || na != nb || nb != trn_ap_elems(b)) bad = "operand shape";
+        else if (a->part_count != b->part_count || na != nb || nb != trn_ap_elems(b))
+            bad = "operand shape";
     }
     if (!bad) return TRN_OK;
-    return api->error(ctx, "collective #%llu of core %u, read from the dump's modules/collective/records.npy, has "
-                      "another %s than this instruction (%llu on core %u) gives; the dump does not match the program",
-                      (unsigned long long)rec->seq, c, bad, (unsigned long long)rec->instr, rec->core);
+    return api->error(
+        ctx,
+        "collective #%llu of core %u, read from the dump's modules/collective/records.npy, has "
+        "another %s than this instruction (%llu on core %u) gives; the dump does not match "
+        "the program",
+        (unsigned long long)rec->seq, c, bad, (unsigned long long)rec->instr, rec->core);
 }
 
 /* Every core's k-th collective must say the same thing (SPMD). */

@@ -202,8 +202,9 @@ static int64_t data_need(const int64_t *o) {
 
 static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data, uint32_t cores) {
     int64_t need = data_need(o), at = o[REC_DATA_AT];
-    if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 || o[REC_CORE] >= cores ||
-        o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 || o[REC_N_OUT] > 1)
+    if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 ||
+        o[REC_CORE] >= cores || o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 ||
+        o[REC_N_OUT] > 1)
         return NULL;
     int64_t ids = o[REC_N_GROUPS] * o[REC_GROUP_SIZE]; /* data_need checked it */
     coll_record *rec = calloc(1, sizeof *rec);
@@ -256,9 +257,12 @@ static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n
         coll_record *rec = record_from(o, data, n_data, st->cores);
         /* posted (the registry owns it) only where the list expects that number */
         if (!rec || o[REC_SEQ] < 0 ||
-            coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY], (uint64_t)o[REC_SEQ], rec)) {
-            snprintf(err, errlen, "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
-                     (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY], (long long)o[REC_SEQ]);
+            coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY],
+                                       (uint64_t)o[REC_SEQ], rec)) {
+            snprintf(err, errlen,
+                     "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
+                     (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY],
+                     (long long)o[REC_SEQ]);
             coll_record_free(rec);
             return TRN_ERR;
         }
@@ -267,8 +271,8 @@ static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n
 }
 
 /* Where lists start (optional: a dump with nothing dropped has none). */
-static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_state_io *io, char *err,
-                                size_t errlen) {
+static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_state_io *io,
+                                char *err, size_t errlen) {
     uint32_t dt, nd;
     int64_t shape[TRN_STATE_MAX_DIMS], n = 0;
     trn_lookup l = sa->find(io, "list_starts", &dt, &nd, shape);
@@ -278,10 +282,14 @@ static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_sta
     trn_status rc = TRN_OK;
     for (int64_t i = 0; i < n && rc == TRN_OK; ++i)
         if (b[3 * i + 1] < 0 || b[3 * i + 2] <= 0 ||
-            coll_registry_restore_base(st->reg, (int)b[3 * i], (uint64_t)b[3 * i + 1], (uint64_t)b[3 * i + 2])) {
-            snprintf(err, errlen, "list_starts[%lld] (list %lld, key %lld, from %lld) is not a list of this run, or "
-                     "names one twice", (long long)i, (long long)b[3 * i], (long long)b[3 * i + 1],
-                     (long long)b[3 * i + 2]);
+            coll_registry_restore_base(st->reg, (int)b[3 * i], (uint64_t)b[3 * i + 1],
+                                       (uint64_t)b[3 * i + 2])) {
+            snprintf(
+                err, errlen,
+                "list_starts[%lld] (list %lld, key %lld, from %lld) is not a list of this run, or "
+                "names one twice",
+                (long long)i, (long long)b[3 * i], (long long)b[3 * i + 1],
+                (long long)b[3 * i + 2]);
             rc = TRN_ERR;
         }
     free(b);
@@ -312,7 +320,8 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
             rc = TRN_ERR;
         } else if (me->waiting && (!me->rec || me->rec->core != c || me->rec->instr != me->instr)) {
             snprintf(err, errlen, "waits[%u]: core %u waits at instruction index %lld on %s", c, c,
-                     (long long)w[1], me->rec ? "a record of another core or instruction" : "no record");
+                     (long long)w[1],
+                     me->rec ? "a record of another core or instruction" : "no record");
             rc = TRN_ERR;
         }
     }

@@ -31,7 +31,8 @@ trn_status coll_wait_on(coll_core *me, uint64_t instr, const coll_record *rec) {
 
 size_t coll_record_bytes(const coll_record *rec) {
     const coll_spec *sp = &rec->spec;
-    return sizeof *rec + sizeof rec + (size_t)sp->groups.n_groups * sp->groups.size * sizeof *sp->groups.ids +
+    return sizeof *rec + sizeof rec +
+           (size_t)sp->groups.n_groups * sp->groups.size * sizeof *sp->groups.ids +
            2 * sp->n_pairs * sizeof *sp->pairs + sp->n_counts * sp->n_counts * sizeof *sp->counts;
 }
 
@@ -41,7 +42,8 @@ trn_status coll_keep(const trn_host_api *api, trn_ctx *ctx, const coll_record *r
 }
 
 static void count_dropped(void *arg, const coll_record *rec) {
-    if (!rec->restored) *(int64_t *)arg += (int64_t)coll_record_bytes(rec); /* a dump's were never counted */
+    if (!rec->restored)
+        *(int64_t *)arg += (int64_t)coll_record_bytes(rec); /* a dump's were never counted */
 }
 
 /* The records the cores wait on: the registry must keep them. */
@@ -61,7 +63,10 @@ void coll_trim(const trn_host_api *api, trn_ctx *ctx, coll_state *st, int64_t sr
     const coll_record **held = held_records(st);
     if (!held) return; /* out of memory: keep everything, correct if larger */
     int64_t freed = 0;
-    if (src < 0) coll_registry_trim(st->reg, held, st->cores, count_dropped, &freed);
-    else coll_registry_trim_channel(st->reg, (uint32_t)src, (uint32_t)dst, held, st->cores, count_dropped, &freed);
+    if (src < 0)
+        coll_registry_trim(st->reg, held, st->cores, count_dropped, &freed);
+    else
+        coll_registry_trim_channel(st->reg, (uint32_t)src, (uint32_t)dst, held, st->cores,
+                                   count_dropped, &freed);
     if (freed && TRN_API_HAS(api, keep_bytes)) api->keep_bytes(ctx, -freed);
 }

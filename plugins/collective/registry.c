@@ -34,7 +34,8 @@ void coll_record_free(coll_record *rec) {
 static size_t list_live(const rec_list *l) { return l->n - l->head; }
 
 static int list_push(rec_list *l, coll_record *rec) {
-    if (l->head && l->head >= l->n / 2) { /* most of it dropped: move the rest down (amortised O(1)) */
+    if (l->head &&
+        l->head >= l->n / 2) { /* most of it dropped: move the rest down (amortised O(1)) */
         memmove(l->v, l->v + l->head, list_live(l) * sizeof *l->v);
         l->n -= l->head;
         l->head = 0;
@@ -95,7 +96,9 @@ void coll_registry_free(coll_registry *r) {
 
 int coll_registry_post(coll_registry *r, uint32_t core, coll_record *rec) { return list_push(&r->seq[core], rec); }
 
-coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k) { return list_get(&r->seq[core], k); }
+coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k) {
+    return list_get(&r->seq[core], k);
+}
 
 int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side, coll_record *rec) {
     channel **ch = &r->chan[(size_t)src * r->cores + dst];
@@ -119,8 +122,10 @@ static bool held(const coll_record *rec, const coll_record *const *held_recs, si
  * still ask for it: every core has posted its own record of that number
  * (the agreement check and the party look up the others' k-th only when
  * posting their own k-th). */
-static bool droppable(const rec_list *l, uint64_t every_posted, const coll_record *const *held_recs, size_t n_held) {
-    return list_live(l) && l->base < every_posted && l->v[l->head]->done && !held(l->v[l->head], held_recs, n_held);
+static bool droppable(const rec_list *l, uint64_t every_posted, const coll_record *const *held_recs,
+                      size_t n_held) {
+    return list_live(l) && l->base < every_posted && l->v[l->head]->done &&
+           !held(l->v[l->head], held_recs, n_held);
 }
 
 size_t coll_registry_trim(coll_registry *r, const coll_record *const *held_recs, size_t n_held,
@@ -139,8 +144,9 @@ size_t coll_registry_trim(coll_registry *r, const coll_record *const *held_recs,
     return n;
 }
 
-size_t coll_registry_trim_channel(coll_registry *r, uint32_t src, uint32_t dst, const coll_record *const *held_recs,
-                                  size_t n_held, void (*dropped)(void *arg, const coll_record *rec), void *arg) {
+size_t coll_registry_trim_channel(coll_registry *r, uint32_t src, uint32_t dst,
+                                  const coll_record *const *held_recs, size_t n_held,
+                                  void (*dropped)(void *arg, const coll_record *rec), void *arg) {
     channel *ch = r->chan[(size_t)src * r->cores + dst];
     size_t n = 0;
     if (!ch) return 0;
@@ -174,13 +180,15 @@ int coll_registry_each(const coll_registry *r, coll_registry_visit fn, void *arg
 /* The list (list, key) names, made on first use; NULL when there is none. */
 static rec_list *list_at(coll_registry *r, int list, uint64_t key) {
     if (list == COLL_LIST_SEQ) return key < r->cores ? &r->seq[key] : NULL;
-    if (key >= (uint64_t)r->cores * r->cores || (list != COLL_LIST_SEND && list != COLL_LIST_RECV)) return NULL;
+    if (key >= (uint64_t)r->cores * r->cores || (list != COLL_LIST_SEND && list != COLL_LIST_RECV))
+        return NULL;
     channel **ch = &r->chan[key];
     if (!*ch && !(*ch = calloc(1, sizeof **ch))) return NULL;
     return &(*ch)->side[list == COLL_LIST_SEND ? COLL_SEND : COLL_RECV];
 }
 
-int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, uint64_t seq, coll_record *rec) {
+int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, uint64_t seq,
+                               coll_record *rec) {
     rec_list *l = list_at(r, list, key);
     if (!l || seq != l->base + list_live(l)) return -1;
     return list_push(l, rec);
@@ -199,7 +207,8 @@ int coll_registry_each_base(const coll_registry *r, coll_registry_base_visit fn,
     for (size_t k = 0; k < (size_t)r->cores * r->cores; ++k)
         for (int side = 0; side < 2 && r->chan[k]; ++side)
             if (r->chan[k]->side[side].base &&
-                fn(arg, side == COLL_SEND ? COLL_LIST_SEND : COLL_LIST_RECV, k, r->chan[k]->side[side].base))
+                fn(arg, side == COLL_SEND ? COLL_LIST_SEND : COLL_LIST_RECV, k,
+                   r->chan[k]->side[side].base))
                 return -1;
     return 0;
 }

@@ -176,7 +176,9 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     return 0;
 }
 
-static const char *alloc_name_at(const void *allocs, int i) { return ((const bir_alloc *)allocs)[i].name; }
+static const char *alloc_name_at(const void *allocs, int i) {
+    return ((const bir_alloc *)allocs)[i].name;
+}
 
 static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_error *e) {
     char where[BIR_WHERE_MAX];

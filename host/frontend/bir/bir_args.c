@@ -24,7 +24,8 @@ int bir_register(const bir_ctx *c, const char *regref, int *reg) {
             *reg = c->axes[d].reg;
             return 0;
         }
-    const bir_alloc *named = bir_find_alloc(c, regref); /* hashed: the usual case, a REG by its name */
+    const bir_alloc *named =
+        bir_find_alloc(c, regref); /* hashed: the usual case, a REG by its name */
     if (named && named->kind == BIR_REGISTER) {
         *reg = named->reg;
         return 0;
