@@ -138,7 +138,7 @@ BENCH_CASE(program_parse) {
            kb[1] * 1024.0 / (double)len);
 }
 
-/* Many names (issue 30): 100k native tensors, 100k BIR allocations. Each
+/* Many names: 100k native tensors, 100k BIR allocations. Each
  * name was compared with every earlier one (24 s and 15 s); the loaders
  * now look names up in a hash index, so the load is a small multiple of
  * jansson parsing the same text. */

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Messages that name the place that wrote the mistake (issue 30): the file
+"""Messages that name the place that wrote the mistake: the file
 and line of the config that wrote a module, the --set option, "did you
 mean" for module names, a bare module file name found in the working
-folder, two --input for one tensor, --dump-at on an empty program.
+folder, two --input for one tensor, --dump-at on an empty program, a
+--trace that may grow large.
 
 Usage: cli_places.py TRNSIM BUILD_DIR"""
 import json
@@ -93,10 +94,29 @@ def dump_at_empty(d):
     assert "0 .. 0" not in line and not os.path.exists(f"{d}/dump")
 
 
+def trace_warning(d):
+    """A --trace that could pass 1 GiB, without --trace-limit, is warned
+    about once before the run, with the estimate and the fix."""
+    loop = dict(PROG, cores=8, tensors=[dict(PROG["tensors"][0]), PROG["tensors"][1]],
+                instructions=[{"loop": {"trips": 1000000, "body": PROG["instructions"]}}])
+    p, t = prog(d, loop), f"{d}/t.jsonl"
+    r = run("run", p, "--trace", t, "--max-instructions", "3", rc=1)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2, r.stderr
+    assert lines[0] == (f"trnsim: warning: --trace {t} may grow to about 4.5 GiB (1000000 instructions on 8 cores, "
+                        "~600 bytes each); add --trace-limit N to write at most N records"), lines[0]
+    assert "stopped after 3 instructions" in lines[1], lines[1]
+    r = run("run", p, "--trace", t, "--trace-limit", "10", "--max-instructions", "3", rc=1)
+    one_line_error(r, "stopped after 3 instructions")
+    r = run("run", prog(d), "--trace", t)
+    assert r.stderr == "", r.stderr
+
+
 case("a module written in an including config is blamed on it", including_config)
 case("--set KEY=VALUE: for an option", set_option)
 case("did you mean, for module names", did_you_mean)
 case("a bare module file name is found in the working folder", bare_file_name)
 case("two --input for one tensor", two_inputs)
 case("--dump-at on an empty program", dump_at_empty)
+case("--trace warns once up front when it may grow large", trace_warning)
 sys.exit(finish())

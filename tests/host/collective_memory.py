@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Collective records are dropped once no core can need them (issue 30), so
+"""Collective records are dropped once no core can need them, so
 a loop of collectives runs in flat memory, and what the module must keep
 counts against machine.max_bytes (host API keep_bytes).
 

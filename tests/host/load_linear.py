@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Loading is linear in the number of names (issue 30): 100k native tensors
+"""Loading is linear in the number of names: 100k native tensors
 (the text fast path and the document reader) and 100k BIR allocations load
 in seconds, not minutes (each name was compared with every earlier one:
 24 s and 15 s on an idle machine, more than 120 s and 60 s on a loaded

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--restore trusts nothing it reads (issue 30): dumps edited into states no
+"""--restore trusts nothing it reads: dumps edited into states no
 run could have produced are one line naming the dump file and field, never
 a silently wrong answer, a crash or a hang.
 
