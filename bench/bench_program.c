@@ -138,3 +138,76 @@ BENCH_CASE(program_parse) {
            big, len / 1048576.0, kb[0] / 1024.0, kb[0] * 1024.0 / (double)len, kb[0] * 1024.0 / big, kb[1] / 1024.0,
            kb[1] * 1024.0 / (double)len);
 }
+
+/* Many names: 100k native tensors, 100k BIR allocations. Each
+ * name was compared with every earlier one (24 s and 15 s); the loaders
+ * now look names up in a hash index, so the load is a small multiple of
+ * jansson parsing the same text. */
+static char *many_names(int n, bool bir, size_t *len) {
+    size_t cap = 256 + (size_t)n * 260, k = 0;
+    char *p = malloc(cap);
+    if (!p) abort();
+    k += (size_t)snprintf(
+        p + k, cap - k,
+        bir ? "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": "
+              "\"f\", \"blocks\": [{\"name\": \"main\", \"instructions\": []}], "
+              "\"allocations\": [\n"
+            : "{\"instructions\": [], \"tensors\": [\n");
+    for (int i = 0; i < n; ++i)
+        k += (size_t)snprintf(
+            p + k, cap - k,
+            bir ? "%s{\"Skind\": \"memory_location_set\", \"name\": \"a%d\", "
+                  "\"kind\": \"Internal\", \"dtype\": \"float32\", \"partition_dim\": 0, "
+                  "\"tensor_shape\": [4], \"memorylocations\": [{\"Skind\": "
+                  "\"memory_location\", \"name\": \"l%d\", \"type\": \"DRAM\", \"addr\": %d, "
+                  "\"dims\": [16]}]}\n"
+                : "%s{\"name\": \"t%d\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+                  "\"shape\": [4]}\n",
+            i ? "," : "", i, i, i * 16);
+    k += (size_t)snprintf(p + k, cap - k, bir ? "]}]}\n" : "]}\n");
+    *len = k;
+    return p;
+}
+
+typedef struct names_arg {
+    load_arg l;
+    trn_format format;
+} names_arg;
+
+static void do_parse_names(void *arg) {
+    names_arg *a = arg;
+    trn_sim *s = a->l.s;
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = 1,
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .arg = s,
+                       .format = a->format};
+    trn_program p;
+    trn_error e;
+    if (trn_program_load(&p, "<bench program>", a->l.text, &o, &e)) {
+        fprintf(stderr, "program_names: %s\n", e.msg);
+        abort();
+    }
+    trn_program_free(&p);
+}
+
+BENCH_CASE(program_names) {
+    int n = bench_quick() ? 10000 : 100000;
+    trn_sim *s = bench_open(copy_config);
+    for (int bir = 0; bir < 2; ++bir) {
+        size_t len;
+        char *text = many_names(n, bir, &len);
+        names_arg a = {{s, text}, bir ? TRN_FORMAT_BIR : TRN_FORMAT_NATIVE};
+        const bench_job base = {do_jansson, &a.l};
+        bench_paired r;
+        bench_compare((bench_job){do_parse_names, &a}, &base, 1, 3.0, &r);
+        char size[64];
+        snprintf(size, sizeof size, "%d names, %zu KiB", n, len >> 10);
+        bench_report(bir ? "parse BIR allocations (front end only)"
+                         : "parse native tensors (front end only)",
+                     size, n, "name", "jansson parsing the text alone", &r);
+        free(text);
+    }
+    trn_sim_close(s);
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer harnesses in their own build directory and run each
 # for SECONDS (default 60), seeded from the repository's tests.
-#   fuzz/run.sh [SECONDS] [HARNESS...]     HARNESS: program bir_run config npy
+#   fuzz/run.sh [SECONDS] [HARNESS...]     HARNESS: program bir_run config npy dump
 # Any finding (crash, sanitizer report, timeout, out-of-memory) leaves its
 # input in build-fuzz/findings/<harness>/ and makes the script exit 1; turn
 # it into a regression test (docs/internals/fuzzing.md).
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(program bir_run config npy)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(program bir_run config npy dump)
 out=build-fuzz
 mkdir -p "$out"
 CC=clang cmake -S . -B "$out" -DTRNSIM_FUZZ=ON -DTRNSIM_STATIC_PLUGINS=ON -DTRNSIM_BUILD_TESTS=OFF \
@@ -28,6 +28,11 @@ seed program tests examples -name '*.json' ! -name '*bir*'
 seed bir_run tests examples -name '*bir*.json'
 seed config config tests -name '*.cfg'
 seed npy tests -name '*.npy'
+# dump folders: real dumps of the harness's own programs, made by the build
+# under test (their digests are of its config), packed (fuzz/fuzz_dump.c)
+mkdir -p "$out/corpus/dump"
+FUZZ_DUMP_SEEDS="$PWD/$out/corpus/dump" "$out/fuzz_dump" -runs=0 > "$out/fuzz_dump_seeds.log" 2>&1 ||
+  { tail -30 "$out/fuzz_dump_seeds.log"; exit 1; }
 
 # libconfig's one known leak, suppressed by name (the file says why)
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"

@@ -91,6 +91,36 @@ static int parse_values(const char *s, uint32_t *out, trn_error *e) {
     return 0;
 }
 
+/* An --input as it was written: NAME[@CORE]=FILE. */
+static const char *binding_text(const binding *b, char *buf, size_t len) {
+    if (b->core >= 0)
+        snprintf(buf, len, "%s@%d=%s", b->name, b->core, b->path);
+    else
+        snprintf(buf, len, "%s=%s", b->name, b->path);
+    return buf;
+}
+
+/* Two --input for one tensor on one core: the last would win without a
+ * word, so it is an error naming both (a core's and all cores' overlap). */
+static int input_given_twice(const run_args *a, int k, trn_error *e) {
+    const binding *b = &a->in[k];
+    for (int i = 0; i < k; ++i) {
+        const binding *o = &a->in[i];
+        if (strcmp(o->name, b->name) || (o->core != b->core && o->core >= 0 && b->core >= 0))
+            continue;
+        char core[32] = "every core", one[300], two[300];
+        if (o->core >= 0 || b->core >= 0)
+            snprintf(core, sizeof core, "core %d", o->core >= 0 ? o->core : b->core);
+        return trn_errorf(
+            e,
+            "--input %s and --input %s both give tensor '%s' on %s; give each tensor (and core) "
+            "one "
+            "--input",
+            binding_text(o, one, sizeof one), binding_text(b, two, sizeof two), b->name, core);
+    }
+    return 0;
+}
+
 /* --timeout SECONDS: a positive number, fractions allowed. */
 static int parse_seconds(const char *t, double *out, trn_error *e) {
     char *end;
@@ -147,6 +177,7 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             int *n = in ? &a->n_in : &a->n_out;
             if (*n == MAX_FILES) return trn_errorf(e, "more than %d %s options", MAX_FILES, s);
             if (parse_binding(argv[++i], in ? &a->in[*n] : &a->out[*n], e)) return -1;
+            if (in && input_given_twice(a, *n, e)) return -1;
             ++*n;
         } else if (!strcmp(s, "--max-instructions") && has_value) {
             if (parse_count(s, argv[++i], &a->max_instructions, e)) return -1;

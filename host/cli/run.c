@@ -3,6 +3,7 @@
  * run and collect (every MPI process's status, the merged trace and
  * timeline, the outputs at rank 0), commit the outputs, close. cli_run is
  * that sequence; each phase is one function below. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -35,7 +36,27 @@ static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
     return 0;
 }
 
+/* A --trace with no --trace-limit whose records could pass this many bytes
+ * is warned about once, before the run, with the estimate and the fix. */
+#define TRACE_WARN_BYTES (1ull << 30)
+#define TRACE_RECORD_BYTES 600 /* about what one instruction record takes */
+
+static void warn_trace_size(const trn_sim *s, const run_args *a) {
+    if (!a->trace_path || a->trace_limit || trn_sim_is_distributed(s)) return;
+    uint64_t n = trn_sim_executions(s), bytes;
+    uint32_t cores = trn_sim_cores(s);
+    if (__builtin_mul_overflow(n, (uint64_t)cores * TRACE_RECORD_BYTES, &bytes)) bytes = UINT64_MAX;
+    if (bytes <= TRACE_WARN_BYTES) return;
+    fprintf(stderr,
+            "trnsim: warning: --trace %s may grow to about %.1f GiB (%" PRIu64
+            " instructions on %u core%s, "
+            "~%d bytes each); add --trace-limit N to write at most N records\n",
+            a->trace_path, (double)bytes / (1ull << 30), n, cores, cores == 1 ? "" : "s",
+            TRACE_RECORD_BYTES);
+}
+
 static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_error *e) {
+    warn_trace_size(s, a);
     bool part = trn_sim_is_distributed(s);
     trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
                         .values = a->trace_values, .part = part};

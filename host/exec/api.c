@@ -10,6 +10,7 @@
 
 #include "arith/arith.h"
 #include "program/tensor_bounds.h"
+#include "exec/budget.h"
 #include "dist/remote.h"
 #include "modules/schema.h"
 #include "modules/services.h"
@@ -439,6 +440,16 @@ static const void *api_service(const trn_settings *self, const char *name, uint3
     return self ? trn_services_lookup(self->owner, name, min_version) : NULL;
 }
 
+/* What a module keeps between instructions, against machine.max_bytes. */
+static trn_status api_keep_bytes(trn_ctx *ctx, int64_t delta) {
+    trn_sim *s = ctx->sim;
+    const char *who = ctx->slot && ctx->slot->owner ? ctx->slot->owner->desc->name : "?";
+    trn_error e;
+    if (trn_budget_keep(&s->cfg.machine, s->run_need_bytes, &s->kept_bytes, delta, who, &e))
+        return host_error(ctx, &e);
+    return TRN_OK;
+}
+
 const trn_host_api trn_host_api_table = {
     .abi_version = TRN_ABI_VERSION,
     .size = sizeof(trn_host_api),
@@ -497,4 +508,5 @@ const trn_host_api trn_host_api_table = {
     .lend_end = trn_api_lend_end,
     .lend_cancel = trn_api_lend_cancel,
     .rendezvous_met = trn_api_rendezvous_met,
+    .keep_bytes = api_keep_bytes,
 };

@@ -123,12 +123,13 @@ static uint64_t core_bytes(const trn_machine *m) {
 
 static double mib(uint64_t b) { return (double)b / (1 << 20); }
 
-int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes, uint64_t scratch_bytes,
-                   trn_error *e) {
+int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes,
+                   uint64_t scratch_bytes, uint64_t *need_out, trn_error *e) {
     uint64_t limit = m->max_bytes ? m->max_bytes : trn_budget_default_max_bytes();
     uint64_t per_core = core_bytes(m);
     unsigned __int128 need = (unsigned __int128)cores * per_core + 2 * (unsigned __int128)largest_tensor_bytes +
                              scratch_bytes;
+    if (need_out) *need_out = need > UINT64_MAX ? UINT64_MAX : (uint64_t)need;
     if (need <= limit) return 0;
     return trn_errorf(e, "the run needs %.1f MiB (%u core%s x %.1f MiB of SBUF, PSUM, HBM and their written-byte "
                       "maps, %.1f MiB to stage the largest tensor, %.1f MiB of instruction working memory), over "
@@ -136,4 +137,27 @@ int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor
                       "machine.max_bytes", mib((uint64_t)need), cores, cores == 1 ? "" : "s", mib(per_core),
                       mib(2 * largest_tensor_bytes), mib(scratch_bytes), limit,
                       m->max_bytes ? "" : " (the default: half of physical memory)");
+}
+
+int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t delta,
+                    const char *module, trn_error *e) {
+    if (delta <= 0) {
+        uint64_t less = delta == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-delta;
+        *kept = less > *kept ? 0 : *kept - less;
+        return 0;
+    }
+    uint64_t limit = m->max_bytes ? m->max_bytes : trn_budget_default_max_bytes();
+    uint64_t now = *kept + (uint64_t)delta;
+    if (now >= *kept && need <= limit && now <= limit - need) {
+        *kept = now;
+        return 0;
+    }
+    return trn_errorf(
+        e,
+        "the run needs %.1f MiB for its memories and module %s keeps %.1f MiB between "
+        "instructions, %" PRId64 " bytes more would pass machine.max_bytes = %" PRIu64 "%s; raise "
+        "machine.max_bytes, or let the cores complete what they started (a core that runs ahead of "
+        "the others keeps each collective until they arrive)",
+        mib(need), module, mib(*kept), delta, limit,
+        m->max_bytes ? "" : " (the default: half of physical memory)");
 }

@@ -42,7 +42,13 @@ int trn_budget_charge(const trn_machine *m, const trn_inst *in, bool streams, co
 /* The run's memory: cores x (SBUF + PSUM + HBM + their written-byte maps +
  * registers), the staging of the largest tensor, and the largest
  * instruction's working memory; refused over machine.max_bytes. */
-int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes, uint64_t scratch_bytes,
-                   trn_error *e);
+int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes,
+                   uint64_t scratch_bytes, uint64_t *need, trn_error *e);
+
+/* What modules keep between instructions (host API keep_bytes): *kept
+ * changes by delta unless the run's need plus it would pass
+ * machine.max_bytes, which is refused, naming both. */
+int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t delta,
+                    const char *module, trn_error *e);
 
 #endif

@@ -99,6 +99,17 @@ struct trn_sim {
     uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
     uint64_t executed;    /* instructions started in this run */
     double run_started;
+    double load_seconds;
+    uint64_t run_need_bytes; /* the run's memories by trn_budget_run */
+    uint64_t kept_bytes;
+        /* what modules keep between instructions (host API keep_bytes), this run */ /* the last
+                                                                                        program
+                                                                                        load's; the
+                                                                                        first run
+                                                                                        after it
+                                                                                        counts them
+                                                                                        (--timeout)
+                                                                                      */
     uint64_t run_started_ns; /* the same moment, for observers' times */
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */

@@ -184,7 +184,9 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
     trn_dispatch_run_free(s);
     if (run_begin(s, e)) return -1;
     s->executed = 0;
-    s->run_started = trn_now();
+    s->run_started = trn_now() - s->load_seconds; /* --timeout covers the load too */
+    s->load_seconds = 0;
+    s->kept_bytes = 0; /* run_begin gave the modules fresh state */
     s->run_started_ns = trn_now_ns();
     uint32_t n = s->ncores;
     trn_run *r = s->run = calloc(1, sizeof *r);

@@ -206,7 +206,8 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
         uint64_t b = (uint64_t)t->count * trn_dtype_width(t->dtype);
         if (b > largest) largest = b;
     }
-    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, e))
+    if (trn_budget_run(&s->cfg.machine, s->prog.cores, largest, s->max_scratch, &s->run_need_bytes,
+                       e))
         return trn_error_prefix(e, "%s", s->prog.path);
     s->ncores = s->prog.cores;
     s->cores = calloc(s->ncores, sizeof *s->cores);
@@ -226,8 +227,16 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
 
 /* A program that fails to load is dropped whole: no half-parsed instruction
  * list or half-initialised memories stay behind for a later trn_sim_run. */
+/* --timeout covers loading too: a load past it is refused, and the next run
+ * starts with what loading took already spent. */
 static int load_common(trn_sim *s, const char *path, const char *text, json_t *root, trn_error *e) {
-    if (load_parts(s, path, text, root, e) == 0) return 0;
+    double t0 = trn_now();
+    int rc = load_parts(s, path, text, root, e);
+    s->load_seconds = trn_now() - t0;
+    if (rc == 0 && s->opts.timeout_seconds > 0 && s->load_seconds > s->opts.timeout_seconds)
+        rc = trn_errorf(e, "%s: loading took %.3f s, past --timeout %g; nothing ran",
+                        path ? path : "program", s->load_seconds, s->opts.timeout_seconds);
+    if (rc == 0) return 0;
     free_program(s);
     if (e) e->kind = TRN_EK_PROGRAM;
     return -1;

@@ -168,6 +168,8 @@ int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_err
 /* The file the config was read from, or how it was given. */
 const char *trn_sim_config_file(const trn_sim *s);
 uint32_t trn_sim_cores(const trn_sim *s);
+/* Instructions one core executes (loops multiplied out), 0 with no program. */
+uint64_t trn_sim_executions(const trn_sim *s);
 const char *trn_sim_program_path(const trn_sim *s);
 
 /* Register one of the host's own observers (plugin.h, ABI 3: the trace,

@@ -4,6 +4,9 @@
 #include "exec/exec_int.h"
 
 uint32_t trn_sim_cores(const trn_sim *s) { return s->ncores; }
+uint64_t trn_sim_executions(const trn_sim *s) {
+    return s->have_prog ? s->prog.summary.executions : 0;
+}
 const char *trn_sim_program_path(const trn_sim *s) { return s->have_prog ? s->prog.path : ""; }
 
 int trn_sim_tensor_info(const trn_sim *s, const char *name, trn_tensor_info *out, trn_error *e) {

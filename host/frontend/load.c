@@ -143,6 +143,7 @@ static int finish(trn_program *p, const trn_load_opts *o, trn_error *e) {
     if (p->format == TRN_FORMAT_NATIVE) p->summary.allocations = p->n_tensors;
     uint64_t limit = o->max_executions ? o->max_executions : TRN_DEFAULT_MAX_EXECUTIONS;
     if (summarize(p, limit, e)) return trn_error_prefix(e, "%s", p->path);
+    trn_program_find_tensor(p, ""); /* completes the name index: later lookups only read it */
     return 0;
 }
 

@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream */
+#endif
 #include "modules/config.h"
 
 #include "common/suggest.h"
@@ -8,6 +11,7 @@
 #include <inttypes.h>
 #include <libconfig.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -143,6 +147,11 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
             get_str_member(c, g, "module", true, &p->module, e) ||
             get_str_member(c, g, "replaces", false, &p->replaces, e))
             return -1;
+        /* the entry's messages name where its module was written: an entry that
+         * overrides a base config's module is the overriding file's, not the base's */
+        trn_cfg_where(config_setting_get_member(g, "module"), c->file, &file, &p->line);
+        free(p->file);
+        if (!(p->file = strdup(file))) return trn_errorf(e, "out of memory");
         const config_setting_t *s = config_setting_get_member(g, "settings");
         if (s && !config_setting_is_group(s)) return cfg_error(c, s, e, "settings must be a group { ... }");
         p->settings = s;
@@ -305,6 +314,19 @@ int trn_config_load_sets(trn_config *c, const char *path, const char *text, cons
 
 int trn_config_load(trn_config *c, const char *path, const char *text, trn_error *e) {
     return trn_config_load_sets(c, path, text, NULL, 0, e);
+}
+
+char *trn_config_effective_text(const trn_config *c) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = c->lc ? open_memstream(&buf, &len) : NULL;
+    if (!f) return NULL;
+    config_write(c->lc, f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 void trn_config_free(trn_config *c) {

@@ -46,6 +46,10 @@ int trn_config_load(trn_config *c, const char *path, const char *text, trn_error
 int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
                          trn_error *e);
 void trn_config_free(trn_config *c);
+/* Every setting the run goes by, after @include and --set, as libconfig
+ * text (malloc'd; NULL when out of memory): what a dump's config digest
+ * covers, so a changed included file is noticed. */
+char *trn_config_effective_text(const trn_config *c);
 
 /* A module's settings, validated and with defaults filled in. */
 typedef struct trn_setting_val {

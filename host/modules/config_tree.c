@@ -369,9 +369,15 @@ static int set_value(config_setting_t *parent, const char *key, const char *valu
     char *text = malloc(len);
     if (!text) return trn_errorf(e, "out of memory");
     snprintf(text, len, "v = %s;", value);
-    if (trn_config_prescan(kv, text, strlen(text), e)) {
+    if (trn_config_prescan(kv, text, strlen(text),
+                           e)) { /* its "KV:1: why" names the option instead */
         free(text);
-        return -1;
+        char why[TRN_ERROR_MAX];
+        size_t n = strlen(kv);
+        const char *rest =
+            !strncmp(e->msg, kv, n) && !strncmp(e->msg + n, ":1: ", 4) ? e->msg + n + 4 : e->msg;
+        snprintf(why, sizeof why, "%s", rest);
+        return trn_errorf(e, "--set %s: %s", kv, why);
     }
     char *wide = widen_ints(text);
     free(text);

@@ -3,6 +3,7 @@
  * commit its opcodes to the flat dispatch table. A module whose init fails
  * leaves nothing behind. */
 #define _GNU_SOURCE /* dladdr1 */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/suggest.h"
 #include "modules/opnames.h"
 #include "modules/schema.h"
 #include "modules/services.h"
@@ -56,20 +58,31 @@ static const trn_opcode_desc *raw_op(const trn_plugin_desc *d, uint32_t i) {
     return (const trn_opcode_desc *)((const char *)d->ops + (size_t)i * op_stride(d));
 }
 
+/* Whether msg starts with its own place: "--set KEY=VALUE: " or
+ * "FILE:LINE: " (a settings error names the setting's line); *rest gets
+ * what follows it, *place_len its length. */
+static bool placed(const char *msg, size_t *place_len, const char **rest) {
+    const char *colon = strstr(msg, ": ");
+    if (!colon) return false;
+    const char *d = colon;
+    while (d > msg && d[-1] >= '0' && d[-1] <= '9') --d;
+    if (strncmp(msg, "--set ", 6) && (d == colon || d == msg || d[-1] != ':')) return false;
+    *place_len = (size_t)(colon - msg);
+    *rest = colon + 2;
+    return true;
+}
+
 /* "FILE:LINE: module 'M' (family F): why". A settings error already names
- * its own line (that of the setting): that one is kept, not repeated. */
+ * its own place (the setting's line, or the --set option): that one is
+ * kept, not another put before it. */
 static int module_error(const trn_registry *s, const trn_plugin_cfg *p, trn_error *e) {
-    const char *file = p->file ? p->file : s->cfg->file;
-    size_t flen = strlen(file);
-    const char *m = e->msg;
-    if (strncmp(m, file, flen) == 0 && m[flen] == ':' && m[flen + 1] >= '0' && m[flen + 1] <= '9') {
-        const char *rest = strchr(m + flen + 1, ':');
-        int line = atoi(m + flen + 1);
-        if (rest && rest[1] == ' ') {
-            char why[TRN_ERROR_MAX];
-            snprintf(why, sizeof why, "%s", rest + 2);
-            return trn_errorf(e, "%s:%d: module '%s' (family %s): %s", file, line, p->module, p->family, why);
-        }
+    const char *file = p->file ? p->file : s->cfg->file, *rest;
+    size_t n;
+    if (placed(e->msg, &n, &rest)) {
+        char place[TRN_ERROR_MAX], why[TRN_ERROR_MAX];
+        snprintf(place, sizeof place, "%.*s", (int)n, e->msg);
+        snprintf(why, sizeof why, "%s", rest);
+        return trn_errorf(e, "%s: module '%s' (family %s): %s", place, p->module, p->family, why);
     }
     if (p->line < 0) return trn_error_prefix(e, "%s: module '%s' (family %s)", file, p->module, p->family);
     return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", file, p->line, p->module, p->family);
@@ -125,6 +138,38 @@ static int check_symbol(const trn_plugin_desc *d, const char *path, trn_error *e
     return 0;
 }
 
+/* "; did you mean 'X'?" for a module name nothing answered: the built-in
+ * modules and the .so files of the search directories. */
+static const char *module_suggestion(const char *mod, char dirs[][1024], size_t nd, char *buf,
+                                     size_t len) {
+    enum { MAX_CANDS = 256 };
+    const char *cands[MAX_CANDS];
+    char *owned[MAX_CANDS];
+    size_t n = 0, n_owned = 0;
+    for (const trn_plugin_desc *const *d = trn_static_plugins; *d && n < MAX_CANDS; ++d)
+        cands[n++] = (*d)->name;
+    for (size_t i = 0; i < nd && n < MAX_CANDS; ++i) {
+        DIR *dir = opendir(dirs[i]);
+        for (struct dirent *de; dir && n < MAX_CANDS && (de = readdir(dir)) != NULL;) {
+            size_t l = strlen(de->d_name);
+            if (l <= 3 || strcmp(de->d_name + l - 3, ".so")) continue;
+            char *name = strndup(de->d_name, l - 3);
+            if (name) cands[n++] = owned[n_owned++] = name;
+        }
+        if (dir) closedir(dir);
+    }
+    const char *base = mod;
+    char stripped[1024];
+    size_t l = strlen(mod);
+    if (l > 3 && !strcmp(mod + l - 3, ".so") && l - 3 < sizeof stripped) {
+        snprintf(stripped, sizeof stripped, "%.*s", (int)(l - 3), mod);
+        base = stripped;
+    }
+    trn_suggest_text(base, cands, n, buf, len);
+    for (size_t i = 0; i < n_owned; ++i) free(owned[i]);
+    return buf;
+}
+
 static int open_module(trn_registry *s, trn_module *m, trn_error *e) {
     const char *mod = m->cfg->module;
     char dirs[16][1024], path[2048], tried[4096] = "";
@@ -133,7 +178,10 @@ static int open_module(trn_registry *s, trn_module *m, trn_error *e) {
         snprintf(path, sizeof path, "%s", mod);
         if (access(path, R_OK) != 0) return trn_errorf(e, "not found at %s", path);
     } else {
-        size_t nd = search_dirs(s, dirs, 16);
+        /* a file name (NAME.so) is looked for in the working folder first, as a path would be */
+        size_t nd = 0;
+        if (strstr(mod, ".so")) snprintf(dirs[nd++], 1024, ".");
+        nd += search_dirs(s, dirs + nd, 16 - nd);
         const char *ext = strstr(mod, ".so") ? "" : ".so";
         for (n = 0; n < nd; ++n) {
             snprintf(path, sizeof path, "%s/%s%s", dirs[n], mod, ext);
@@ -147,7 +195,10 @@ static int open_module(trn_registry *s, trn_module *m, trn_error *e) {
                               "to add it); searched %s", m->cfg->family,
                               trn_family_build_hint(m->cfg->family, hint, sizeof hint), tried);
         }
-        if (n == nd) return trn_errorf(e, "not found; searched %s", tried);
+        char hint[300];
+        if (n == nd)
+            return trn_errorf(e, "not found; searched %s%s", tried,
+                              module_suggestion(mod, dirs, nd, hint, sizeof hint));
     }
     m->dl = dlopen(path, DL_FLAGS);
     if (!m->dl) return trn_errorf(e, "dlopen failed: %s", dlerror());

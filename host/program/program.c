@@ -2,11 +2,34 @@
  * names and operand lists from, tensor lookup, and freeing. */
 #include "program/program.h"
 
+#include "common/name_index.h"
+
 #include <stdlib.h>
 #include <string.h>
 
+/* The index covers tensors 0 .. indexed-1; a loader names tensors in
+ * order, so each lookup first adds those named since the last one. */
+struct trn_tensor_names {
+    trn_name_index index;
+    int indexed;
+};
+
+static const char *tensor_name_at(const void *tensors, int i) {
+    return ((const trn_tensor *)tensors)[i].name;
+}
+
 int trn_program_find_tensor(const trn_program *p, const char *name) {
-    for (int i = 0; i < p->n_tensors; ++i)
+    /* the index is a cache that finding grows while a loader names tensors;
+     * the door's finish() completes it, so a loaded program's lookups only read */
+    trn_program *mp = (trn_program *)p;
+    if (!mp->names) mp->names = calloc(1, sizeof *mp->names);
+    struct trn_tensor_names *n = mp->names;
+    while (n && n->indexed < p->n_tensors && p->tensors[n->indexed].name &&
+           trn_name_index_add(&n->index, n->indexed, tensor_name_at, p->tensors) != -2)
+        n->indexed++;
+    int i = n ? trn_name_index_find(&n->index, name, tensor_name_at, p->tensors) : -1;
+    if (i >= 0) return i;
+    for (i = n ? n->indexed : 0; i < p->n_tensors; ++i) /* past an unnamed one (or out of memory) */
         if (p->tensors[i].name && strcmp(p->tensors[i].name, name) == 0) return i;
     return p->n_tensors;
 }
@@ -68,6 +91,8 @@ void trn_program_free(trn_program *p) {
     for (size_t i = 0; i < p->n_arena; ++i) free(p->arena[i]);
     free(p->arena);
     free(p->skip_note);
+    if (p->names) trn_name_index_free(&p->names->index);
+    free(p->names);
     if (p->root) json_decref(p->root);
     if (p->owned) json_decref(p->owned);
     free(p->path);

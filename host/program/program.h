@@ -102,6 +102,8 @@ typedef struct trn_program {
     size_t arena_used;      /* bytes used in the last block */
     size_t arena_cap;       /* the last block's size: 0 when no block is current */
     char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
+    struct trn_tensor_names
+        *names; /* trn_program_find_tensor's index, grown as tensors are named (owned) */
 } trn_program;
 
 void trn_inst_free(trn_inst *in);

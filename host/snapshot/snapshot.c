@@ -64,9 +64,16 @@ int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, 
         return trn_errorf(e, "%s: the run has %u core%s (0 .. %u)", opt, s->ncores, s->ncores == 1 ? "" : "s",
                           s->ncores - 1);
     uint64_t n = s->prog.summary.executions;
+    if (n == 0)
+        return trn_errorf(
+            e,
+            "%s: core %u executes no instructions (the program has none%s), so no point lies "
+            "before one; use --output to see the tensors",
+            opt, core, s->prog.n_insts ? " outside loops of 0 trips" : "");
     if (index >= n)
-        return trn_errorf(e, "%s: core %u executes %" PRIu64 " instruction%s (indices 0 .. %" PRIu64 ")", opt,
-                          core, n, n == 1 ? "" : "s", n ? n - 1 : 0);
+        return trn_errorf(
+            e, "%s: core %u executes %" PRIu64 " instruction%s (indices 0 .. %" PRIu64 ")", opt,
+            core, n, n == 1 ? "" : "s", n - 1);
     trn_snapshot_cfg *g = snap_cfg(s, e);
     if (!g) return -1;
     if (g->n_at == TRN_SNAPSHOT_MAX_AT) return trn_errorf(e, "more than %d --dump-at options", TRN_SNAPSHOT_MAX_AT);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modules/config.h"
 #include "snapshot/snapshot_int.h"
 
 extern const char trn_embedded_config[];
@@ -59,5 +60,9 @@ void trn_snapshot_config_digest(const trn_sim *s, char out[17]) {
     if (text) h = fnv(h, text, strlen(text) + 1);
     free(text);
     for (size_t i = 0; i < s->opts.n_sets; ++i) h = fnv(h, s->opts.sets[i], strlen(s->opts.sets[i]) + 1);
+    /* the settings in effect: what a file the config @includes says too */
+    char *effective = trn_config_effective_text(&s->cfg);
+    if (effective) h = fnv(h, effective, strlen(effective) + 1);
+    free(effective);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }

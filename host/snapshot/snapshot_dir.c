@@ -74,6 +74,26 @@ int trn_snapshot_dir_usable(const char *dir, const char *opt, trn_error *e) {
     return 0;
 }
 
+int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) return 1;
+        return trn_errorf(e, "%s: cannot read (%s)", path, strerror(errno));
+    }
+    /* stat before open: opening a FIFO would block until a writer comes */
+    if (!S_ISREG(st.st_mode))
+        return trn_errorf(e, "%s is %s; a dump holds regular files only", path,
+                          S_ISDIR(st.st_mode) ? "a directory" : kind_of(st.st_mode));
+    char real_dir[PATH_MAX], real_file[PATH_MAX];
+    if (!realpath(dir, real_dir) || !realpath(path, real_file))
+        return trn_errorf(e, "%s: cannot resolve (%s)", path, strerror(errno));
+    size_t n = strlen(real_dir);
+    if (strncmp(real_file, real_dir, n) || (real_file[n] != '/' && strcmp(real_dir, "/")))
+        return trn_errorf(e, "%s leads to %s, outside the dump %s; a dump's files stay inside it",
+                          path, real_file, dir);
+    return 0;
+}
+
 int trn_snapshot_mkdir(const char *path, trn_error *e) {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
     return trn_errorf(e, "cannot create %s (%s)", path, strerror(errno));

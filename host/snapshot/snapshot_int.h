@@ -53,6 +53,8 @@ typedef enum trn_dump_kind { TRN_DUMP_AT = 0, TRN_DUMP_ON_ERROR = 1, TRN_DUMP_PR
 /* snapshot_write.c: the state now into dir (created; all or nothing).
  * why: the manifest's "reason" text (the error message on error). */
 int trn_snapshot_write(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e);
+/* The manifest's "machine" block of this run (a jansson json_t *). */
+struct json_t *trn_snapshot_machine_json(const trn_sim *s);
 /* snapshot_read.c: check a dump against the loaded program and config
  * (digests, cores, modules), then (apply) overwrite the state with it.
  * Apply only after trn_dispatch_run_start. */
@@ -71,6 +73,10 @@ int trn_snapshot_dir_commit(const char *tmp, const char *dir, trn_error *e);
 /* Remove a directory tree this process made. */
 void trn_snapshot_dir_remove(const char *tmp);
 int trn_snapshot_mkdir(const char *path, trn_error *e);
+/* Whether path, a file of the dump dir, may be opened: 0 a regular file
+ * whose real place is inside dir, 1 absent, -1 anything else (a FIFO, whose
+ * open would block for ever, a device, a link out of the dump). */
+int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e);
 
 /* snapshot_digest.c: FNV-1a 64 of the program (its native form) and of the
  * config (its file's text and every --set, in order), as 16 hex digits. */

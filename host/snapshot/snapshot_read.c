@@ -16,6 +16,8 @@
 static json_t *load_manifest(const char *dir, trn_error *e) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
+    int ok = trn_snapshot_dump_file(dir, path, e);
+    if (ok < 0) return trn_error_prefix(e, "--restore %s", dir), NULL;
     json_error_t je;
     json_t *man = json_load_file(path, 0, &je);
     if (!man) return trn_errorf(e, "--restore %s: cannot read %s (%s); name a directory written by --dump-at or "
@@ -64,6 +66,14 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
         sets_text(cur, now, sizeof now);
         json_decref(cur);
         const char *dfile = str_at(man, "config", "file");
+        if (dfile && !strcmp(dfile, trn_sim_config_file(s)) && !strcmp(had, now))
+            return trn_errorf(
+                e,
+                "--restore %s: the dump was made with config %s and %s too, but the settings in "
+                "effect differ (digest %s, now %s): the file or one it @includes changed since the "
+                "dump; restore with the config the dump was made with (its manifest.json holds the "
+                "file's text)",
+                dir, dfile, had, dcd ? dcd : "?", SNAP(s)->cfg_digest);
         return trn_errorf(e, "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
                           "config %s and %s (digest %s); run with the --config and --set options the dump was made "
                           "with (its manifest.json lists them)", dir, dfile ? dfile : "?", had, dcd ? dcd : "?",
@@ -94,11 +104,36 @@ static int check_modules(const trn_sim *s, const char *dir, const json_t *man, t
     return 0;
 }
 
+/* The machine block, field by field (the config digest covers it too; this
+ * names the field). */
+static int check_machine(const trn_sim *s, const char *dir, const json_t *man, trn_error *e) {
+    json_t *now = trn_snapshot_machine_json(s);
+    const json_t *had = json_object_get(man, "machine");
+    const char *key;
+    json_t *v;
+    int rc = json_is_object(had)
+                 ? 0
+                 : trn_errorf(e, "--restore %s: manifest.json: 'machine' is missing", dir);
+    json_object_foreach(now, key, v) {
+        const json_t *d = json_object_get(had, key);
+        if (rc || json_equal(d, v)) continue;
+        rc = trn_errorf(e,
+                        "--restore %s: manifest.json: machine.%s is %s%" JSON_INTEGER_FORMAT
+                        ", this run's is %" JSON_INTEGER_FORMAT
+                        "; restore with the config the dump was made with",
+                        dir, key, json_is_integer(d) ? "" : "not an integer, ",
+                        json_integer_value(d), json_integer_value(v));
+    }
+    json_decref(now);
+    return rc;
+}
+
 int trn_snapshot_check(trn_sim *s, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "--restore %s: no program is loaded", dir);
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
-    int rc = check_digests(s, dir, man, e) || check_modules(s, dir, man, e);
+    int rc = check_machine(s, dir, man, e) || check_digests(s, dir, man, e) ||
+             check_modules(s, dir, man, e);
     const json_t *cores = json_object_get(man, "cores");
     if (rc == 0 && json_array_size(cores) != s->ncores)
         rc = trn_errorf(e, "--restore %s: manifest.json lists %zu cores, the run has %u", dir, json_array_size(cores),
@@ -125,6 +160,8 @@ static int read_npy(const char *dir, const char *rel, const char *descr, int ndi
     char path[PATH_MAX + 300];
     if (!rel || strstr(rel, "..")) return trn_errorf(e, "manifest.json: a file name is missing or leaves the dump");
     snprintf(path, sizeof path, "%s/%s", dir, rel);
+    int ok = trn_snapshot_dump_file(dir, path, e);
+    if (ok) return ok < 0 ? -1 : trn_errorf(e, "%s: missing from the dump", path);
     if (trn_npy_read(path, out, e)) return -1;
     if (strcmp(out->descr, descr) || out->ndim != ndim) {
         trn_errorf(e, "%s: expected %s with %d dims, found %s with %d", path, descr, ndim, out->descr, out->ndim);
@@ -185,6 +222,77 @@ static int apply_registers(trn_sim *s, const char *dir, trn_error *e) {
     return rc;
 }
 
+/* Instructions one trip of the loop at header h executes (saturating). */
+static uint64_t body_executions(const trn_program *p, size_t h) {
+    uint64_t n = 0, m;
+    for (size_t i = h + 1; i < p->insts[h].jump;) {
+        const trn_inst *in = &p->insts[i];
+        if (in->kind == TRN_INST_LOOP) {
+            if (__builtin_mul_overflow((uint64_t)in->loop.trips, body_executions(p, i), &m))
+                m = UINT64_MAX;
+            i = in->jump + 1;
+        } else {
+            m = 1;
+            ++i;
+        }
+        n = n + m < n ? UINT64_MAX : n + m;
+    }
+    return n;
+}
+
+/* Whether a core's saved position is one the program reaches: each loop
+ * around entry pc at a trip 0 .. trips-1, every other loop at 0 .. trips
+ * (its last value), `index` the instructions those trips imply, `waiting`
+ * only at an instruction and `done` only at the end. */
+static int check_position(const trn_sim *s, uint32_t c, size_t pc, const int64_t *trips,
+                          uint64_t index, bool waiting, bool done, trn_error *e) {
+    const trn_program *p = &s->prog;
+    for (size_t i = 0; i < p->n_insts; ++i) {
+        const trn_inst *in = &p->insts[i];
+        if (in->kind != TRN_INST_LOOP) continue;
+        int64_t t = trips[in->loop.id],
+                hi = i < pc && in->jump >= pc ? in->loop.trips - 1 : in->loop.trips;
+        if (t < 0 || t > hi)
+            return trn_errorf(e,
+                              "manifest.json: cores[%u].trips[%u] is %" PRId64
+                              "; the loop at instruction %" PRIu64 " has %" PRId64
+                              " trips, so a core %s it is at trip 0 .. %" PRId64,
+                              c, in->loop.id, t, in->number, in->loop.trips,
+                              hi < in->loop.trips ? "inside" : "outside", hi);
+    }
+    uint64_t at = 0, m;
+    for (size_t i = 0; i < pc;) {
+        const trn_inst *in = &p->insts[i];
+        if (in->kind == TRN_INST_LOOP) {
+            bool around = in->jump >= pc;
+            uint64_t n = around ? (uint64_t)trips[in->loop.id] : (uint64_t)in->loop.trips;
+            if (__builtin_mul_overflow(n, body_executions(p, i), &m)) m = UINT64_MAX;
+            i = around ? i + 1 : in->jump + 1;
+        } else {
+            m = in->kind == TRN_INST_OP;
+            ++i;
+        }
+        at = at + m < at ? UINT64_MAX : at + m;
+    }
+    if (at != index)
+        return trn_errorf(e,
+                          "manifest.json: cores[%u].index is %" PRIu64
+                          ", but its entry %zu and trips put it "
+                          "at instruction index %" PRIu64,
+                          c, index, pc, at);
+    if (done && pc != p->n_insts)
+        return trn_errorf(
+            e,
+            "manifest.json: cores[%u].done is true, but its entry %zu is not the program's end "
+            "(%zu)",
+            c, pc, p->n_insts);
+    if (waiting && (pc == p->n_insts || p->insts[pc].kind != TRN_INST_OP))
+        return trn_errorf(
+            e, "manifest.json: cores[%u].waiting is true, but its entry %zu is not an instruction",
+            c, pc);
+    return 0;
+}
+
 static int apply_core(trn_sim *s, const json_t *o, uint32_t c, trn_error *e) {
     trn_run *r = s->run;
     int64_t index = int_at(o, "index", -1), pc = int_at(o, "entry", -1);
@@ -193,12 +301,19 @@ static int apply_core(trn_sim *s, const json_t *o, uint32_t c, trn_error *e) {
         json_array_size(trips) != s->prog.n_loops || !json_is_boolean(json_object_get(o, "waiting")) ||
         !json_is_boolean(json_object_get(o, "done")))
         return trn_errorf(e, "manifest.json: cores[%u] does not describe a position in this program", c);
+    for (uint32_t l = 0; l < s->prog.n_loops; ++l) {
+        if (!json_is_integer(json_array_get(trips, l)))
+            return trn_errorf(e, "manifest.json: cores[%u].trips[%u] is not an integer", c, l);
+        r->cp[c].trip[l] = (int64_t)json_integer_value(json_array_get(trips, l));
+    }
+    bool waiting = json_is_true(json_object_get(o, "waiting")),
+         done = json_is_true(json_object_get(o, "done"));
+    if (check_position(s, c, (size_t)pc, r->cp[c].trip, (uint64_t)index, waiting, done, e))
+        return -1;
     r->cp[c].pc = (size_t)pc;
     r->cp[c].executed = (uint64_t)index;
-    r->waiting[c] = json_is_true(json_object_get(o, "waiting"));
-    r->done[c] = json_is_true(json_object_get(o, "done"));
-    for (uint32_t l = 0; l < s->prog.n_loops; ++l)
-        r->cp[c].trip[l] = (int64_t)json_integer_value(json_array_get(trips, l));
+    r->waiting[c] = waiting;
+    r->done[c] = done;
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "snapshot/snapshot_int.h"
 
 struct trn_state_io {
+    const char *dump;    /* restore: the dump's directory */
     char dir[PATH_MAX];  /* DIR/modules/FAMILY */
     json_t *names;       /* save: the arrays put so far */
     trn_npy cached;      /* restore: the last array found */
@@ -99,11 +100,15 @@ static trn_lookup io_find(trn_state_io *io, const char *name, uint32_t *dtype, u
     }
     char path[PATH_MAX + 80];
     snprintf(path, sizeof path, "%s/%s.npy", io->dir, name);
-    struct stat st;
-    if (stat(path, &st) != 0 && errno == ENOENT) return TRN_ABSENT;
     trn_npy_free(&io->cached);
     io->cached_name[0] = 0;
     trn_error e;
+    int ok = io->dump ? trn_snapshot_dump_file(io->dump, path, &e) : 0;
+    if (ok > 0) return TRN_ABSENT;
+    if (ok < 0) {
+        io_error(io, "%s", e.msg);
+        return TRN_BADTYPE;
+    }
     if (trn_npy_read(path, &io->cached, &e)) {
         io_error(io, "%s", e.msg);
         return TRN_BADTYPE;
@@ -202,7 +207,7 @@ int trn_snapshot_modules_restore(trn_sim *s, const char *dir, trn_error *e) {
         trn_state_fn save, restore;
         hooks(m, &save, &restore);
         if (!restore) continue;
-        trn_state_io io = {0};
+        trn_state_io io = {.dump = dir};
         char err[512] = "";
         if (module_dir(dir, m, &io, e)) return -1;
         trn_status st = restore(m->state, &state_api, &io, err, sizeof err);

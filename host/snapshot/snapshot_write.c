@@ -254,7 +254,7 @@ static void write_position(const trn_sim *s, json_t *man) {
     }
 }
 
-static json_t *machine_json(const trn_sim *s) {
+json_t *trn_snapshot_machine_json(const trn_sim *s) {
     const trn_machine *m = &s->cfg.machine;
     return json_pack("{s:i, s:i, s:I, s:I, s:I, s:i}", "cores", (int)s->ncores, "partitions", (int)m->partitions,
                      "sbuf_partition_bytes", (json_int_t)m->sbuf_partition_bytes, "psum_partition_bytes",
@@ -282,7 +282,7 @@ static void manifest_header(trn_sim *s, trn_dump_kind kind, const char *why, jso
     if (why) json_object_set_new(man, kind == TRN_DUMP_ON_ERROR ? "error" : "note", json_string(why));
     json_object_set_new(man, "program", json_pack("{s:s, s:s}", "path", s->prog.path, "digest", pd));
     json_object_set_new(man, "config", config_json(s));
-    json_object_set_new(man, "machine", machine_json(s));
+    json_object_set_new(man, "machine", trn_snapshot_machine_json(s));
     write_position(s, man);
 }
 

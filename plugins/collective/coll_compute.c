@@ -95,10 +95,38 @@ static trn_status check_lnc(const trn_host_api *api, trn_ctx *ctx, const coll_st
     return TRN_OK;
 }
 
+/* A record read from a dump met by a core that runs the same instruction:
+ * its operands must be what this instruction gives (dtype, partitions,
+ * elements) and inside memory, or the dump does not belong to the program. */
+static trn_status check_restored(const trn_host_api *api, trn_ctx *ctx, const coll_record *rec,
+                                 const coll_record *o, uint32_t c) {
+    const char *bad = o->n_in != rec->n_in || o->n_out != rec->n_out ? "operand count" : NULL;
+    for (int k = 0; k < rec->n_in + rec->n_out && !bad; ++k) {
+        const trn_ap *a = k < rec->n_in ? &rec->in[k] : &rec->out,
+                     *b = k < rec->n_in ? &o->in[k] : &o->out;
+        int64_t na = k < rec->n_in ? rec->in_count[k] : rec->out_count;
+        int64_t nb = k < rec->n_in ? o->in_count[k] : o->out_count;
+        if (a->dtype != b->dtype)
+            bad = k < rec->n_in ? "input dtype" : "output dtype";
+        else if (b->core != c || api->check_ap(ctx, b, k < rec->n_in ? TRN_IN : TRN_OUT) != TRN_OK)
+            bad = "operand place";
+        else if (a->part_count != b->part_count || na != nb || nb != trn_ap_elems(b))
+            bad = "operand shape";
+    }
+    if (!bad) return TRN_OK;
+    return api->error(
+        ctx,
+        "collective #%llu of core %u, read from the dump's modules/collective/records.npy, has "
+        "another %s than this instruction (%llu on core %u) gives; the dump does not match "
+        "the program",
+        (unsigned long long)rec->seq, c, bad, (unsigned long long)rec->instr, rec->core);
+}
+
 /* Every core's k-th collective must say the same thing (SPMD). */
 static trn_status check_agreement(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, const coll_record *rec) {
     for (uint32_t c = 0; c < st->cores; ++c) {
         const coll_record *o = c == rec->core ? NULL : coll_registry_get(st->reg, c, rec->seq);
+        if (o && o->restored && check_restored(api, ctx, rec, o, c) != TRN_OK) return TRN_ERR;
         char err[768];
         if (o && coll_spec_compare(&rec->spec, rec->core, &o->spec, c, err, sizeof err))
             return api->error(ctx,
@@ -142,6 +170,7 @@ static trn_status arrive(const trn_host_api *api, trn_ctx *ctx, coll_state *st, 
     bool local = rec->member && st->set.multiworker && rec->spec.kind == COLL_ALL_REDUCE;
     if (local) rec->done = true;
     if (rec->member && !rec->done && check_lnc(api, ctx, st, rec, p) != TRN_OK) return TRN_ERR;
+    if (coll_keep(api, ctx, rec) != TRN_OK) return TRN_ERR;
     if (coll_registry_post(st->reg, rec->core, rec)) return api->error(ctx, "out of memory");
     *posted = true; /* from here on the registry owns rec */
     if (check_agreement(api, ctx, st, rec) != TRN_OK) return TRN_ERR;
@@ -157,6 +186,7 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     uint32_t core = api->core_id(ctx);
     uint64_t instr = api->instruction_index(ctx);
     coll_core *me = &st->core[core];
+    coll_trim(api, ctx, st, -1, -1);
     if (me->waiting && me->instr == instr)
         return me->pending ? st->remote_ops->resume(api, ctx, st, me) : coll_resume(me);
     coll_record *rec = calloc(1, sizeof *rec);

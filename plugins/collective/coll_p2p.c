@@ -87,6 +87,11 @@ static trn_status p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, col
     rec->in_count[0] = side == COLL_SEND ? trn_ap_elems(&rec->in[0]) : 0;
     rec->out_count = side == COLL_SEND ? 0 : trn_ap_elems(&rec->out);
     uint32_t src = side == COLL_SEND ? core : rec->peer, dst = side == COLL_SEND ? rec->peer : core;
+    coll_trim(api, ctx, st, src, dst);
+    if (coll_keep(api, ctx, rec) != TRN_OK) {
+        coll_record_free(rec);
+        return TRN_ERR;
+    }
     if (coll_registry_p2p_post(st->reg, src, dst, side, rec)) {
         coll_record_free(rec);
         return api->error(ctx, "out of memory");

@@ -130,6 +130,9 @@ static const trn_quirk_desc coll_quirks[] = {
 static void free_run(coll_state *st) {
     coll_registry_free(st->reg);
     free(st->core);
+    free(st->held);
+    st->held = NULL;
+    st->held_cap = 0;
     st->reg = NULL;
     st->core = NULL;
     st->cores = 0;

@@ -22,6 +22,8 @@ typedef struct coll_record {
     trn_ap in[2], out;
     int64_t in_count[2], out_count;
     bool done;
+    bool restored; /* read from a dump: its operands are checked when a core meets it
+                      (coll_compute.c) */
 } coll_record;
 
 void coll_record_free(coll_record *rec);

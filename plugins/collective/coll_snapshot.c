@@ -1,6 +1,8 @@
 /* The rendezvous registry in a dump (ABI 3 state hooks). Every record the
- * run has posted is kept, done or pending, since a core that arrives later
- * still checks its k-th collective against every other core's k-th:
+ * registry still holds is kept, done or pending, since a core that arrives
+ * later still checks its k-th collective against every other core's k-th
+ * (the registry drops a record only once no core can ask for it again, so
+ * a list may start at a number above 0: its first row's seq says where):
  *
  *   records      int64 [N][73]  one row per record, list by list in posting
  *                               order (columns: REC_* below)
@@ -8,6 +10,8 @@
  *                               src_target_pairs, then its send_counts
  *   waits        int64 [cores][5]  (waiting, instruction, list, key, seq) of
  *                               the record a waiting core waits on
+ *   list_starts  int64 [L][3]   (list, key, first seq) of each list whose
+ *                               first records were dropped (absent: none)
  *
  * A record's list is 0 (a core's CollectiveCompute sequence, key = core),
  * 1 (sends, key = src * cores + dst) or 2 (receives). */
@@ -113,6 +117,16 @@ static int find_place(void *arg, int list, uint64_t key, const coll_record *rec)
     return 1;
 }
 
+static int add_base(void *arg, int list, uint64_t key, uint64_t base) {
+    rows *b = arg;
+    if (grow(&b->rec, &b->cap, (b->n + 1) * 3)) return -1;
+    int64_t *o = b->rec + b->n++ * 3;
+    o[0] = list;
+    o[1] = (int64_t)key;
+    o[2] = (int64_t)base;
+    return 0;
+}
+
 trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
     coll_state *st = state;
     rows r = {0};
@@ -130,7 +144,15 @@ trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *i
         int64_t w[5] = {me->waiting, (int64_t)me->instr, p.list, p.key, p.seq};
         memcpy(waits + (size_t)c * 5, w, sizeof w);
     }
-    int64_t rs[2] = {(int64_t)r.n, REC_COLS}, ds[1] = {(int64_t)r.n_data}, ws[2] = {st->cores, 5};
+    rows b = {0};
+    if (rc == TRN_OK && coll_registry_each_base(st->reg, add_base, &b)) {
+        snprintf(err, errlen, "out of memory");
+        rc = TRN_ERR;
+    }
+    int64_t rs[2] = {(int64_t)r.n, REC_COLS}, ds[1] = {(int64_t)r.n_data}, ws[2] = {st->cores, 5},
+            bs[2] = {(int64_t)b.n, 3};
+    if (rc == TRN_OK && b.n) rc = sa->put(io, "list_starts", TRN_DT_INT64, 2, bs, b.rec);
+    free(b.rec);
     if (rc == TRN_OK) rc = sa->put(io, "records", TRN_DT_INT64, 2, rs, r.rec);
     if (rc == TRN_OK) rc = sa->put(io, "record_data", TRN_DT_INT64, 1, ds, r.data);
     if (rc == TRN_OK) rc = sa->put(io, "waits", TRN_DT_INT64, 2, ws, waits);
@@ -164,13 +186,27 @@ static int64_t *load(const trn_state_api *sa, trn_state_io *io, const char *name
     return v;
 }
 
+/* The extra data a record row claims (group ids, pairs, counts), -1 when a
+ * size is negative or the sum overflows. */
+static int64_t data_need(const int64_t *o) {
+    int64_t ids, pairs, counts, need;
+    if (o[REC_N_GROUPS] < 0 || o[REC_GROUP_SIZE] < 0 || o[REC_N_PAIRS] < 0 || o[REC_N_COUNTS] < 0 ||
+        o[REC_N_GROUPS] > UINT32_MAX || o[REC_GROUP_SIZE] > UINT32_MAX ||
+        __builtin_mul_overflow(o[REC_N_GROUPS], o[REC_GROUP_SIZE], &ids) ||
+        __builtin_mul_overflow(o[REC_N_PAIRS], 2, &pairs) ||
+        __builtin_mul_overflow(o[REC_N_COUNTS], o[REC_N_COUNTS], &counts) ||
+        __builtin_add_overflow(ids, pairs, &need) || __builtin_add_overflow(need, counts, &need))
+        return -1;
+    return need;
+}
+
 static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data, uint32_t cores) {
-    int64_t ids = o[REC_N_GROUPS] * o[REC_GROUP_SIZE], at = o[REC_DATA_AT];
-    int64_t need = ids + 2 * o[REC_N_PAIRS] + o[REC_N_COUNTS] * o[REC_N_COUNTS];
-    if (o[REC_N_GROUPS] < 0 || o[REC_GROUP_SIZE] < 0 || o[REC_N_PAIRS] < 0 || o[REC_N_COUNTS] < 0 || at < 0 ||
-        need < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 || o[REC_CORE] >= cores || o[REC_N_IN] < 0 ||
-        o[REC_N_IN] > 2)
+    int64_t need = data_need(o), at = o[REC_DATA_AT];
+    if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 ||
+        o[REC_CORE] >= cores || o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 ||
+        o[REC_N_OUT] > 1)
         return NULL;
+    int64_t ids = o[REC_N_GROUPS] * o[REC_GROUP_SIZE]; /* data_need checked it */
     coll_record *rec = calloc(1, sizeof *rec);
     if (!rec) return NULL;
     coll_spec *sp = &rec->spec;
@@ -200,6 +236,7 @@ static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n
     ap_in(o + REC_AP_IN1, &rec->in[1]);
     ap_in(o + REC_AP_OUT, &rec->out);
     const int64_t *d = data + at;
+    rec->restored = true;
     sp->groups.ids = ids ? malloc((size_t)ids * sizeof *sp->groups.ids) : NULL;
     sp->pairs = sp->n_pairs ? malloc(2 * sp->n_pairs * sizeof *sp->pairs) : NULL;
     sp->counts = sp->n_counts ? malloc(sp->n_counts * sp->n_counts * sizeof *sp->counts) : NULL;
@@ -218,16 +255,45 @@ static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n
     for (int64_t i = 0; i < n; ++i) {
         const int64_t *o = recs + i * REC_COLS;
         coll_record *rec = record_from(o, data, n_data, st->cores);
-        if (!rec || coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY], rec) ||
-            rec->seq != (uint64_t)o[REC_SEQ]) {
-            snprintf(err, errlen, "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
-                     (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY], (long long)o[REC_SEQ]);
-            if (rec && rec->seq != (uint64_t)o[REC_SEQ]) return TRN_ERR; /* posted: the registry owns it */
+        /* posted (the registry owns it) only where the list expects that number */
+        if (!rec || o[REC_SEQ] < 0 ||
+            coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY],
+                                       (uint64_t)o[REC_SEQ], rec)) {
+            snprintf(err, errlen,
+                     "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
+                     (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY],
+                     (long long)o[REC_SEQ]);
             coll_record_free(rec);
             return TRN_ERR;
         }
     }
     return TRN_OK;
+}
+
+/* Where lists start (optional: a dump with nothing dropped has none). */
+static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_state_io *io,
+                                char *err, size_t errlen) {
+    uint32_t dt, nd;
+    int64_t shape[TRN_STATE_MAX_DIMS], n = 0;
+    trn_lookup l = sa->find(io, "list_starts", &dt, &nd, shape);
+    if (l == TRN_ABSENT) return TRN_OK;
+    int64_t *b = l == TRN_FOUND ? load(sa, io, "list_starts", 2, 3, &n, err, errlen) : NULL;
+    if (!b) return TRN_ERR;
+    trn_status rc = TRN_OK;
+    for (int64_t i = 0; i < n && rc == TRN_OK; ++i)
+        if (b[3 * i + 1] < 0 || b[3 * i + 2] <= 0 ||
+            coll_registry_restore_base(st->reg, (int)b[3 * i], (uint64_t)b[3 * i + 1],
+                                       (uint64_t)b[3 * i + 2])) {
+            snprintf(
+                err, errlen,
+                "list_starts[%lld] (list %lld, key %lld, from %lld) is not a list of this run, or "
+                "names one twice",
+                (long long)i, (long long)b[3 * i], (long long)b[3 * i + 1],
+                (long long)b[3 * i + 2]);
+            rc = TRN_ERR;
+        }
+    free(b);
+    return rc;
 }
 
 trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
@@ -241,6 +307,7 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
         snprintf(err, errlen, "waits: %lld cores, the run has %u", (long long)n_waits, st->cores);
         rc = TRN_ERR;
     }
+    if (rc == TRN_OK) rc = restore_bases(st, sa, io, err, errlen);
     if (rc == TRN_OK) rc = restore_records(st, recs, n, data, n_data, err, errlen);
     for (uint32_t c = 0; c < st->cores && rc == TRN_OK; ++c) {
         const int64_t *w = waits + (size_t)c * 5;
@@ -250,6 +317,11 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
         me->rec = w[2] < 0 ? NULL : coll_registry_find(st->reg, (int)w[2], (uint64_t)w[3], (uint64_t)w[4]);
         if (w[2] >= 0 && !me->rec) {
             snprintf(err, errlen, "waits[%u] names a record the dump does not hold", c);
+            rc = TRN_ERR;
+        } else if (me->waiting && (!me->rec || me->rec->core != c || me->rec->instr != me->instr)) {
+            snprintf(err, errlen, "waits[%u]: core %u waits at instruction index %lld on %s", c, c,
+                     (long long)w[1],
+                     me->rec ? "a record of another core or instruction" : "no record");
             rc = TRN_ERR;
         }
     }

@@ -55,6 +55,8 @@ typedef struct coll_state {
      * every call. */
     void *scratch;
     size_t scratch_cap;
+    const coll_record **held; /* coll_trim's list of the records cores wait on */
+    uint32_t held_cap;
     const coll_remote_ops *remote_ops; /* NULL: every core is in this process */
     void *remote;                      /* the backend's state */
 } coll_state;
@@ -66,6 +68,15 @@ void *coll_scratch(coll_state *st, size_t bytes);
 /* A core's wait bookkeeping: resume (TRN_OK once rec is done, else
  * TRN_WAIT) or start waiting on rec. */
 trn_status coll_resume(coll_core *me);
+
+/* The registry's records count against machine.max_bytes (host API
+ * keep_bytes): coll_keep before posting rec (TRN_ERR: over the budget, the
+ * message is recorded), coll_trim drops what no core can need again and
+ * gives its bytes back: the CollectiveCompute lists (src < 0) or the
+ * channel src -> dst. Single-process runs only. */
+size_t coll_record_bytes(const coll_record *rec);
+trn_status coll_keep(const trn_host_api *api, trn_ctx *ctx, const coll_record *rec);
+void coll_trim(const trn_host_api *api, trn_ctx *ctx, coll_state *st, int64_t src, int64_t dst);
 trn_status coll_wait_on(coll_core *me, uint64_t instr, const coll_record *rec);
 
 #endif

@@ -40,7 +40,25 @@ coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_
 enum { COLL_LIST_SEQ = 0, COLL_LIST_SEND = 1, COLL_LIST_RECV = 2 };
 typedef int (*coll_registry_visit)(void *arg, int list, uint64_t key, const coll_record *rec);
 int coll_registry_each(const coll_registry *r, coll_registry_visit fn, void *arg);
-int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, coll_record *rec);
+int coll_registry_restore_post(coll_registry *r, int list, uint64_t key, uint64_t seq,
+                               coll_record *rec);
+/* Where a list starts (the records before `base` were dropped): visited
+ * for each list that does not start at 0, and set on an empty list before
+ * its records are restored. -1: no such list, or not empty. */
+typedef int (*coll_registry_base_visit)(void *arg, int list, uint64_t key, uint64_t base);
+int coll_registry_each_base(const coll_registry *r, coll_registry_base_visit fn, void *arg);
+int coll_registry_restore_base(coll_registry *r, int list, uint64_t key, uint64_t base);
+
+/* Drop the records nobody can need again: done, waited on by no core (held:
+ * the records the cores wait on), and (CollectiveCompute) every core has
+ * posted its own of that number. dropped (optional) sees each before it is
+ * freed. Returns how many went. The _channel form does the same for the
+ * send / receive pairs of src -> dst. */
+size_t coll_registry_trim(coll_registry *r, const coll_record *const *held, size_t n_held,
+                          void (*dropped)(void *arg, const coll_record *rec), void *arg);
+size_t coll_registry_trim_channel(coll_registry *r, uint32_t src, uint32_t dst,
+                                  const coll_record *const *held, size_t n_held,
+                                  void (*dropped)(void *arg, const coll_record *rec), void *arg);
 /* The record at position seq of a list, NULL if none. */
 coll_record *coll_registry_find(const coll_registry *r, int list, uint64_t key, uint64_t seq);
 

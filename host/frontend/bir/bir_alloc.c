@@ -189,6 +189,10 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     return 0;
 }
 
+static const char *alloc_name_at(const void *allocs, int i) {
+    return ((const bir_alloc *)allocs)[i].name;
+}
+
 static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_error *e) {
     char where[BIR_WHERE_MAX];
     snprintf(where, sizeof where, "function %s, allocation %d", c->function, i);
@@ -204,8 +208,9 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     if (trn_check_keys(a, alloc_keys, where, e) ||
         pick("kind", "kind", json_object_get(a, "kind"), tensor_kinds, &kind, where, e))
         return -1;
-    for (int j = 0; j < i; ++j)
-        if (!strcmp(c->allocs[j].name, x->name)) return trn_errorf(e, "%s: declared twice", where);
+    int first = trn_name_index_add(&c->alloc_names, i, alloc_name_at, c->allocs);
+    if (first == -2) return trn_errorf(e, "out of memory");
+    if (first != i) return trn_errorf(e, "%s: declared twice", where);
     if (!(x->name = bir_keep_string(c, x->name))) return trn_errorf(e, "out of memory");
     json_t *dt = json_object_get(a, "dtype");
     if (!dt)
@@ -260,7 +265,6 @@ int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e) {
 }
 
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name) {
-    for (int i = 0; i < c->n_allocs; ++i)
-        if (!strcmp(c->allocs[i].name, name)) return &c->allocs[i];
-    return NULL;
+    int i = trn_name_index_find(&c->alloc_names, name, alloc_name_at, c->allocs);
+    return i >= 0 && i < c->n_allocs ? &c->allocs[i] : NULL;
 }

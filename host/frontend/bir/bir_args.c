@@ -24,7 +24,13 @@ int bir_register(const bir_ctx *c, const char *regref, int *reg) {
             *reg = c->axes[d].reg;
             return 0;
         }
-    for (int i = 0; i < c->n_allocs; ++i)
+    const bir_alloc *named =
+        bir_find_alloc(c, regref); /* hashed: the usual case, a REG by its name */
+    if (named && named->kind == BIR_REGISTER) {
+        *reg = named->reg;
+        return 0;
+    }
+    for (int i = 0; i < c->n_allocs && c->n_regs; ++i) /* by its location's name */
         if (c->allocs[i].kind == BIR_REGISTER && (!strcmp(c->allocs[i].name, regref) ||
                                                   (c->allocs[i].location && !strcmp(c->allocs[i].location, regref)))) {
             *reg = c->allocs[i].reg;

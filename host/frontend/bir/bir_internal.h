@@ -4,6 +4,7 @@
 #ifndef TRNSIM_HOST_BIR_INTERNAL_H
 #define TRNSIM_HOST_BIR_INTERNAL_H
 
+#include "common/name_index.h"
 #include "frontend/bir/bir.h"
 #include "program/operand.h"
 
@@ -48,6 +49,7 @@ typedef struct bir_ctx {
     char block[BIR_WHERE_MAX];  /* the block path */
     bir_alloc *allocs;
     int n_allocs;
+    trn_name_index alloc_names; /* allocs by name (bir_find_alloc) */
     int n_regs;                 /* registers taken by REG allocations */
     bir_axis axes[BIR_MAX_DEPTH];
     int depth;

@@ -149,6 +149,7 @@ int bir_ctx_init(bir_ctx *c, trn_program *p, const trn_load_opts *o, trn_error *
 
 void bir_ctx_free(bir_ctx *c) {
     free(c->allocs);
+    trn_name_index_free(&c->alloc_names);
     free(c->unhandled);
     if (c->trigger_blocks) json_decref(c->trigger_blocks);
     if (c->block_names) json_decref(c->block_names);

@@ -40,6 +40,8 @@
  *      which cores a rendezvous brought together (trn_party), and observers
  *      see it in trn_observation.party / n_party (the timeline's arrows).
  *      The opcode flag TRN_OPF_STREAMS (bounded working memory per operand).
+ *      Host function keep_bytes (appended after those): the memory a module
+ *      keeps between instructions, counted against machine.max_bytes.
  *   -  (no bump, during ABI 3) plugin.h split into topic headers under
  *      trnsim/plugin/: abi.h (this one: versions, results, handles, the
  *      module and opcode descriptors), ap.h, host_api.h, schema.h, lend.h,

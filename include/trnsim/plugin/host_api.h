@@ -8,7 +8,7 @@
  * host function goes at the end, bumps TRN_ABI_VERSION (abi.h: changelog and bump
  * rule), and a module calls it only when TRN_API_HAS(api, name) says the host has
  * it (tests/host/abi/plugin_layout.c holds every offset). So the members below
- * stand in the order they were added, not by topic; this index groups the 55
+ * stand in the order they were added, not by topic; this index groups the 56
  * functions by topic:
  *
  *   handler context  error, log, core_id, core_count, opcode, instruction_index,
@@ -28,6 +28,7 @@
  *   observers        observed_read_raw, observed_read_f32, observer_stop,
  *                    observed_digest (ABI 3, observer.h)
  *   rendezvous       rendezvous_met (ABI 3, trn_party in observer.h)
+ *   budget           keep_bytes (ABI 3): memory a module keeps between instructions
  */
 #ifndef TRNSIM_PLUGIN_HOST_API_H
 #define TRNSIM_PLUGIN_HOST_API_H
@@ -239,6 +240,15 @@ struct trn_host_api {
      * the executing core missing, a second call, a static check) is
      * recorded like error()'s. Without it, observers see no party. */
     trn_status (*rendezvous_met)(trn_ctx *ctx, const trn_party *party, uint32_t n);
+    /* ABI 3 (appended after rendezvous_met). The memory the module keeps
+     * between instructions (records, queues: not scratch it frees before
+     * returning) changes by delta bytes, + as it grows, - as it lets go.
+     * The host counts it with the run's memories against machine.max_bytes:
+     * growth past it is refused with the usual one-line budget message
+     * (TRN_ERR, recorded like error()'s) and not counted, so the module
+     * lets go of what it was about to keep. The count starts at 0 each run
+     * (run_begin). Test for it with TRN_API_HAS(api, keep_bytes). */
+    trn_status (*keep_bytes)(trn_ctx *ctx, int64_t delta);
 };
 
 /* Whether a host provides a host function appended after ABI 1 (its table

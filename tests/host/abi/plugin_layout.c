@@ -62,7 +62,7 @@ MEMBER(struct, trn_party, core, 0, 4, uint32_t);
 MEMBER(struct, trn_party, role, 4, 4, uint32_t);
 MEMBER(struct, trn_party, index, 8, 8, uint64_t);
 
-RECORD(struct, trn_host_api, 448, 8);
+RECORD(struct, trn_host_api, 456, 8);
 MEMBER(struct, trn_host_api, abi_version, 0, 4, uint32_t);
 MEMBER(struct, trn_host_api, size, 4, 4, uint32_t);
 MEMBER(struct, trn_host_api, error, 8, 8, trn_status (*)(trn_ctx *, const char *, ...));
@@ -145,6 +145,7 @@ MEMBER(struct, trn_host_api, lend_end, 424, 8, trn_status (*)(trn_ctx *, trn_vie
 MEMBER(struct, trn_host_api, lend_cancel, 432, 8, trn_status (*)(trn_ctx *, trn_view *));
 MEMBER(struct, trn_host_api, rendezvous_met, 440, 8,
     trn_status (*)(trn_ctx *, const trn_party *, uint32_t));
+MEMBER(struct, trn_host_api, keep_bytes, 448, 8, trn_status (*)(trn_ctx *, int64_t));
 
 RECORD(struct, trn_transport_info, 24, 8);
 MEMBER(struct, trn_transport_info, size, 0, 4, uint32_t);

@@ -104,8 +104,8 @@ def bindings():
         r = run("run", f"{progs}/io.json", "--config", cfg, "--input", f"x@{core}={progs}/io_x.npy", rc=1)
         one_line_error(r, f"bad core in 'x@{core}=")
     args = []
-    for _ in range(257):
-        args += ["--input", f"x={progs}/io_x.npy"]
+    for core in range(257):  # one tensor and core each: two for one is its own error
+        args += ["--input", f"x@{core}={progs}/io_x.npy"]
     r = run("run", f"{progs}/io.json", "--config", cfg, *args, rc=1)
     one_line_error(r, "more than 256 --input options")
 

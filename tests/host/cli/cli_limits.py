@@ -168,13 +168,15 @@ def timeout():
     """--timeout SECONDS ends a long run between two instructions."""
     with tempfile.TemporaryDirectory() as d:
         n = 1 << 24
-        prog = write_json(d, "p.json", {"tensors": [
-            {"name": "a", "memory": "hbm", "dtype": "float32", "shape": [n], "fill": 1.0},
+        # no initial data: loading takes a few ms (--timeout covers loading too,
+        # and filling 64 MiB took 1 s on a loaded machine), each copy far longer
+        prog = write_json(d, "p.json", {"allow_uninit_read": True, "tensors": [
+            {"name": "a", "memory": "hbm", "dtype": "float32", "shape": [n]},
             {"name": "b", "memory": "hbm", "dtype": "float32", "shape": [n]}],
             "instructions": [{"opcode": "TestCopy", "inputs": ["a"], "outputs": ["b"]}] * 8})
         b = os.path.join(d, "b.npy")
-        r = run("run", prog, "--config", cfg, "--timeout", "0.01", "--output", f"b={b}", rc=1)
-        one_line_error(r, f"{prog}: stopped after ", "(--timeout 0.01), before instruction ", "(TestCopy/200)")
+        r = run("run", prog, "--config", cfg, "--timeout", "0.05", "--output", f"b={b}", rc=1)
+        one_line_error(r, f"{prog}: stopped after ", "(--timeout 0.05), before instruction ", "(TestCopy/200)")
         assert not os.path.exists(b)
         r = run("run", prog, "--config", cfg, "--timeout", "-1", rc=1)
         one_line_error(r, "--timeout '-1': expected a positive number of seconds")

@@ -86,12 +86,16 @@ def set_errors(d):
         ("unknown_opcode=skp", "--set unknown_opcode=skp: unknown_opcode must be \"error\" or \"skip\""),
         ("tset.scale=1", "--set tset.scale=1: 'tset' is neither machine nor the family of a configured module "
                          "(configured: test); did you mean 'test'?"),
-        ("test.scal=1", "module 'trnsim-test' (family test): --set test.scal=1: unknown setting 'scal' for module "
-                        "trnsim-test (known: scale, mode, fail_init); did you mean 'scale'?"),
-        ("test.scale=500", "--set test.scale=500: setting 'scale' = 500 is outside [0, 100]"),
-        ("test.scale=big", "--set test.scale=big: setting 'scale' must be a number"),
-        ("test.mode=c", "--set test.mode=c: setting 'mode' = \"c\" is not one of a|b"),
-        ("test.fail_init=1", "--set test.fail_init=1: setting 'fail_init' must be true or false"),
+        ("test.scal=1", "trnsim: --set test.scal=1: module 'trnsim-test' (family test): unknown setting 'scal' for "
+                        "module trnsim-test (known: scale, mode, fail_init); did you mean 'scale'?"),
+        ("test.scale=500", "--set test.scale=500: module 'trnsim-test' (family test): setting 'scale' = 500 is "
+                           "outside [0, 100]"),
+        ("test.scale=big", "--set test.scale=big: module 'trnsim-test' (family test): setting 'scale' must be a "
+                           "number"),
+        ("test.mode=c", "--set test.mode=c: module 'trnsim-test' (family test): setting 'mode' = \"c\" is not "
+                        "one of a|b"),
+        ("test.fail_init=1", "--set test.fail_init=1: module 'trnsim-test' (family test): setting 'fail_init' "
+                             "must be true or false"),
         ("machine.cores=true", "--set machine.cores=true: machine.cores must be an integer"),
         ("scale", "--set scale: expected KEY=VALUE"),
         ("=1", "--set =1: expected KEY=VALUE"),
@@ -113,9 +117,11 @@ def set_default_config(d):
             "--set", "collective.multi_lnc=allow")
     assert "BNStats" in r.stdout, r.stdout
     r = run("opcodes", "--set", "collective.cores_per_lnc=x", rc=1)
-    one_line_error(r, "--set collective.cores_per_lnc=x: setting 'cores_per_lnc' must be an integer")
+    one_line_error(r, "trnsim: --set collective.cores_per_lnc=x: module 'trnsim-collective' (family collective): "
+                   "setting 'cores_per_lnc' must be an integer")
     r = run("opcodes", "--set", "search.duplicate_match_order=desc", rc=1)
-    one_line_error(r, "--set search.duplicate_match_order=desc: setting 'duplicate_match_order' = \"desc\" is not one of")
+    one_line_error(r, "--set search.duplicate_match_order=desc: module 'trnsim-search' (family search): setting "
+                   "'duplicate_match_order' = \"desc\" is not one of")
 
 
 def include_overrides(d):
