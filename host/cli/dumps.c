@@ -1,5 +1,5 @@
 /* --dump-at INDEX[@CORE]=DIR, --dump-on-error DIR and --restore DIR: parsed
- * here, handed to the runtime (snapshot/snapshot.c) once the program is
+ * here, handed to the runtime (dump/dump.c) once the program is
  * loaded, and reported after a run that wrote them. */
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli_internal.h"
-#include "snapshot/snapshot.h"
+#include "dump/dump.h"
 
 /* INDEX[@CORE]=DIR: INDEX and CORE decimal, DIR not empty. */
 static int parse_dump_at(const char *arg, dump_at_arg *d, trn_error *e) {

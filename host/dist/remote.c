@@ -139,7 +139,7 @@ static int fetch(trn_dist *s, trn_remote_txn *t, trn_error *e) {
 
 /* What the write must be compared against: the fetched bytes and, per
  * extent, the fetched written bits of its words. */
-static int snapshot(trn_remote_txn *t, trn_error *e) {
+static int keep_before(trn_remote_txn *t, trn_error *e) {
     uint64_t bytes = 0, words = 0;
     for (size_t i = 0; i < t->n; ++i) {
         bytes += t->x[i].bytes;
@@ -180,7 +180,7 @@ int trn_remote_begin(trn_dist *s, const trn_ap_env *env, const trn_ap *ap, bool 
     }
     t->active = true;
     int rc = fetch(s, t, e);
-    if (rc == 0 && write) rc = snapshot(t, e);
+    if (rc == 0 && write) rc = keep_before(t, e);
     if (rc || !write) { /* a read is done with the owner once it has the bytes */
         trn_error e2;
         int rc2 = trn_remote_end(s, t, false, rc ? &e2 : e);

@@ -37,7 +37,7 @@ typedef struct core_pos {
 
 /* A run in progress: every core's position and the round-robin cursor, so
  * a run can stop after any instruction and go on (trn_sim_step), and a dump
- * can save where it stands and a restore resume it (snapshot/snapshot.c) in
+ * can save where it stands and a restore resume it (dump/dump.c) in
  * exactly the order the uninterrupted run would have taken. */
 struct trn_run {
     core_pos *cp;
@@ -114,7 +114,7 @@ struct trn_sim {
     trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
     trn_progress *progress; /* the progress display of the run in progress, NULL: none */
     bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
-    /* Parts of the run a folder above took over (snapshot/: --dump-at,
+    /* Parts of the run a folder above took over (dump/: --dump-at,
      * --dump-on-error, --restore), NULL: none; tested on the slow path only. */
     const trn_run_hooks *hooks;
     void *hooks_state;
@@ -167,7 +167,7 @@ bool trn_dispatch_handled(void *sim, uint32_t it);
 int trn_dispatch_check_program(trn_sim *s, trn_error *e);
 int trn_dispatch_static_checks(trn_sim *s, trn_error *e);
 int trn_dispatch_run(trn_sim *s, trn_error *e);
-/* The rest of a run started with trn_dispatch_run_start (the snapshot hooks
+/* The rest of a run started with trn_dispatch_run_start (the dump hooks
  * drive it): 0 complete, 2 a hook stopped it, -1 error. */
 int trn_dispatch_loop(trn_sim *s, trn_error *e);
 /* A run one instruction at a time (trn_sim_step in sim.h). */

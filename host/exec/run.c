@@ -86,7 +86,7 @@ static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const tr
 }
 
 /* Whether this stretch of the run needs the long way round for every
- * instruction: a dump or restore (snapshot points), a budget, a timeout or
+ * instruction: a dump or restore (dump points), a budget, a timeout or
  * the progress display (s->watched), an observer (the JSONL trace, the
  * timeline, diff's, a module's), or the text trace or --stats (timing).
  * None of them changes inside one run_core call from off to on, so run_core
@@ -98,9 +98,9 @@ static bool slow_path(const trn_sim *s) {
 
 /* Run core c until it finishes, waits, or completed *budget instructions
  * (a lockstep diff steps one at a time; a plain run has no budget). Returns
- * -1 on error, -2 when a snapshot asked the run to stop here
- * (snapshot/snapshot.h), else whether it made progress (completed an
- * instruction or arrived at a new one). At a snapshot point and on an error
+ * -1 on error, -2 when a dump asked the run to stop here
+ * (dump/dump.h), else whether it made progress (completed an
+ * instruction or arrived at a new one). At a dump point and on an error
  * the progress so far is in s->run->progress already, so a dump sees it. */
 static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget, trn_error *e) {
     int progress = 0;
@@ -209,7 +209,7 @@ int trn_dispatch_run_start(trn_sim *s, trn_error *e) {
 
 /* Go on with the run until `budget` more instructions completed or every
  * core is done. Cores take turns in order, each running until it waits or
- * ends; a whole round without progress is a stall. 2: a snapshot stopped
+ * ends; a whole round without progress is a stall. 2: a dump stopped
  * it, 1: stopped on the budget, 0: the run is complete, -1: error. */
 static int run_some(trn_sim *s, uint64_t budget, trn_error *e) {
     trn_run *r = s->run;
@@ -262,7 +262,7 @@ int trn_dispatch_loop(trn_sim *s, trn_error *e) {
 }
 
 int trn_dispatch_run(trn_sim *s, trn_error *e) {
-    if (s->hooks) { /* dumps or a restore: snapshot/snapshot.c drives the run */
+    if (s->hooks) { /* dumps or a restore: dump/dump.c drives the run */
         s->progress = trn_progress_start(s, s->opts.progress, stderr);
         int rc = s->hooks->run(s, e);
         trn_progress_finish(s->progress, rc != 0);

@@ -106,7 +106,7 @@ void trn_sim_run_end(trn_sim *s);
  * then shows them as #wrong. */
 void trn_sim_stats_checked(trn_sim *s, const trn_step *st, uint64_t wrong);
 
-/* Run hooks: a folder above exec/ takes over parts of a run (snapshot/:
+/* Run hooks: a folder above exec/ takes over parts of a run (dump/:
  * dumps and restore) without exec/ calling up into it. exec/ tests s->hooks
  * on the slow path of the run loop only, so a plain run does not pay for it. */
 typedef struct trn_run_hooks {

@@ -21,7 +21,7 @@ import sys
 LAYERS = [
     ["cli"],
     ["embed"],
-    ["observers", "snapshot"],
+    ["observers", "dump"],
     ["exec"],
     ["dist"],
     ["modules"],
@@ -41,8 +41,8 @@ PENDING = {}
 READERS = {"frontend/native", "frontend/bir"}
 LAYER_OF = {f: i for i, layer in enumerate(LAYERS) for f in layer}
 # A folder's private header (<folder>_int.h) is for its own files; the one
-# named exception: snapshot/ saves and sets the run state itself.
-PRIVATE_EXCEPTIONS = {("snapshot", "exec/exec_int.h")}
+# named exception: dump/ saves and sets the run state itself.
+PRIVATE_EXCEPTIONS = {("dump", "exec/exec_int.h")}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -180,8 +180,8 @@ PLANTED = [
     ("host/exec/bad.c", '#include "exec/exec_test.h"\n', "a test header is for tests only"),
     ("host/frontend/bir/bad.c", '#include "frontend/native/native.h"\n',
      "host/frontend/bir/ may not depend on host/frontend/native/"),
-    ("host/observers/a.c", '#include "snapshot/s.h"\n', "a circle of includes between folders"),
-    ("host/snapshot/b.c", '#include "observers/o.h"\n', "host/snapshot/ may not depend on host/observers/"),
+    ("host/observers/a.c", '#include "dump/s.h"\n', "a circle of includes between folders"),
+    ("host/dump/b.c", '#include "observers/o.h"\n', "host/dump/ may not depend on host/observers/"),
 ]
 
 

@@ -11,7 +11,7 @@
 
 #include "arith/arith.h"
 #include "npy/npy.h"
-#include "snapshot/snapshot_int.h"
+#include "dump/dump_int.h"
 
 struct trn_state_io {
     const char *dump;    /* restore: the dump's directory */
@@ -103,7 +103,7 @@ static trn_lookup io_find(trn_state_io *io, const char *name, uint32_t *dtype, u
     trn_npy_free(&io->cached);
     io->cached_name[0] = 0;
     trn_error e;
-    int ok = io->dump ? trn_snapshot_dump_file(io->dump, path, &e) : 0;
+    int ok = io->dump ? trn_dump_dump_file(io->dump, path, &e) : 0;
     if (ok > 0) return TRN_ABSENT;
     if (ok < 0) {
         io_error(io, "%s", e.msg);
@@ -165,7 +165,7 @@ static int call_failed(const trn_module *m, const char *what, const char *err, c
     return trn_errorf(e, "module '%s' (family %s): %s failed: %s", m->desc->name, m->desc->family, what, msg);
 }
 
-int trn_snapshot_modules_save(trn_sim *s, const char *dir, void *mods_json, trn_error *e) {
+int trn_dump_modules_save(trn_sim *s, const char *dir, void *mods_json, trn_error *e) {
     json_t *mods = mods_json;
     for (size_t i = 0; i < s->reg.n_mods; ++i) {
         const trn_module *m = &s->reg.mods[i];
@@ -187,7 +187,7 @@ int trn_snapshot_modules_save(trn_sim *s, const char *dir, void *mods_json, trn_
         char err[512] = "";
         char base[PATH_MAX];
         snprintf(base, sizeof base, "%s/modules", dir);
-        if (module_dir(dir, m, &io, e) || trn_snapshot_mkdir(base, e) || trn_snapshot_mkdir(io.dir, e)) {
+        if (module_dir(dir, m, &io, e) || trn_dump_mkdir(base, e) || trn_dump_mkdir(io.dir, e)) {
             json_decref(io.names);
             return -1;
         }
@@ -200,7 +200,7 @@ int trn_snapshot_modules_save(trn_sim *s, const char *dir, void *mods_json, trn_
     return 0;
 }
 
-int trn_snapshot_modules_restore(trn_sim *s, const char *dir, trn_error *e) {
+int trn_dump_modules_restore(trn_sim *s, const char *dir, trn_error *e) {
     for (size_t i = 0; i < s->reg.n_mods; ++i) {
         const trn_module *m = &s->reg.mods[i];
         if (!m->live) continue;

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "snapshot/snapshot_int.h"
+#include "dump/dump_int.h"
 
 /* 1 when dir is an empty directory, 0 when it holds anything, -1 when it
  * cannot be listed. */
@@ -37,7 +37,7 @@ static const char *kind_of(mode_t m) {
     return "not a directory";
 }
 
-int trn_snapshot_dir_temp(const char *dir, char *tmp, size_t len, trn_error *e) {
+int trn_dump_dir_temp(const char *dir, char *tmp, size_t len, trn_error *e) {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/') --n; /* "out/" names out */
     const char *slash = memrchr(dir, '/', n);
@@ -55,7 +55,7 @@ int trn_snapshot_dir_temp(const char *dir, char *tmp, size_t len, trn_error *e) 
     return 0;
 }
 
-int trn_snapshot_dir_usable(const char *dir, const char *opt, trn_error *e) {
+int trn_dump_dir_usable(const char *dir, const char *opt, trn_error *e) {
     struct stat st;
     if (!dir[0]) return trn_errorf(e, "%s: the directory name is empty", opt);
     if (stat(dir, &st) == 0) {
@@ -69,12 +69,12 @@ int trn_snapshot_dir_usable(const char *dir, const char *opt, trn_error *e) {
                               opt, dir);
     }
     char tmp[PATH_MAX + 64];
-    if (trn_snapshot_dir_temp(dir, tmp, sizeof tmp, e)) return trn_error_prefix(e, "%s", opt);
+    if (trn_dump_dir_temp(dir, tmp, sizeof tmp, e)) return trn_error_prefix(e, "%s", opt);
     rmdir(tmp);
     return 0;
 }
 
-int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e) {
+int trn_dump_dump_file(const char *dir, const char *path, trn_error *e) {
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT) return 1;
@@ -94,12 +94,12 @@ int trn_snapshot_dump_file(const char *dir, const char *path, trn_error *e) {
     return 0;
 }
 
-int trn_snapshot_mkdir(const char *path, trn_error *e) {
+int trn_dump_mkdir(const char *path, trn_error *e) {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
     return trn_errorf(e, "cannot create %s (%s)", path, strerror(errno));
 }
 
-int trn_snapshot_dir_commit(const char *tmp, const char *dir, trn_error *e) {
+int trn_dump_dir_commit(const char *tmp, const char *dir, trn_error *e) {
     /* The new directory gets the usual 0777 & ~umask, not mkdtemp's 0700. */
     mode_t mask = umask(0);
     umask(mask);
@@ -121,6 +121,6 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return 0;
 }
 
-void trn_snapshot_dir_remove(const char *tmp) {
+void trn_dump_dir_remove(const char *tmp) {
     if (tmp && tmp[0]) nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

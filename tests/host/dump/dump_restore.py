@@ -8,7 +8,7 @@ programs, the dump's tensor files against a run of the program cut before
 the dump point (independent known values). The 'host' family checks the
 option errors: bad directories, mismatching restores, numpy reading.
 
-Usage: snapshot_restore.py TRNSIM FAMILY REPO_DIR"""
+Usage: dump_restore.py TRNSIM FAMILY REPO_DIR"""
 import json
 import os
 import subprocess

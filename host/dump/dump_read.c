@@ -1,4 +1,4 @@
-/* Reading a dump back (snapshot_write.c has the layout): checked against
+/* Reading a dump back (dump_write.c has the layout): checked against
  * the loaded program and config first, then memories, registers, the
  * schedule position and each module's state replace the run's. Every value
  * read is checked, so a damaged or edited dump is one clear error. */
@@ -11,12 +11,12 @@
 
 #include "npy/npy.h"
 #include "memory/bindings.h"
-#include "snapshot/snapshot_int.h"
+#include "dump/dump_int.h"
 
 static json_t *load_manifest(const char *dir, trn_error *e) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    int ok = trn_snapshot_dump_file(dir, path, e);
+    int ok = trn_dump_dump_file(dir, path, e);
     if (ok < 0) return trn_error_prefix(e, "--restore %s", dir), NULL;
     json_error_t je;
     json_t *man = json_load_file(path, 0, &je);
@@ -51,14 +51,14 @@ static void sets_text(const json_t *sets, char *buf, size_t len) {
 
 static int check_digests(const trn_sim *s, const char *dir, const json_t *man, trn_error *e) {
     char pd[17];
-    trn_snapshot_program_digest(s, pd);
+    trn_dump_program_digest(s, pd);
     const char *dpd = str_at(man, "program", "digest"), *dpath = str_at(man, "program", "path");
     if (!dpd || strcmp(dpd, pd))
         return trn_errorf(e, "--restore %s: the dump is of program %s (digest %s), this run loads %s (digest %s); "
                           "restore with the program the dump was made from", dir, dpath ? dpath : "?",
                           dpd ? dpd : "?", s->prog.path, pd);
     const char *dcd = str_at(man, "config", "digest");
-    if (!dcd || strcmp(dcd, SNAP(s)->cfg_digest)) {
+    if (!dcd || strcmp(dcd, DUMP(s)->cfg_digest)) {
         char had[400], now[400];
         sets_text(json_object_get(json_object_get(man, "config"), "sets"), had, sizeof had);
         json_t *cur = json_array();
@@ -73,11 +73,11 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
                 "effect differ (digest %s, now %s): the file or one it @includes changed since the "
                 "dump; restore with the config the dump was made with (its manifest.json holds the "
                 "file's text)",
-                dir, dfile, had, dcd ? dcd : "?", SNAP(s)->cfg_digest);
+                dir, dfile, had, dcd ? dcd : "?", DUMP(s)->cfg_digest);
         return trn_errorf(e, "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
                           "config %s and %s (digest %s); run with the --config and --set options the dump was made "
                           "with (its manifest.json lists them)", dir, dfile ? dfile : "?", had, dcd ? dcd : "?",
-                          trn_sim_config_file(s), now, SNAP(s)->cfg_digest);
+                          trn_sim_config_file(s), now, DUMP(s)->cfg_digest);
     }
     return 0;
 }
@@ -107,7 +107,7 @@ static int check_modules(const trn_sim *s, const char *dir, const json_t *man, t
 /* The machine block, field by field (the config digest covers it too; this
  * names the field). */
 static int check_machine(const trn_sim *s, const char *dir, const json_t *man, trn_error *e) {
-    json_t *now = trn_snapshot_machine_json(s);
+    json_t *now = trn_dump_machine_json(s);
     const json_t *had = json_object_get(man, "machine");
     const char *key;
     json_t *v;
@@ -128,7 +128,7 @@ static int check_machine(const trn_sim *s, const char *dir, const json_t *man, t
     return rc;
 }
 
-int trn_snapshot_check(trn_sim *s, const char *dir, trn_error *e) {
+int trn_dump_check(trn_sim *s, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "--restore %s: no program is loaded", dir);
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
@@ -160,7 +160,7 @@ static int read_npy(const char *dir, const char *rel, const char *descr, int ndi
     char path[PATH_MAX + 300];
     if (!rel || strstr(rel, "..")) return trn_errorf(e, "manifest.json: a file name is missing or leaves the dump");
     snprintf(path, sizeof path, "%s/%s", dir, rel);
-    int ok = trn_snapshot_dump_file(dir, path, e);
+    int ok = trn_dump_dump_file(dir, path, e);
     if (ok) return ok < 0 ? -1 : trn_errorf(e, "%s: missing from the dump", path);
     if (trn_npy_read(path, out, e)) return -1;
     if (strcmp(out->descr, descr) || out->ndim != ndim) {
@@ -336,7 +336,7 @@ static int apply_schedule(trn_sim *s, const json_t *man, trn_error *e) {
     return 0;
 }
 
-int trn_snapshot_apply(trn_sim *s, const char *dir, trn_error *e) {
+int trn_dump_apply(trn_sim *s, const char *dir, trn_error *e) {
     json_t *man = load_manifest(dir, e);
     if (!man) return -1;
     for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
@@ -347,7 +347,7 @@ int trn_snapshot_apply(trn_sim *s, const char *dir, trn_error *e) {
     json_array_foreach(json_object_get(man, "memories"), i, m) if (rc == 0) rc = apply_memory(s, dir, m, e);
     if (rc == 0) rc = apply_registers(s, dir, e);
     if (rc == 0) rc = apply_schedule(s, man, e);
-    if (rc == 0) rc = trn_snapshot_modules_restore(s, dir, e);
+    if (rc == 0) rc = trn_dump_modules_restore(s, dir, e);
     json_decref(man);
     return rc ? trn_error_prefix(e, "--restore %s", dir) : 0;
 }

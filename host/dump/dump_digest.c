@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "modules/config.h"
-#include "snapshot/snapshot_int.h"
+#include "dump/dump_int.h"
 
 extern const char trn_embedded_config[];
 
@@ -21,7 +21,7 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
 /* The native form with sorted keys: the same for a program read from a file
  * or given as text, whatever its whitespace, and for a BIR file and its
  * translation. */
-void trn_snapshot_program_digest(const trn_sim *s, char out[17]) {
+void trn_dump_program_digest(const trn_sim *s, char out[17]) {
     uint64_t h = FNV_OFFSET;
     char *text = s->have_prog ? json_dumps(s->prog.root, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     if (text) h = fnv(h, text, strlen(text));
@@ -30,7 +30,7 @@ void trn_snapshot_program_digest(const trn_sim *s, char out[17]) {
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-char *trn_snapshot_config_text(const trn_sim *s) {
+char *trn_dump_config_text(const trn_sim *s) {
     if (!s->opts.config_path) return strdup(s->opts.config_text ? s->opts.config_text : trn_embedded_config);
     FILE *f = fopen(s->opts.config_path, "rb");
     if (!f) return NULL;
@@ -54,9 +54,9 @@ char *trn_snapshot_config_text(const trn_sim *s) {
     return buf;
 }
 
-void trn_snapshot_config_digest(const trn_sim *s, char out[17]) {
+void trn_dump_config_digest(const trn_sim *s, char out[17]) {
     uint64_t h = FNV_OFFSET;
-    char *text = trn_snapshot_config_text(s);
+    char *text = trn_dump_config_text(s);
     if (text) h = fnv(h, text, strlen(text) + 1);
     free(text);
     for (size_t i = 0; i < s->opts.n_sets; ++i) h = fnv(h, s->opts.sets[i], strlen(s->opts.sets[i]) + 1);

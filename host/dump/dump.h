@@ -4,17 +4,17 @@
  * module's state, the schedule position, manifest.json), and a run continued
  * from such a directory with the same bits as an uninterrupted one. The
  * options install run hooks (exec/sim.h), so the run loop never calls here. */
-#ifndef TRNSIM_HOST_SNAPSHOT_H
-#define TRNSIM_HOST_SNAPSHOT_H
+#ifndef TRNSIM_HOST_DUMP_H
+#define TRNSIM_HOST_DUMP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "exec/sim.h"
 
-typedef struct trn_snapshot_cfg trn_snapshot_cfg;
+typedef struct trn_dump_cfg trn_dump_cfg;
 
-/* Dumps and restore (snapshot/snapshot.c, docs/cli.md). After a program is
+/* Dumps and restore (dump/dump.c, docs/dumps.md). After a program is
  * loaded and before trn_sim_run; each checks its directory (a new path or
  * an empty directory where one can be created) at once.
  * dump_at: before core `core` first starts its instruction of stream index

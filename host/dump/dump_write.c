@@ -20,7 +20,7 @@
 #include "npy/npy.h"
 #include "memory/ap.h"
 #include "modules/opnames.h"
-#include "snapshot/snapshot_int.h"
+#include "dump/dump_int.h"
 
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "unknown"
@@ -119,7 +119,7 @@ static int write_memory(const trn_sim *s, const char *dir, uint32_t c, int mi, j
 static int write_memories(const trn_sim *s, const char *dir, json_t *man, trn_error *e) {
     char sub[PATH_MAX + 16];
     snprintf(sub, sizeof sub, "%s/memory", dir);
-    if (trn_snapshot_mkdir(sub, e)) return -1;
+    if (trn_dump_mkdir(sub, e)) return -1;
     json_t *list = json_array();
     json_object_set_new(man, "memories", list);
     for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
@@ -196,10 +196,10 @@ static int write_tensor(const trn_sim *s, const char *dir, const trn_tensor *t, 
 static int write_tensors(const trn_sim *s, const char *dir, json_t *man, trn_error *e) {
     char sub[PATH_MAX + 32];
     snprintf(sub, sizeof sub, "%s/tensors", dir);
-    if (trn_snapshot_mkdir(sub, e)) return -1;
+    if (trn_dump_mkdir(sub, e)) return -1;
     for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) {
         snprintf(sub, sizeof sub, "%s/tensors/core%u", dir, c);
-        if (trn_snapshot_mkdir(sub, e)) return -1;
+        if (trn_dump_mkdir(sub, e)) return -1;
     }
     json_t *list = json_array(), *taken = json_object();
     json_object_set_new(man, "tensors", list);
@@ -254,7 +254,7 @@ static void write_position(const trn_sim *s, json_t *man) {
     }
 }
 
-json_t *trn_snapshot_machine_json(const trn_sim *s) {
+json_t *trn_dump_machine_json(const trn_sim *s) {
     const trn_machine *m = &s->cfg.machine;
     return json_pack("{s:i, s:i, s:I, s:I, s:I, s:i}", "cores", (int)s->ncores, "partitions", (int)m->partitions,
                      "sbuf_partition_bytes", (json_int_t)m->sbuf_partition_bytes, "psum_partition_bytes",
@@ -265,16 +265,16 @@ json_t *trn_snapshot_machine_json(const trn_sim *s) {
 static json_t *config_json(const trn_sim *s) {
     json_t *sets = json_array();
     for (size_t i = 0; i < s->opts.n_sets; ++i) json_array_append_new(sets, json_string(s->opts.sets[i]));
-    json_t *o = json_pack("{s:s, s:s, s:o}", "file", trn_sim_config_file(s), "digest", SNAP(s)->cfg_digest, "sets",
+    json_t *o = json_pack("{s:s, s:s, s:o}", "file", trn_sim_config_file(s), "digest", DUMP(s)->cfg_digest, "sets",
                           sets);
-    if (SNAP(s)->cfg_text) json_object_set_new(o, "text", json_string(SNAP(s)->cfg_text));
+    if (DUMP(s)->cfg_text) json_object_set_new(o, "text", json_string(DUMP(s)->cfg_text));
     return o;
 }
 
 static void manifest_header(trn_sim *s, trn_dump_kind kind, const char *why, json_t *man) {
     static const char *const kinds[] = {"dump-at", "dump-on-error", "run start (private)"};
     char pd[17];
-    trn_snapshot_program_digest(s, pd);
+    trn_dump_program_digest(s, pd);
     json_object_set_new(man, "format", json_string("trnsim-dump"));
     json_object_set_new(man, "format_version", json_integer(1));
     json_object_set_new(man, "trnsim_version", json_string(TRNSIM_VERSION));
@@ -282,7 +282,7 @@ static void manifest_header(trn_sim *s, trn_dump_kind kind, const char *why, jso
     if (why) json_object_set_new(man, kind == TRN_DUMP_ON_ERROR ? "error" : "note", json_string(why));
     json_object_set_new(man, "program", json_pack("{s:s, s:s}", "path", s->prog.path, "digest", pd));
     json_object_set_new(man, "config", config_json(s));
-    json_object_set_new(man, "machine", trn_snapshot_machine_json(s));
+    json_object_set_new(man, "machine", trn_dump_machine_json(s));
     write_position(s, man);
 }
 
@@ -301,17 +301,17 @@ static int write_into(trn_sim *s, const char *dir, trn_dump_kind kind, const cha
     json_object_set_new(man, "modules", mods);
     int rc = write_memories(s, dir, man, e) || write_registers(s, dir, man, e) ||
              (kind != TRN_DUMP_PRIVATE && write_tensors(s, dir, man, e)) ||
-             trn_snapshot_modules_save(s, dir, mods, e) || write_manifest(dir, man, e);
+             trn_dump_modules_save(s, dir, mods, e) || write_manifest(dir, man, e);
     json_decref(man);
     return rc ? -1 : 0;
 }
 
-int trn_snapshot_write(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e) {
+int trn_dump_write(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e) {
     if (kind == TRN_DUMP_PRIVATE) return write_into(s, dir, kind, why, e);
     char tmp[PATH_MAX + 64];
-    if (trn_snapshot_dir_temp(dir, tmp, sizeof tmp, e)) return trn_error_prefix(e, "dump %s", dir);
-    if (write_into(s, tmp, kind, why, e) || trn_snapshot_dir_commit(tmp, dir, e)) {
-        trn_snapshot_dir_remove(tmp);
+    if (trn_dump_dir_temp(dir, tmp, sizeof tmp, e)) return trn_error_prefix(e, "dump %s", dir);
+    if (write_into(s, tmp, kind, why, e) || trn_dump_dir_commit(tmp, dir, e)) {
+        trn_dump_dir_remove(tmp);
         return trn_error_prefix(e, "dump %s", dir);
     }
     return 0;
