@@ -18,7 +18,7 @@
  *   trnsim/plugin/lend.h       ABI 3: lent memory (trn_view)
  *   trnsim/plugin/transport.h  ABI 2/3: cores over several processes
  *   trnsim/plugin/services.h   ABI 3: services shared between modules
- *   trnsim/plugin/state.h      ABI 3: state snapshots (trn_state_api)
+ *   trnsim/plugin/state.h      ABI 3: module state in dumps (trn_state_api)
  *   trnsim/plugin/observer.h   ABI 3: observers (trn_observation), trn_party
  *   trnsim/plugin/kit.h        NOT ABI: helper macros and inline helpers for
  *                              writing a module (TRN_MODULE, TRN_OP, trn_fail)

@@ -27,7 +27,7 @@
  *      trn_transport_desc grows the remote-memory calls (expose,
  *      remote_begin / get / put / end; trn_region, trn_extent): the host
  *      reads them only when the table's size covers them.
- *      State snapshots: trn_plugin_desc.state_save / state_restore and the
+ *      Module state in dumps: trn_plugin_desc.state_save / state_restore and the
  *      trn_state_api they are handed (--dump-at, --restore).
  *      Observers (appended after those): trn_plugin_desc.observer
  *      (trn_observer_desc), read-only callbacks before and after every
@@ -254,7 +254,7 @@ typedef struct trn_plugin_desc {
     uint32_t n_exports;
     const trn_service_need *needs;
     uint32_t n_needs;
-    /* ABI 3: state snapshots (above). Both or neither; a module without them
+    /* ABI 3: module state in dumps (above). Both or neither; a module without them
      * has no state that lasts between instructions (scratch buffers do not
      * count), and a dump records none for it. */
     trn_state_fn state_save;

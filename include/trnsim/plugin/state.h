@@ -1,6 +1,6 @@
 /* trnsim public header, a topic of the plugin ABI (trnsim/plugin.h includes
  * every topic; versions and the changelog are in trnsim/plugin/abi.h):
- * ABI 3, state snapshots: the calls a module saves and restores its state
+ * ABI 3, module state in dumps: the calls a module saves and restores its state
  * through (trn_state_api).
  */
 #ifndef TRNSIM_PLUGIN_STATE_H
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* ---- state snapshots (ABI 3) ------------------------------------------ */
+/* ---- module state in dumps (ABI 3) ------------------------------------------ */
 
 /* A dump being written or read (trnsim run --dump-at / --restore,
  * docs/cli.md). A module whose state lasts from one instruction to the next
