@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 typedef void (*bench_fn)(void);
 void bench_register(const char *name, bench_fn fn);

@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "observers/timeline.h"
-#include "observers/trace.h"
+#include "observers/observers.h"
 
 static const char config[] = "plugins = ( { family = \"search\"; module = \"trnsim-search\"; } );";
 

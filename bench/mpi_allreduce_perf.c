@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 enum { MODE_EXACT = 1, MODE_MPI = 2, MODE_NATIVE = 4 };
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "exec/stats.h"
+#include "exec/exec.h"
 
 #define MAX_CASES 128
 

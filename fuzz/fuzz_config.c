@@ -2,7 +2,7 @@
  * and module loading with the settings it gives each compiled-in module. */
 #include "fuzz_common.h"
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size);

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 static const char *const programs[] = {
     /* two cores: AllReduces in a loop, then a Send / Recv pair */

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "npy/npy.h"
-#include "npy/npy_stream.h"
 
 static int small_only(const trn_npy *h, void *ctx, trn_error *e) {
     (void)ctx;

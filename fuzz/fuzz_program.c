@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 #include "frontend/frontend.h"
 #include "exec/exec_test.h"
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/error.h"
+#include "common/common.h"
 #include "trnsim/dtype.h"
 #include "trnsim/plugin/ap.h"
 

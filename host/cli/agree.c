@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli_internal.h"
-#include "common/digest.h"
+#include "cli/cli_int.h"
+#include "common/common.h"
 
 #define SAMPLE ((size_t)1 << 16) /* bytes of an input digested at each end */
 

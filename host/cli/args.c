@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_internal.h"
-#include "observers/trace.h"
+#include "cli/cli_int.h"
+#include "observers/observers.h"
 
 /* The one stderr line of a failure. A message can quote input (a tensor name,
  * a config string, a path) holding a newline or other control byte; those

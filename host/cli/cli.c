@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_internal.h"
-#include "cli/usage.h"
+#include "cli/cli_int.h"
 
 #ifndef TRNSIM_FAMILIES_BUILT /* set by host/CMakeLists.txt */
 #define TRNSIM_FAMILIES_BUILT "?"

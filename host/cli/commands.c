@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_internal.h"
-#include "observers/report.h"
+#include "cli/cli_int.h"
+#include "observers/observers.h"
 
 int cli_cmd_run(int argc, char **argv) {
     static run_args a;

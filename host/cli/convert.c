@@ -1,7 +1,7 @@
 /* trnsim convert: the program as read (a BIR file's translation) written
  * as a native program, or with --to bir as BIR JSON (docs/bir.md), to
  * stdout or -o FILE (through the one guard for every file trnsim writes,
- * common/outfile.h). */
+ * common/common.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_internal.h"
-#include "observers/report.h"
+#include "cli/cli_int.h"
+#include "observers/observers.h"
 
 typedef int (*writer_fn)(const trn_sim *s, FILE *out, trn_error *e);
 
-/* Through the one guard (common/outfile.h): a new path or a regular file
+/* Through the one guard (common/common.h): a new path or a regular file
  * only, written to a temporary and put in place complete, with the
  * replaced file's mode; a failure names the path and the OS's reason. */
 static int write_file(const trn_sim *s, writer_fn write, const char *path, trn_error *e) {

@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include "arith/arith.h"
-#include "observers/report.h"
-#include "cli/cli_internal.h"
-#include "observers/diff.h"
+#include "observers/observers.h"
+#include "cli/cli_int.h"
 
 #define EXIT_DIFFERENT 1
 #define EXIT_ERROR 2

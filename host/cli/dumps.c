@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_internal.h"
+#include "cli/cli_int.h"
 #include "dump/dump.h"
 
 /* INDEX[@CORE]=DIR: INDEX and CORE decimal, DIR not empty. */

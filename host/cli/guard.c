@@ -1,12 +1,12 @@
 /* Every file a run writes, and every file it reads, through the one guard
- * (common/outfile.h) before anything is read or run (docs/cli.md, "Files a
+ * (common/common.h) before anything is read or run (docs/cli.md, "Files a
  * run writes"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_internal.h"
+#include "cli/cli_int.h"
 
 #define MAX_TARGETS (MAX_FILES + MAX_DUMPS + 3)
 #define MAX_READS (MAX_FILES + CONFIG_FILES + 2)

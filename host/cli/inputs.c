@@ -1,13 +1,13 @@
 /* --input: a .npy file into a tensor, on one core or stacked over all.
  * The data goes from the file straight into simulator memory, run by run
- * (npy/npy_stream.h): read(2) into the tensor's own bytes when the
+ * (npy/npy.h): read(2) into the tensor's own bytes when the
  * dtypes match, through one bounded buffer when they convert. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_internal.h"
-#include "npy/npy_stream.h"
+#include "cli/cli_int.h"
+#include "npy/npy.h"
 
 static int shape_equal(int na, const int64_t *a, int nb, const int64_t *b) {
     if (na != nb) return 0;

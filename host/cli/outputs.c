@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "arith/arith.h"
-#include "cli/cli_internal.h"
-#include "npy/npy_stream.h"
+#include "cli/cli_int.h"
+#include "npy/npy.h"
 
 /* ---- signals: the temporaries go away with the process ---- */
 

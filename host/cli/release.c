@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/cli_internal.h"
+#include "cli/cli_int.h"
 
 static int held[MAX_FILES];
 static int n_held;

@@ -9,15 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli_internal.h"
-#include "observers/dist_observe.h"
-#include "observers/report.h"
-#include "observers/timeline.h"
-#include "observers/trace.h"
+#include "cli/cli_int.h"
+#include "observers/observers.h"
 
 /* --trace and --timeline: observers of this run (docs/observability.md). In
  * an MPI run each process writes its own cores' records into a part file
- * and rank 0 merges them after the run (observers/dist_observe.h). */
+ * and rank 0 merges them after the run (observers/observers.h). */
 typedef struct observers {
     trn_trace *trace;
     trn_timeline *timeline;

@@ -1,9 +1,8 @@
 /* The command table and the help printed from it (usage.h). */
-#include "cli/usage.h"
+#include "cli/cli_int.h"
 
 #include <string.h>
 
-#include "cli/cli_internal.h"
 
 #define CONFIG_OPTION {"--config", "FILE", "read FILE instead of the embedded default config (config/default.cfg)"}
 #define SET_OPTION                                                                                             \

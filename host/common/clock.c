@@ -1,6 +1,6 @@
 /* The host's one clock: monotonic, for budgets, timeouts, --stats and
  * observers' times. In common/ so any folder may time what it does. */
-#include "common/clock.h"
+#include "common/common.h"
 
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* XXH64 (seed 0): four accumulators over 32-byte stripes, then the tail
  * and a final avalanche, as the xxHash specification describes it. */
-#include "common/digest.h"
+#include "common/common.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "common/error.h"
+#include "common/common.h"
 
 #include <stdarg.h>
 #include <stdio.h>

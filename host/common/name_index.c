@@ -1,4 +1,4 @@
-#include "common/name_index.h"
+#include "common/common.h"
 
 #include <stdint.h>
 #include <stdlib.h>

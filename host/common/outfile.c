@@ -1,6 +1,6 @@
 /* The one guard for every file trnsim writes (outfile.h). */
 #define _GNU_SOURCE
-#include "common/outfile.h"
+#include "common/common.h"
 
 #include <errno.h>
 #include <fcntl.h>

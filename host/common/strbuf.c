@@ -1,4 +1,4 @@
-#include "common/strbuf.h"
+#include "common/common.h"
 
 #include <stdarg.h>
 #include <stdio.h>

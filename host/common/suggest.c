@@ -1,4 +1,4 @@
-#include "common/suggest.h"
+#include "common/common.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dist/dist_config.h"
 #include "dist/dist.h"
 
 typedef struct cfg_text {

@@ -11,8 +11,6 @@
 
 #include "arith/arith.h"
 #include "dist/dist.h"
-#include "dist/dist_config.h"
-#include "dist/remote.h"
 
 static bool distributed(const trn_dist *s) { return s->transport && s->tinfo.ranks > 1; }
 

@@ -16,9 +16,8 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "memory/ap.h"
+#include "memory/memory.h"
 #include "dist/dist.h"
-#include "dist/remote.h"
 
 #define REGIONS_PER_CORE 9u
 #define RUN_BATCH 65536u

@@ -3,14 +3,14 @@
  * core as .npy, the memory images and written-byte maps, registers, each
  * module's state, the schedule position, manifest.json), and a run continued
  * from such a directory with the same bits as an uninterrupted one. The
- * options install run hooks (exec/sim.h), so the run loop never calls here. */
+ * options install run hooks (exec/exec.h), so the run loop never calls here. */
 #ifndef TRNSIM_HOST_DUMP_H
 #define TRNSIM_HOST_DUMP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 typedef struct trn_dump_cfg trn_dump_cfg;
 

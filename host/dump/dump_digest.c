@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modules/config.h"
+#include "modules/modules.h"
 #include "dump/dump_int.h"
 
 extern const char trn_embedded_config[];

@@ -36,7 +36,7 @@ struct trn_dump_cfg {
     char *cfg_text;
 };
 
-/* The run hooks (exec/sim.h) dump.c installs when an option is set. */
+/* The run hooks (exec/exec.h) dump.c installs when an option is set. */
 /* Before an attempt on core c: the dumps due there. 0 go on, 1 stop, -1 error. */
 int trn_dump_before(trn_sim *s, uint32_t c, trn_error *e);
 /* The handler of attempt `attempt` (0-based) failed. */

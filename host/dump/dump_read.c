@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "npy/npy.h"
-#include "memory/bindings.h"
+#include "memory/memory.h"
 #include "dump/dump_int.h"
 
 static json_t *load_manifest(const char *dir, trn_error *e) {

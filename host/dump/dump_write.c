@@ -18,8 +18,8 @@
 
 #include "arith/arith.h"
 #include "npy/npy.h"
-#include "memory/ap.h"
-#include "modules/opnames.h"
+#include "memory/memory.h"
+#include "modules/modules.h"
 #include "dump/dump_int.h"
 
 #ifndef TRNSIM_VERSION

@@ -13,8 +13,8 @@
 
 #include "arith/arith.h"
 #include "embed/embed.h"
-#include "modules/opnames.h"
-#include "exec/sim.h"
+#include "modules/modules.h"
+#include "exec/exec.h"
 
 #ifndef TRNSIM_VERSION
 #define TRNSIM_VERSION "unknown"

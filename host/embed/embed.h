@@ -3,7 +3,7 @@
 #ifndef TRNSIM_HOST_EMBED_H
 #define TRNSIM_HOST_EMBED_H
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 #include "trnsim/trnsim.h"
 
 trn_sim *trn_embed_host_sim(trnsim_sim *s);

@@ -9,11 +9,10 @@
 #include <strings.h>
 
 #include "arith/arith.h"
-#include "program/tensor_bounds.h"
-#include "exec/budget.h"
-#include "dist/remote.h"
-#include "modules/schema.h"
-#include "modules/services.h"
+#include "program/program.h"
+#include "exec/exec.h"
+#include "dist/dist.h"
+#include "modules/modules.h"
 #include "exec/exec_int.h"
 
 /* ---- errors and logging ---- */

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "memory/ap_view.h"
-#include "dist/remote.h"
+#include "memory/memory.h"
+#include "dist/dist.h"
 #include "exec/exec_int.h"
 
 static trn_status lend_error(trn_ctx *ctx, const char *msg) { return trn_host_api_table.error(ctx, "%s", msg); }

@@ -1,4 +1,4 @@
-#include "exec/budget.h"
+#include "exec/exec.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/budget.h"
-#include "dist/remote.h"
+#include "exec/exec.h"
+#include "dist/dist.h"
 #include "exec/exec_int.h"
 #include "frontend/frontend.h"
-#include "modules/opnames.h"
-#include "modules/schema.h"
-#include "program/tensor_bounds.h"
+#include "modules/modules.h"
+#include "program/program.h"
 
 #define MAX_SUB_DEPTH 8
 

@@ -5,15 +5,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "memory/ap.h"
-#include "modules/config.h"
+#include "memory/memory.h"
 #include "modules/modules.h"
 #include "dist/dist.h"
-#include "dist/remote.h"
 #include "program/program.h"
-#include "exec/sim.h"
-#include "exec/progress.h"
-#include "exec/stats.h"
+#include "exec/exec.h"
 
 typedef struct trn_run trn_run;
 

@@ -2,7 +2,7 @@
  * place (carriage return, erase to the end of the line) four times a
  * second; into a file or a pipe (only when forced) each update is a line
  * of its own, once a second, so a log keeps them readable. */
-#include "exec/progress.h"
+#include "exec/exec.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

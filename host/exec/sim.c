@@ -1,6 +1,6 @@
 /* The host as a library: open (config + modules), load a program (tensors
  * placed and initialised on every core), move tensor bytes, run. */
-#include "exec/sim.h"
+#include "exec/exec.h"
 #include "frontend/frontend.h"
 
 #include <inttypes.h>
@@ -10,10 +10,9 @@
 #include <strings.h>
 
 #include "arith/arith.h"
-#include "memory/spans.h"
-#include "exec/budget.h"
-#include "program/tensor_bounds.h"
-#include "dist/remote.h"
+#include "memory/memory.h"
+#include "program/program.h"
+#include "dist/dist.h"
 #include "exec/exec_int.h"
 
 /* --against-module FAMILY=PATH: the family's module (its last plugins
@@ -167,7 +166,7 @@ static const trn_opcode_desc *opcode_schema(void *arg, uint32_t it) {
     return it <= TRN_IT_MAX ? s->reg.table[it].op : NULL;
 }
 
-/* Large tensors fault in 2 MiB pages (memory/spans.h): a 64 MiB input then
+/* Large tensors fault in 2 MiB pages (memory/memory.h): a 64 MiB input then
  * costs 32 page faults instead of 16384. */
 static void advise_tensors(trn_sim *s) {
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};

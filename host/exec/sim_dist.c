@@ -1,4 +1,4 @@
-/* The façade's calls for a run spread over processes (exec/sim.h,
+/* The façade's calls for a run spread over processes (exec/exec.h,
  * "Distributed runs"): each is dist/'s call on the simulator's trn_dist,
  * and outputs gathered to rank 0 through the façade's own tensor access. */
 #include <stdlib.h>

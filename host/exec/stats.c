@@ -1,5 +1,5 @@
-#include "exec/stats.h"
-#include "common/clock.h"
+#include "exec/exec.h"
+#include "common/common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,7 @@ double trn_stats_busbw_factor(const char *kind, uint32_t n) {
 }
 
 /* A JSON string: opcode names come from modules and may hold any byte. */
-static void json_string(FILE *out, const char *s) {
+static void stats_json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
         if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
@@ -67,7 +67,7 @@ static void print_opcodes(const trn_stats *st, const char *const *names, FILE *o
                            inf = st->inf[it];
         if (json) {
             fprintf(out, "%s\n  {\"it\": %d, \"name\": ", first ? "" : ",", it);
-            json_string(out, name);
+            stats_json_string(out, name);
             fprintf(out, ", \"count\": %llu, \"skipped\": %llu, \"seconds\": %.9f, \"elements\": %llu, \"nan\": %llu, "
                     "\"inf\": %llu}", c, sk, st->seconds[it], el, nan, inf);
         } else

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "modules/schema.h"
+#include "modules/modules.h"
 #include "exec/exec_int.h"
 
 #define CHUNK 4096 /* elements widened at a time */

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/suggest.h"
-#include "exec/budget.h"
+#include "common/common.h"
+#include "exec/exec.h"
 #include "exec/exec_int.h"
-#include "modules/opnames.h"
-#include "modules/schema.h"
-#include "program/tensor_bounds.h"
+#include "modules/modules.h"
+#include "program/program.h"
 
 /* The loaded opcode a sub-instruction object names (NULL: none loaded). */
 int trn_exec_lookup_sub(void *arg, const json_t *inst, const trn_opcode_desc **op, trn_error *e) {

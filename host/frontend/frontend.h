@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "common/error.h"
+#include "common/common.h"
 #include "program/program.h"
 #include "trnsim/plugin/schema.h"
 

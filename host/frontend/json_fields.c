@@ -1,4 +1,4 @@
-#include "frontend/json_fields.h"
+#include "frontend/frontend_int.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The parts of the text scanner too long to inline (text_scan.h). */
-#include "frontend/text_scan.h"
+#include "frontend/frontend_int.h"
 
 bool trn_scan_skip(trn_scan *sc) {
     trn_scan_ws(sc);

@@ -1,4 +1,4 @@
-#include "memory/ap.h"
+#include "memory/memory.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "common/digest.h"
+#include "common/common.h"
 
 /* Limits that keep every address computation inside int64. */
 #define AP_MAX_NUM (1ll << 32)
@@ -113,7 +113,7 @@ trn_box trn_ap_box(const trn_ap *ap) {
 
 /* Merge dims that are contiguous in each other so runs are as long as
  * possible. settle: the walk moves data, so bindings its box meets are
- * copied in first (memory/bindings.h); the written map alone needs none. */
+ * copied in first (memory/memory.h); the written map alone needs none. */
 static int walk_init_as(const trn_ap_env *env, const trn_ap *ap, walk *w, bool settle, trn_error *e) {
     if (trn_ap_check(env, ap, e)) return -1;
     w->mem = &env->cores[ap->core].mem[ap->mem];

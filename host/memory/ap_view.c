@@ -1,4 +1,4 @@
-#include "memory/ap_view.h"
+#include "memory/memory.h"
 
 #include <stdlib.h>
 #include <string.h>

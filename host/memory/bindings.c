@@ -1,4 +1,4 @@
-#include "memory/bindings.h"
+#include "memory/memory.h"
 
 #include <stdlib.h>
 #include <string.h>

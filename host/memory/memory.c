@@ -1,6 +1,5 @@
 #include "memory/memory.h"
 
-#include "memory/bindings.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "memory/spans.h"
+#include "memory/memory.h"
 
 #include <string.h>
 

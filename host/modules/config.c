@@ -1,11 +1,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream */
 #endif
-#include "modules/config.h"
+#include "modules/modules.h"
 
-#include "common/suggest.h"
-#include "modules/config_scan.h"
-#include "modules/config_tree.h"
+#include "common/common.h"
+#include "modules/modules_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

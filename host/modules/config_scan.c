@@ -1,4 +1,4 @@
-#include "modules/config_scan.h"
+#include "modules/modules_int.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* The config tree before interpretation: base configs (leading @include
  * lines) merged under the including file, --set overlays, and the origin of
  * every setting that did not come straight from one parse. */
-#include "modules/config_tree.h"
+#include "modules/modules_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,8 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/suggest.h"
-#include "modules/config_scan.h"
+#include "common/common.h"
 
 #define LAYER_DEPTH 10    /* base configs nest at most this deep (as libconfig's own includes) */
 #define LAYER_BASES 16    /* leading @include lines per file */

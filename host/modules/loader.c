@@ -13,10 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/suggest.h"
-#include "modules/opnames.h"
-#include "modules/schema.h"
-#include "modules/services.h"
+#include "common/common.h"
 #include "modules/modules.h"
 
 #ifndef TRNSIM_PLUGIN_DIR

@@ -3,9 +3,8 @@
  * changes, with a spelling suggestion for a name that is neither. */
 #include <string.h>
 
-#include "common/suggest.h"
+#include "common/common.h"
 #include "modules/modules.h"
-#include "modules/opnames.h"
 
 static size_t name_hash(const char *name) {
     uint64_t h = 0xcbf29ce484222325ull;

@@ -1,4 +1,4 @@
-#include "modules/opnames.h"
+#include "modules/modules.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "modules/schema.h"
+#include "modules/modules.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/suggest.h"
+#include "common/common.h"
 
 const char *const trn_instruction_keys[] = {"opcode", "inputs", "outputs", "allow_uninit_read", "comment", NULL};
 

@@ -4,7 +4,7 @@
  * that stay loaded, before any module's init runs, so a missing or too old
  * exporter is a load error and init can look its interfaces up in any load
  * order. */
-#include "modules/services.h"
+#include "modules/modules.h"
 
 #include <stddef.h>
 #include <stdlib.h>

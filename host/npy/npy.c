@@ -6,7 +6,6 @@
  * padded with spaces and '\n', then the raw C-order data. */
 #include "npy/npy.h"
 
-#include "npy/npy_stream.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * as plans: the exact loads (same bytes, float32 narrowed RNE), numpy's
  * default float64 into float tensors, and any integer array into any
  * integer tensor when every value fits. */
-#include "npy/npy_convert.h"
+#include "npy/npy.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* .npy data between a file descriptor and tensor bytes, run by run
  * (npy_stream.h): the file's own dtype moves with one system call per run,
  * a conversion goes through one bounded buffer. */
-#include "npy/npy_stream.h"
+#include "npy/npy.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/suggest.h"
-#include "observers/report.h"
+#include "common/common.h"
+#include "observers/observers.h"
 
 static void type_names(uint32_t t, uint32_t elem, char *buf, size_t len) {
     static const struct { uint32_t bit; const char *name; } names[] = {

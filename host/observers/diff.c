@@ -2,7 +2,7 @@
  * simulators' memories through the same access pattern and compared
  * byte for byte, element by element; so are their written-byte maps, asked
  * of the memory module byte range by byte range. */
-#include "observers/diff.h"
+#include "observers/observers.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "program/tensor_bounds.h"
+#include "program/program.h"
 #include "memory/memory.h"
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 static bool is_packed(int dt) {
     return dt == TRN_DT_FP8_E4M3_X4 || dt == TRN_DT_FP8_E5M2_X4 || dt == TRN_DT_FP4_E2M1_X4;

@@ -5,7 +5,7 @@
  * it recognises a line by its first key and rewrites only the timeline's
  * "ts" and flow "id" values. */
 #define _GNU_SOURCE
-#include "observers/dist_observe.h"
+#include "observers/observers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/outfile.h"
-#include "common/strbuf.h"
-#include "exec/sim.h"
-#include "exec/stats.h"
+#include "common/common.h"
+#include "exec/exec.h"
 
 #define CHUNK ((size_t)1 << 20)
 #define OUT_BUFFER (1u << 16)
@@ -59,7 +57,7 @@ static bool to_stderr(const trn_dist_obs *o) { return !strcmp(o->path, "-"); }
 static bool root(const trn_sim *s) { return trn_sim_dist_c(s)->tinfo.rank == 0; }
 
 /* The temporary beside the target, through the one guard for every file
- * trnsim writes (common/outfile.h): created now, so that a target in a
+ * trnsim writes (common/common.h): created now, so that a target in a
  * place that cannot take a file is an error before the run. */
 static int open_temp(trn_dist_obs *o, trn_error *e) {
     if (trn_outfile_create(&o->temp, o->option, o->path, e)) return -1;

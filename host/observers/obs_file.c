@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "observers/obs_file.h"
+#include "observers/observers.h"
 
 #include <errno.h>
 #include <fcntl.h>

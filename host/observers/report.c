@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "modules/opnames.h"
-#include "observers/report.h"
+#include "modules/modules.h"
+#include "observers/observers.h"
 #include "frontend/frontend.h"
 
 /* Quirks of the host and its arithmetic core (modules add their own). */

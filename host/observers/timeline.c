@@ -12,7 +12,7 @@
  * arrows. Sub-instructions are
  * slices nested in their parent's (held back until the parent's slice is
  * written, so each track's events come in time order). */
-#include "observers/timeline.h"
+#include "observers/observers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,9 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/strbuf.h"
-#include "observers/obs_file.h"
-#include "exec/sim.h"
+#include "common/common.h"
+#include "exec/exec.h"
 
 #define TIMELINE_BUFFER (1u << 16)
 

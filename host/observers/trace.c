@@ -2,7 +2,7 @@
  * instruction (docs/observability.md has the format). Records are built in
  * one buffer and handed to stdio, whose buffer is bounded (TRACE_BUFFER),
  * so the file grows as the run goes and memory does not. */
-#include "observers/trace.h"
+#include "observers/observers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,9 +12,8 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "common/strbuf.h"
-#include "observers/obs_file.h"
-#include "exec/sim.h"
+#include "common/common.h"
+#include "exec/exec.h"
 
 #define TRACE_BUFFER (1u << 16)
 

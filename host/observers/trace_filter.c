@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/suggest.h"
-#include "exec/sim.h"
-#include "observers/trace.h"
+#include "common/common.h"
+#include "exec/exec.h"
+#include "observers/observers.h"
 
 #define EXAMPLE "e.g. --trace-filter 'opcode=Max,MatchReplace;core=0;index=100-200;family=dma'"
 

@@ -1,6 +1,6 @@
 /* Operand specs resolved against the program's tensors, and written back
  * as native operand objects (operand.h). */
-#include "program/operand.h"
+#include "program/program.h"
 
 #include <inttypes.h>
 #include <string.h>

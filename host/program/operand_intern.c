@@ -1,5 +1,5 @@
 /* An open-addressing hash set of operand lists (operand_intern.h). */
-#include "program/operand_intern.h"
+#include "program/program.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * names and operand lists from, tensor lookup, and freeing. */
 #include "program/program.h"
 
-#include "common/name_index.h"
+#include "common/common.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,16 +1,17 @@
+#ifndef TRNSIM_HOST_PROGRAM_PROGRAM_H
+#define TRNSIM_HOST_PROGRAM_PROGRAM_H
+
 /* The loaded program: tensors with their placement, and a flat instruction
  * list in which a loop is a header entry and an end entry around its body,
  * so a loop of a million trips costs two entries, not a million copies.
  * Two front ends fill it (native JSON, docs/programs.md; the compiler's
  * BIR JSON, docs/bir.md) behind frontend/'s trn_program_load, and exec/
  * runs it. This folder is the model alone: it calls no reader. */
-#ifndef TRNSIM_HOST_PROGRAM_H
-#define TRNSIM_HOST_PROGRAM_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "common/error.h"
+#include "common/common.h"
 #include "memory/memory.h"
 #include "trnsim/dtype.h"
 #include "trnsim/plugin/ap.h"
@@ -133,5 +134,86 @@ int trn_tensor_check_placement(const trn_tensor *x, const trn_machine *m, const 
 int64_t trn_tensor_row_bytes(const trn_tensor *x);
 void trn_tensor_ap(trn_tensor *x);
 uint64_t trn_tensor_mem_limit(const trn_machine *m, trn_mem mem);
+
+/* An operand as a program states it, before it is resolved against its
+ * tensor: what a native operand object's keys say (docs/programs.md,
+ * "Operands") and what a BIR access pattern says (docs/bir.md). Both front
+ * ends fill one and resolve it here, so the two readings of the same
+ * operand give the same trn_operand and the same messages; the native
+ * writer (`trnsim convert`) turns a resolved operand back into its object. */
+
+
+typedef struct trn_operand_spec {
+    int tensor;             /* index into the program's tensors, -1: raw memory `mem` */
+    trn_mem mem;
+    bool has_dtype;         /* else the tensor's */
+    trn_dtype dtype;
+    bool has_partitions;    /* else the tensor's partitions from `partition` on (raw memory: 1) */
+    int64_t partition, partitions, partition_step, offset;
+    int64_t offset_register; /* -1: none */
+    int64_t core, core_offset; /* core -1: the executing core (+ core_offset) */
+    uint32_t ndims;         /* 0: the tensor's own free pairs */
+    int64_t step[TRN_AP_MAX_DIMS], num[TRN_AP_MAX_DIMS];
+} trn_operand_spec;
+
+/* The defaults of every optional key. */
+void trn_operand_spec_init(trn_operand_spec *s);
+
+/* Range checks (the messages name the native keys: "WHERE: 'partition' =
+ * 9 is outside [0, 7]") and the AP the operand denotes. */
+int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_operand *op, const char *where,
+                        trn_error *e);
+
+/* The native operand object of a resolved operand, the defaults left out,
+ * so that reading it back resolves to the same operand. NULL: out of memory. */
+json_t *trn_operand_to_json(const trn_program *p, const trn_operand *op);
+
+/* One copy of each distinct operand list in a program: the fast paths of
+ * both front ends (native_fast.c, bir_fast.c) point every instruction with
+ * the same operands at the same list (trn_inst.shared_operands), which keeps
+ * a large program's memory to its distinct lists. */
+
+
+typedef struct trn_oplist_entry {
+    const trn_operand *ops;
+    uint32_t n;
+    uint64_t hash;
+} trn_oplist_entry;
+
+typedef struct trn_oplists {
+    trn_program *p; /* where the lists live (trn_program_alloc) */
+    trn_oplist_entry *slots;
+    size_t cap, used;
+} trn_oplists;
+
+/* The program's copy of o[0..n) (NULL for n == 0; NULL and *oom when out of memory). */
+const trn_operand *trn_oplist_intern(trn_oplists *t, const trn_operand *o, uint32_t n, bool *oom);
+/* The table (not the lists: they are the program's). */
+void trn_oplists_free(trn_oplists *t);
+
+/* Operands stay inside their tensor, and messages about bytes name the
+ * tensor and element that hold them (docs/programs.md, "Operands"). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+
+/* Whether every element ap visits lies in tensor t's partitions and bytes. */
+bool trn_tensor_holds_ap(const trn_tensor *t, const trn_ap *ap);
+
+/* 0 when an operand's ap stays inside tensor number `tensor`; else -1 and
+ * a message ("leaves tensor ...", for the caller to prefix with the operand)
+ * naming the tensor, the first element outside (its index in the operand's
+ * visiting order, partition and bytes), the tensor that byte belongs to if
+ * any, and the tensor's extent. */
+int trn_tensor_check_ap(const trn_program *p, int tensor, const trn_ap *ap, trn_error *e);
+
+/* The tensor holding byte `byte` of partition `part` of mem, and the index
+ * (C order) of the element there; NULL when no tensor holds it. */
+const trn_tensor *trn_tensor_at(const trn_program *p, trn_mem mem, uint64_t part, uint64_t byte, int64_t *element);
+
+/* A trn_byte_namer (memory/memory.h) over a program's tensors: "element K
+ * [i, j] of tensor 'x'" and how to give it data. */
+void trn_tensor_name_byte(const void *program, uint32_t mem, uint64_t part, uint64_t byte, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,7 @@
  * partitions and bytes. A quick test of the AP's extremes passes almost
  * every operand; only a failing one is walked to name its first element
  * outside. */
-#include "program/tensor_bounds.h"
+#include "program/program.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,7 +6,6 @@
 
 #include "arith/arith.h"
 #include "program/program.h"
-#include "program/operand.h"
 
 static int set(json_t *o, const char *key, json_t *v) { return v ? json_object_set_new(o, key, v) : -1; }
 

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
-#include "modules/schema.h"
+#include "frontend/bir/bir_int.h"
+#include "modules/modules.h"
 #include "exec/exec_test.h"
 
 static const char *const families[] = {"search", "bn", "rng", "collective", "dma", NULL};

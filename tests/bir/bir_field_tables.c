@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
+#include "frontend/bir/bir_int.h"
 #include "exec/exec_test.h"
 
 #define BEGIN "<!-- BEGIN BIR field tables: generated from the schemas and bir_maps.c by tests/bir/bir_field_tables --write; do not edit -->"

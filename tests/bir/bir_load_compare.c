@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "bir_generate.h"
-#include "modules/schema.h"
+#include "modules/modules.h"
 #include "exec/exec_test.h"
 #include "frontend/frontend.h"
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 static const char config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";
 

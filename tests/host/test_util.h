@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "exec/sim.h"
+#include "exec/exec.h"
 
 #ifndef TRNSIM_MODULE_DIR
 #define TRNSIM_MODULE_DIR "."

@@ -18,7 +18,6 @@
 
 #include "arith/arith.h"
 #include "npy/npy.h"
-#include "npy/npy_stream.h"
 
 static int group_setup(void **state) { return npy_tmp_setup(); }
 static int group_teardown(void **state) {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "frontend/bir/bir_internal.h"
-#include "frontend/json_fields.h"
+#include "frontend/bir/bir_int.h"
+#include "frontend/frontend_int.h"
 
 #define IO_ALIGN 64
 

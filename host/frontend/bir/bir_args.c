@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "frontend/bir/bir_internal.h"
-#include "frontend/json_fields.h"
-#include "program/operand.h"
+#include "frontend/bir/bir_int.h"
+#include "frontend/frontend_int.h"
+#include "program/program.h"
 
 static const char *const arg_kinds[] = {"physical_ap", "register_ap", "register_access", "imm_value", "imm_array",
                                         "symbolic_ap", "symbolic_imm_value", NULL};

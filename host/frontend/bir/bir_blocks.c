@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
-#include "frontend/json_fields.h"
+#include "frontend/bir/bir_int.h"
+#include "frontend/frontend_int.h"
 
 static const char *const loop_keys[] = {"opcode", "name", "LoopAxis", "blocks", "engine", NULL};
 static const char *const axis_keys[] = {"name", "lb", "ub", "stride", NULL};

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
-#include "program/operand_intern.h"
-#include "frontend/text_scan.h"
+#include "frontend/bir/bir_int.h"
+#include "program/program.h"
+#include "frontend/frontend_int.h"
 
 #define MAX_FAST_ARGS 8
 #define NAME_MAX_LEN 127

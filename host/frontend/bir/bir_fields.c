@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
-#include "frontend/json_fields.h"
+#include "frontend/bir/bir_int.h"
+#include "frontend/frontend_int.h"
 
 #define MAX_KNOWN 96
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
+#include "frontend/bir/bir_int.h"
 
 static int count_unhandled(bir_ctx *c, const char *op, trn_error *e) {
     for (size_t i = 0; i < c->n_unhandled; ++i)

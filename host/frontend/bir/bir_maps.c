@@ -8,7 +8,7 @@
  * tables are generated from both (test bir_doc_tables). */
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
+#include "frontend/bir/bir_int.h"
 
 /* Fields of an instruction the simulator does not model: scheduling,
  * queues and synchronisation, as the reference ignores them. */

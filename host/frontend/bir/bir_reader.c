@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/bir/bir_internal.h"
-#include "frontend/json_fields.h"
+#include "frontend/bir/bir_int.h"
+#include "frontend/frontend_int.h"
 
 static const char *const top_keys[] = {"version", "arch", "attributes", "functions", NULL};
 static const char *const function_keys[] = {"name", "attributes", "allocations", "blocks", NULL};

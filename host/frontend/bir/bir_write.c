@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "frontend/bir/bir_internal.h"
+#include "frontend/bir/bir_int.h"
 
 #define DEFAULT_FUNCTION "main"
 

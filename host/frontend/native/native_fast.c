@@ -12,11 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/native/native_list.h"
-#include "frontend/native/native_scan.h"
-#include "program/operand.h"
-#include "program/operand_intern.h"
-#include "frontend/text_scan.h"
+#include "frontend/native/native_int.h"
+#include "program/program.h"
+#include "frontend/frontend_int.h"
 
 #define MAX_FAST_OPERANDS 8
 #define NAME_MAX_LEN 127

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "arith/arith.h"
-#include "frontend/json_fields.h"
+#include "frontend/frontend_int.h"
 #include "frontend/native/native.h"
-#include "program/operand.h"
+#include "program/program.h"
 
 /* ---- operands ---- */
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/json_fields.h"
-#include "frontend/native/native_list.h"
+#include "frontend/frontend_int.h"
+#include "frontend/native/native_int.h"
 
 #define MAX_LOOP_DEPTH 32
 #define MAX_TRIPS (1ll << 62)

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "arith/arith.h"
-#include "frontend/json_fields.h"
+#include "frontend/frontend_int.h"
 #include "frontend/native/native.h"
 
 #define PLACE_ALIGN 64

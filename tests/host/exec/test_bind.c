@@ -1,4 +1,4 @@
-/* Bound inputs (trn_sim_bind_tensor, memory/bindings.h) against copied ones
+/* Bound inputs (trn_sim_bind_tensor, memory/memory.h) against copied ones
  * (trn_sim_set_tensor), bit for bit: every program runs on two sims whose
  * memories hold the same random bytes; one binds the input to a buffer
  * (so the memory under it keeps stale bytes that must never be read), the

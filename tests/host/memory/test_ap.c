@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "memory/ap.h"
+#include "memory/memory.h"
 #include "arith/arith.h"
 #include "host/test_util.h"
 

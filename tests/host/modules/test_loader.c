@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "exec/exec_test.h"
-#include "observers/report.h"
+#include "observers/observers.h"
 #include "host/test_util.h"
 
 #define TEST_CFG(extra) "plugins = ( { family = \"test\"; module = \"trnsim-test\"; " extra " } );"

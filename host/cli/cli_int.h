@@ -1,13 +1,51 @@
+#ifndef TRNSIM_HOST_CLI_CLI_INT_H
+#define TRNSIM_HOST_CLI_CLI_INT_H
+
+/* The command table: every command, its operands, its options and its help
+ * text, in one place. `trnsim --help`, `trnsim COMMAND --help` and the
+ * trnsim(1) man page (generated from `trnsim --help` by help2man) all print
+ * from it, and the dispatcher finds commands in it. To add a command, add a
+ * row to commands[] in usage.c; to add an option, add a line to the command's
+ * option list (its parser lives in args.c or commands.c). */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct cli_option {
+    const char *flag;  /* "--config" */
+    const char *value; /* "FILE"; NULL for an option that takes no value */
+    const char *help;  /* one sentence, no trailing period */
+} cli_option;
+
+typedef struct cli_command {
+    const char *name;        /* "run" */
+    const char *operands;    /* "PROGRAM.json", "" for none */
+    const char *summary;     /* the line in `trnsim --help` */
+    const char *description; /* the paragraph of `trnsim COMMAND --help` */
+    const cli_option *options; /* ends with an entry whose flag is NULL */
+    int (*main)(int argc, char **argv); /* argv: the arguments after the command */
+} cli_command;
+
+/* The row named `name`, or NULL. */
+const cli_command *cli_find_command(const char *name);
+
+/* `trnsim --help`: every command with its options. */
+void cli_print_usage(FILE *f);
+
+/* `trnsim COMMAND --help`. */
+void cli_print_command_help(const cli_command *c, FILE *f);
+
+/* True when argv (a command's arguments) asks for help: a -h or --help that
+ * is not the value of an option taking one. */
+bool cli_wants_help(const cli_command *c, int argc, char **argv);
+
 /* What the command line's files share: the parsed arguments of run / check
  * and the steps of a run (docs/cli.md). */
-#ifndef TRNSIM_HOST_CLI_ARGS_H
-#define TRNSIM_HOST_CLI_ARGS_H
 
 #include <limits.h>
 #include <stdbool.h>
 
-#include "common/error.h"
-#include "common/outfile.h"
+#include "common/common.h"
 #include "embed/embed.h"
 
 #define MAX_FILES 256
@@ -18,7 +56,7 @@ typedef struct binding {
     int core; /* -1: all cores (input) / stacked or core 0 (output) */
     const char *path;
     char option[300];  /* "--output NAME[@CORE]", "--input NAME": how the guard names it */
-    trn_outfile file;  /* output: its temporary (common/outfile.h) */
+    trn_outfile file;  /* output: its temporary (common/common.h) */
 } binding;
 
 /* --config FILE and the --set KEY=VALUE overlays: every command takes them. */
@@ -81,7 +119,7 @@ void cli_report_dumps(trnsim_sim *s, const run_args *a);
 int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e);
 
 /* outputs.c: every file the run reads and writes through the one guard
- * (common/outfile.h) before anything runs; outputs written to temporaries
+ * (common/common.h) before anything runs; outputs written to temporaries
  * and committed all or nothing */
 int cli_check_files(run_args *a, trn_error *e);
 /* convert -o FILE: the same guard, against the program and the config. */

@@ -1,11 +1,31 @@
+#ifndef TRNSIM_HOST_FRONTEND_FRONTEND_INT_H
+#define TRNSIM_HOST_FRONTEND_FRONTEND_INT_H
+
+/* Field checks shared by the program readers: unknown keys (with the
+ * closest known one named), bounded integers. */
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "common/common.h"
+
+/* keys: a NULL-terminated list. The closest known key within a small edit
+ * distance, or NULL. */
+const char *trn_closest_key(const char *key, const char *const *keys);
+int trn_key_known(const char *key, const char *const *keys);
+/* Every member of obj must be one of keys; otherwise an error
+ * "WHERE: unknown key 'K' (did you mean 'X'?)". */
+int trn_check_keys(json_t *obj, const char *const *keys, const char *where, trn_error *e);
+/* An optional integer member in [min, max], def when absent. */
+int trn_get_int(json_t *obj, const char *key, int64_t def, int64_t min, int64_t max, int64_t *out, const char *where,
+                trn_error *e);
+
 /* Scanning JSON text in place, for the front ends' fast paths (native_fast.c,
  * bir_fast.c): whitespace, punctuation, plain strings and integers, and
  * skipping or parsing one value. Each step only accepts the simple form of
  * what it reads and answers false on anything else (an escape, a fraction, a
  * non-ASCII byte ...): the caller then reads that part, or the whole file,
  * with jansson, whose messages are the ones a user sees. */
-#ifndef TRNSIM_HOST_TEXT_SCAN_H
-#define TRNSIM_HOST_TEXT_SCAN_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,21 +1,141 @@
+#ifndef TRNSIM_HOST_EXEC_EXEC_H
+#define TRNSIM_HOST_EXEC_EXEC_H
+
+/* What --stats reports: per opcode the instructions, skips, time, output
+ * elements and the NaN / Inf they produced; bytes each memory gave and
+ * took through the host API; and per collective instruction a line in
+ * nccl-tests' style (docs/cli.md, "Statistics"). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/common.h"
+#include "trnsim/plugin.h"
+
+/* One collective instruction of the program, over its executions. */
+typedef struct trn_coll_stat {
+    uint64_t number;       /* the instruction's number */
+    const char *kind;      /* "AllReduce", ..., "Send", "Recv" */
+    const char *redop;     /* "add", ...; NULL: none */
+    uint32_t dtype;        /* trn_dtype of the data */
+    uint64_t bytes;        /* nccl-tests' size: the larger of one rank's input and output */
+    uint32_t ranks;        /* the group size */
+    uint32_t first_core;   /* executions are counted on this core */
+    uint64_t executions;
+    uint64_t completions;  /* on every core */
+    double seconds;        /* handler time on every core */
+    bool checked;          /* a check compared its outputs (trnsim diff) */
+    uint64_t wrong;        /* elements the check found differing */
+} trn_coll_stat;
+
+typedef struct trn_stats {
+    uint64_t count[TRN_IT_MAX + 1];
+    uint64_t skipped[TRN_IT_MAX + 1];
+    double seconds[TRN_IT_MAX + 1];
+    uint64_t elements[TRN_IT_MAX + 1]; /* elements of the outputs of the completed instructions */
+    uint64_t nan[TRN_IT_MAX + 1], inf[TRN_IT_MAX + 1]; /* of them, NaN and +-Inf */
+    uint64_t bytes_read[3], bytes_written[3];           /* by trn_mem */
+    trn_coll_stat *coll;
+    size_t n_coll, cap_coll;
+} trn_stats;
+
+/* names[it] may be NULL. */
+void trn_stats_print(const trn_stats *st, const char *const *names, FILE *out, int json);
+/* The collective line of instruction `number`, made when new (NULL: out of memory). */
+trn_coll_stat *trn_stats_coll(trn_stats *st, uint64_t number);
+/* nccl-tests' bus bandwidth factor of a collective kind over n ranks. */
+double trn_stats_busbw_factor(const char *kind, uint32_t n);
+void trn_stats_free(trn_stats *st);
+
+/* Budgets that bound what any program or config can cost, each checked
+ * before the memory or time is spent (docs/config.md, "Budgets"):
+ *   machine.max_bytes              the whole run's memory
+ *   machine.max_instruction_bytes  one instruction's operand working memory
+ *   --max-instructions, --timeout  the run's execution. */
+
+#include <stdint.h>
+
+#include "program/program.h"
+#include "memory/memory.h"
+
+/* Defaults when the config leaves a budget 0. */
+uint64_t trn_budget_default_max_bytes(void); /* half of physical memory */
+#define TRN_BUDGET_DEFAULT_INSTRUCTION_BYTES (1ull << 30)
+/* machine.max_instruction_bytes, or its default. */
+uint64_t trn_budget_instruction_limit(const trn_machine *m);
+/* One AP's element limit (memory/ap.c): an operand above it is refused there. */
+#define TRN_BUDGET_AP_MAX_ELEMS (1ull << 30)
+
+/* Working memory an instruction's operands can need: each operand's
+ * elements at max(4, width) bytes (an fp32 working copy, or the raw value);
+ * for an opcode that streams (TRN_OPF_STREAMS) whose inputs cannot share
+ * bytes with its outputs, at most TRN_STREAM_PIECE_BYTES an operand.
+ * Refuses an operand over the per-instruction budget, naming it, its element
+ * count and the budget. *bytes gets the instruction's total. */
+int trn_budget_instruction(const trn_machine *m, const trn_inst *in, bool streams, uint64_t *bytes, trn_error *e);
+
+/* The same in two steps, for a caller that keeps each operand list's sums
+ * (they depend only on the list): the sums of one list, then the charge of
+ * an instruction from its inputs' and outputs' sums. */
+typedef struct trn_budget_sum {
+    uint64_t whole;    /* every operand's whole working copy */
+    uint64_t streamed; /* every operand's, at most TRN_STREAM_PIECE_BYTES each */
+    uint64_t largest;  /* the largest whole working copy */
+} trn_budget_sum;
+void trn_budget_list(const trn_operand *ops, int n, trn_budget_sum *sum);
+int trn_budget_charge(const trn_machine *m, const trn_inst *in, bool streams, const trn_budget_sum sum[2],
+                      uint64_t *bytes, trn_error *e);
+
+/* The run's memory: cores x (SBUF + PSUM + HBM + their written-byte maps +
+ * registers), the staging of the largest tensor, and the largest
+ * instruction's working memory; refused over machine.max_bytes. */
+int trn_budget_run(const trn_machine *m, uint32_t cores, uint64_t largest_tensor_bytes,
+                   uint64_t scratch_bytes, uint64_t *need, trn_error *e);
+
+/* What modules keep between instructions (host API keep_bytes): *kept
+ * changes by delta unless the run's need plus it would pass
+ * machine.max_bytes, which is refused, naming both. */
+int trn_budget_keep(const trn_machine *m, uint64_t need, uint64_t *kept, int64_t delta,
+                    const char *module, trn_error *e);
+
+/* The one-line progress display of a long run on stderr: instructions
+ * done of the total, each core's position, elapsed time and ETA
+ * (docs/cli.md, "Progress"). The run loop calls trn_progress_tick every
+ * TRN_PROGRESS_EVERY + 1 instructions, so a run without a display pays one
+ * test of a NULL pointer per instruction. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TRN_PROGRESS_EVERY 1023u /* a power of two minus one: a mask */
+
+typedef struct trn_progress trn_progress;
+struct trn_sim;
+
+/* A display for the run of s that is starting, or NULL when there is none:
+ * mode 1 shows it when `out` is a terminal and the run has taken more than
+ * a second; 2 always (from the start, one line per update when `out` is not
+ * a terminal); 0 never. NULL also when out of memory: a display is no
+ * reason to fail a run. */
+trn_progress *trn_progress_start(struct trn_sim *s, int mode, FILE *out);
+void trn_progress_tick(trn_progress *p, uint64_t executed);
+/* The last line (when anything was shown, or the display was forced),
+ * then free. */
+void trn_progress_finish(trn_progress *p, int failed);
+
 /* The host as a library: what the CLI, the benchmark and the tests drive.
  * A trn_sim owns the config, the loaded modules, the sealed dispatch table,
  * one loaded program and the per-core memories. */
-#ifndef TRNSIM_HOST_SIM_H
-#define TRNSIM_HOST_SIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/error.h"
 #include "dist/dist.h"
-#include "exec/stats.h"
-#include "memory/ap.h"
 #include "modules/modules.h"
-#include "program/program.h"
-#include "trnsim/plugin.h"
 
 typedef struct trn_sim trn_sim;
 
@@ -61,7 +181,7 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
 int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
                                trn_error *e);
 /* As trn_sim_set_tensor, but the tensor's bytes stay in the caller's
- * buffer (memory/bindings.h) until it is set or bound again, a run writes
+ * buffer (memory/memory.h) until it is set or bound again, a run writes
  * into it, the program is replaced or the sim closed; data must stay valid
  * and unchanged that long and be aligned to the dtype's width. A tensor
  * whose rows do not abut in one partition range, or a distributed run, gets

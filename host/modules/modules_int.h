@@ -1,15 +1,34 @@
+#ifndef TRNSIM_HOST_MODULES_MODULES_INT_H
+#define TRNSIM_HOST_MODULES_MODULES_INT_H
+
+/* What a config text must satisfy before libconfig sees it: a bounded size,
+ * bounded strings (libconfig's scanner is quadratic in a string's length),
+ * and integer literals inside 64 bits (libconfig silently clamps a larger
+ * one to INT64_MAX or -1). */
+
+#include <stddef.h>
+
+#include "common/common.h"
+
+#define TRN_CONFIG_MAX_BYTES (1u << 20)  /* one config file, or one included file */
+#define TRN_CONFIG_MAX_STRING (1u << 16) /* one string literal, or adjacent literals joined */
+
+/* 0, or -1 with "FILE:LINE: ..." naming the text as written. */
+int trn_config_prescan(const char *file, const char *text, size_t len, trn_error *e);
+
+/* Read at most TRN_CONFIG_MAX_BYTES (+1 to notice more) of path into a new
+ * NUL-terminated buffer; any file type, so a FIFO ends too. */
+int trn_config_read_bounded(const char *path, char **text, size_t *len, trn_error *e);
+
 /* The config as a libconfig tree before it is interpreted: base configs
  * named by leading @include lines merged under the file that names them,
  * --set overlays applied on top, and where each setting came from (file and
  * line, or the --set option) so that every later message can say so.
  * Private to runtime/config*.c. */
-#ifndef TRNSIM_HOST_CONFIG_TREE_H
-#define TRNSIM_HOST_CONFIG_TREE_H
 
 #include <libconfig.h>
 #include <stddef.h>
 
-#include "common/error.h"
 
 /* Where a setting was written. line < 0: on the command line (file holds
  * the option text, e.g. "--set machine.hbm_bytes=64"). */

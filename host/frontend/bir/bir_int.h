@@ -1,12 +1,13 @@
+#ifndef TRNSIM_HOST_FRONTEND_BIR_BIR_INT_H
+#define TRNSIM_HOST_FRONTEND_BIR_BIR_INT_H
+
 /* What the parts of the BIR front end share: the reading state, the
  * allocation table, and the BIR-only knowledge the modules' schemas cannot
  * express (bir_maps.c). */
-#ifndef TRNSIM_HOST_BIR_INTERNAL_H
-#define TRNSIM_HOST_BIR_INTERNAL_H
 
-#include "common/name_index.h"
+#include "common/common.h"
 #include "frontend/bir/bir.h"
-#include "program/operand.h"
+#include "program/program.h"
 
 #define BIR_MAX_DEPTH 32
 #define BIR_WHERE_MAX 400

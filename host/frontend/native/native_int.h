@@ -1,3 +1,28 @@
+#ifndef TRNSIM_HOST_FRONTEND_NATIVE_NATIVE_INT_H
+#define TRNSIM_HOST_FRONTEND_NATIVE_NATIVE_INT_H
+
+/* The native instruction list being read: shared by the document reader
+ * (native_program.c) and the text reader's fast path (native_fast.c). */
+
+#include "frontend/native/native.h"
+
+typedef struct list_state {
+    trn_program *p;
+    const trn_load_opts *o;
+    size_t cap;
+    uint64_t number; /* the next instruction's number */
+} list_state;
+
+/* The program's top level from p->root (cores, allow_uninit_read, tensors). */
+int trn_native_parse_top(trn_program *p, const trn_machine *m, trn_error *e);
+/* The next entry of the instruction list, zeroed (not yet counted). */
+trn_inst *trn_native_push(list_state *ls, trn_error *e);
+/* The same entry left as it was, for a caller that writes all of it. */
+trn_inst *trn_native_slot(list_state *ls, trn_error *e);
+/* One entry of an instruction list (an instruction or a loop) as a
+ * document; it must outlive the program (obj points into it). */
+int trn_native_parse_entry(list_state *ls, json_t *obj, int depth, trn_error *e);
+
 /* The native text fast path's scanners (native_fast.c): JSON tokens read
  * straight from the text through a cursor the compiler keeps in a register.
  * The text ends in a 0 byte that no scanner accepts, so none of them needs
@@ -6,8 +31,6 @@
  * that does not find what it wants says so and leaves the cursor at most
  * past whitespace; the caller then gives the entry (or the file) to the
  * document reader. */
-#ifndef TRNSIM_HOST_NATIVE_SCAN_H
-#define TRNSIM_HOST_NATIVE_SCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
