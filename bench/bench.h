@@ -28,9 +28,11 @@
 typedef void (*bench_fn)(void);
 void bench_register(const char *name, bench_fn fn);
 
-#define BENCH_CASE(name)                                                                                              \
-    static void name(void);                                                                                           \
-    __attribute__((constructor)) static void bench_reg_##name(void) { bench_register(#name, name); }                  \
+#define BENCH_CASE(name)                                                                           \
+    static void name(void);                                                                        \
+    __attribute__((constructor)) static void bench_reg_##name(void) {                              \
+        bench_register(#name, name);                                                               \
+    }                                                                                              \
     static void name(void)
 
 /* 1 under --quick: use smaller sizes. */
@@ -72,13 +74,14 @@ typedef struct bench_paired {
  * 100000). Every job is called the same number of times, so jobs that
  * accumulate (scatter-add) stay comparable afterwards. res[k] pairs job
  * with baselines[k]. */
-void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds, bench_paired *res);
+void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds,
+                   bench_paired *res);
 
 /* One result line: `work` units per call of the kernel; the baseline does
  * the same work. ratio = baseline time / kernel time (> 1: faster than the
  * baseline), the median of the pairs, with their quartiles. */
-void bench_report(const char *kernel, const char *size, double work, const char *unit, const char *baseline,
-                  const bench_paired *p);
+void bench_report(const char *kernel, const char *size, double work, const char *unit,
+                  const char *baseline, const bench_paired *p);
 
 /* The check after timing failed: say so (the case then reports nothing). */
 void bench_mismatch_after(const char *what);

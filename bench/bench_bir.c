@@ -10,7 +10,8 @@
 #include "frontend/frontend.h"
 
 static const char copy_config[] = "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );";
-static const char nop_config[] = "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
+static const char nop_config[] =
+    "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
 
 typedef struct text {
     char *p;
@@ -32,21 +33,30 @@ static void put(text *t, const char *s) {
  * a different 8-column window. */
 static char *bir_program(int n) {
     text t = {0};
-    put(&t, "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": \"sg0000\", \"allocations\": ["
-            "{\"name\": \"a\", \"kind\": \"Internal\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64],"
-            " \"memorylocations\": [{\"name\": \"a_sb\", \"type\": \"SB\", \"addr\": 0, \"dims\": [128, 256]}]},"
-            "{\"name\": \"b\", \"kind\": \"Internal\", \"dtype\": \"float32\", \"tensor_shape\": [128, 64],"
-            " \"memorylocations\": [{\"name\": \"b_sb\", \"type\": \"SB\", \"addr\": 256, \"dims\": [128, 256]}]}],"
+    put(&t, "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": \"sg0000\", "
+            "\"allocations\": ["
+            "{\"name\": \"a\", \"kind\": \"Internal\", \"dtype\": \"float32\", \"tensor_shape\": "
+            "[128, 64],"
+            " \"memorylocations\": [{\"name\": \"a_sb\", \"type\": \"SB\", \"addr\": 0, \"dims\": "
+            "[128, 256]}]},"
+            "{\"name\": \"b\", \"kind\": \"Internal\", \"dtype\": \"float32\", \"tensor_shape\": "
+            "[128, 64],"
+            " \"memorylocations\": [{\"name\": \"b_sb\", \"type\": \"SB\", \"addr\": 256, "
+            "\"dims\": [128, 256]}]}],"
             " \"blocks\": [{\"name\": \"main\", \"instructions\": [");
     char buf[512];
     for (int i = 0; i < n; ++i) {
         int off = (i % 8) * 8;
-        snprintf(buf, sizeof buf,
-                 "%s{\"opcode\": \"TensorCopy\", \"name\": \"c%d\", \"engine\": \"dma\", \"ins\": [{\"kind\": "
-                 "\"physical_ap\", \"ap\": [[64, 128], [1, 8]], \"dtype\": \"float32\", \"offset\": %d, \"memsetref\": "
-                 "\"a\", \"memref\": \"a_sb\"}], \"outs\": [{\"kind\": \"physical_ap\", \"ap\": [[64, 128], [1, 8]], "
-                 "\"dtype\": \"float32\", \"offset\": %d, \"memsetref\": \"b\", \"memref\": \"b_sb\"}]}",
-                 i ? "," : "", i, off, off);
+        snprintf(
+            buf, sizeof buf,
+            "%s{\"opcode\": \"TensorCopy\", \"name\": \"c%d\", \"engine\": \"dma\", \"ins\": "
+            "[{\"kind\": "
+            "\"physical_ap\", \"ap\": [[64, 128], [1, 8]], \"dtype\": \"float32\", \"offset\": %d, "
+            "\"memsetref\": "
+            "\"a\", \"memref\": \"a_sb\"}], \"outs\": [{\"kind\": \"physical_ap\", \"ap\": [[64, "
+            "128], [1, 8]], "
+            "\"dtype\": \"float32\", \"offset\": %d, \"memsetref\": \"b\", \"memref\": \"b_sb\"}]}",
+            i ? "," : "", i, off, off);
         put(&t, buf);
     }
     put(&t, "]}]}]}");
@@ -57,15 +67,19 @@ static char *bir_program(int n) {
  * (without indentation). */
 static char *native_program(int n) {
     text t = {0};
-    put(&t, "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, 64], "
-            "\"partition\": 0, \"offset\": 0}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+    put(&t, "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+            "\"shape\": [128, 64], "
+            "\"partition\": 0, \"offset\": 0}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": "
+            "\"float32\", "
             "\"shape\": [128, 64], \"partition\": 0, \"offset\": 256}], \"instructions\": [");
     char buf[512];
     for (int i = 0; i < n; ++i) {
         int off = (i % 8) * 8;
         snprintf(buf, sizeof buf,
-                 "%s{\"opcode\": \"TensorCopy\", \"inputs\": [{\"tensor\": \"a\", \"offset\": %d, \"ap\": [[1, 8]]}],"
-                 " \"outputs\": [{\"tensor\": \"b\", \"offset\": %d, \"ap\": [[1, 8]]}], \"comment\": \"BIR c%d\"}",
+                 "%s{\"opcode\": \"TensorCopy\", \"inputs\": [{\"tensor\": \"a\", \"offset\": %d, "
+                 "\"ap\": [[1, 8]]}],"
+                 " \"outputs\": [{\"tensor\": \"b\", \"offset\": %d, \"ap\": [[1, 8]]}], "
+                 "\"comment\": \"BIR c%d\"}",
                  i ? "," : "", off, off, i);
         put(&t, buf);
     }
@@ -92,12 +106,19 @@ typedef struct parse_arg {
     bool document;
 } parse_arg;
 
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->reg.table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) {
+    return ((trn_sim *)arg)->reg.table[it].op;
+}
 
 static void do_parse(void *arg) {
     parse_arg *a = arg;
-    trn_load_opts o = {.machine = &a->s->cfg.machine, .default_cores = 1, .resolve = trn_dispatch_resolve_name,
-                       .handled = trn_dispatch_handled, .schema = schema_of, .arg = a->s, .document_only = a->document};
+    trn_load_opts o = {.machine = &a->s->cfg.machine,
+                       .default_cores = 1,
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .schema = schema_of,
+                       .arg = a->s,
+                       .document_only = a->document};
     trn_program p;
     trn_error e;
     if (trn_program_load(&p, "<bench program>", a->text, &o, &e)) abort();
@@ -136,7 +157,8 @@ BENCH_CASE(bir_read) {
         bench_paired r;
         bench_compare((bench_job){do_load, &lb}, &base, 1, 3.0, &r);
         char size[64];
-        snprintf(size, sizeof size, "%d instr, %zu / %zu KiB", n, strlen(bt) >> 10, strlen(nt) >> 10);
+        snprintf(size, sizeof size, "%d instr, %zu / %zu KiB", n, strlen(bt) >> 10,
+                 strlen(nt) >> 10);
         parse_arg pb = {sb, bt, false}, pf = {sn, nt, false}, pd = {sn, nt, true};
         const bench_job bases[2] = {{do_parse, &pf}, {do_parse, &pd}};
         bench_paired rp[2];
@@ -144,9 +166,12 @@ BENCH_CASE(bir_read) {
         if (!check_same(sb, sn, bt, nt)) {
             bench_mismatch_after("BIR read");
         } else {
-            bench_report("read BIR JSON (TensorCopy)", size, n, "instr", "read the native equivalent", &r);
-            bench_report("parse BIR (front end only)", size, n, "instr", "native, text fast path", &rp[0]);
-            bench_report("parse BIR (front end only)", size, n, "instr", "native as one document", &rp[1]);
+            bench_report("read BIR JSON (TensorCopy)", size, n, "instr",
+                         "read the native equivalent", &r);
+            bench_report("parse BIR (front end only)", size, n, "instr", "native, text fast path",
+                         &rp[0]);
+            bench_report("parse BIR (front end only)", size, n, "instr", "native as one document",
+                         &rp[1]);
         }
     }
     trn_sim_close(sb);
@@ -157,8 +182,11 @@ BENCH_CASE(bir_read) {
 
 static char *nop_loop(int trips) {
     char *p = malloc(200);
-    snprintf(p, 200, "{\"tensors\": [], \"instructions\": [{\"loop\": {\"trips\": %d, \"register\": 0, \"body\": "
-             "[{\"opcode\": 250}]}}]}", trips);
+    snprintf(p, 200,
+             "{\"tensors\": [], \"instructions\": [{\"loop\": {\"trips\": %d, \"register\": 0, "
+             "\"body\": "
+             "[{\"opcode\": 250}]}}]}",
+             trips);
     return p;
 }
 
@@ -183,10 +211,13 @@ BENCH_CASE(bir_loop) {
     bench_paired r;
     bench_compare(bench_run_job(sl), &base, 1, 3.0, &r);
     char size[96];
-    snprintf(size, sizeof size, "%d trips; %zu vs %zu entries", n, sl->prog.n_insts, sw->prog.n_insts);
+    snprintf(size, sizeof size, "%d trips; %zu vs %zu entries", n, sl->prog.n_insts,
+             sw->prog.n_insts);
     /* both executed the opcode equally often */
-    if (per_run != (uint64_t)n || sl->stats.count[250] != sw->stats.count[250]) bench_mismatch_after("loop count");
-    else bench_report("loop of BenchNop", size, n, "instr", "the instructions written out", &r);
+    if (per_run != (uint64_t)n || sl->stats.count[250] != sw->stats.count[250])
+        bench_mismatch_after("loop count");
+    else
+        bench_report("loop of BenchNop", size, n, "instr", "the instructions written out", &r);
     trn_sim_close(sl);
     trn_sim_close(sw);
     free(lt);

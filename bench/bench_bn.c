@@ -44,8 +44,8 @@ static void oracle_backprop_run(void *arg) {
     for (size_t p = 0; p < b->P; ++p)
         for (size_t i = 0; i < b->N; ++i) {
             const size_t k = p * b->N + i;
-            b->dx[k] = oracle_bn_backprop_elem(b->x[k], b->dy[k], b->mean[p], b->a[p], b->bc[p], b->scale[p],
-                                               (float)b->N);
+            b->dx[k] = oracle_bn_backprop_elem(b->x[k], b->dy[k], b->mean[p], b->a[p], b->bc[p],
+                                               b->scale[p], (float)b->N);
         }
 }
 
@@ -81,9 +81,12 @@ static bn_bench *bench_make(size_t P, size_t N) {
     bn_bench *b = calloc(1, sizeof *b);
     const size_t n = P * N;
     b->P = P, b->N = N;
-    b->x = malloc(n * sizeof(float)), b->dy = malloc(n * sizeof(float)), b->dx = malloc(n * sizeof(float));
-    b->st = malloc(P * 6 * sizeof(float)), b->mv = malloc(P * 2 * sizeof(float)), b->g = malloc(P * 3 * sizeof(float));
-    b->mean = malloc(P * sizeof(float)), b->vf = malloc(P * sizeof(float)), b->a = malloc(P * sizeof(float));
+    b->x = malloc(n * sizeof(float)), b->dy = malloc(n * sizeof(float)),
+    b->dx = malloc(n * sizeof(float));
+    b->st = malloc(P * 6 * sizeof(float)), b->mv = malloc(P * 2 * sizeof(float)),
+    b->g = malloc(P * 3 * sizeof(float));
+    b->mean = malloc(P * sizeof(float)), b->vf = malloc(P * sizeof(float)),
+    b->a = malloc(P * sizeof(float));
     b->bc = malloc(P * sizeof(float)), b->scale = malloc(P * sizeof(float));
     b->copy_dst = malloc(2 * n * sizeof(float));
     bench_fill_f32(b->x, n, 34, -3.0f, 5.0f);
@@ -118,13 +121,15 @@ static double min_s(double full) { return bench_quick() ? full / 10 : full; }
 
 /* The BNStats + BNStatsAggregate program over an SBUF [P x N] fp32 input. */
 static void stats_aggregate_program(char *prog, size_t len, size_t P, size_t N) {
-    snprintf(prog, len,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 6]},"
-             " {\"name\": \"mv\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]}],"
-             " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
-             " {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}",
-             P, N, P, P);
+    snprintf(
+        prog, len,
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[%zu, %zu]},"
+        " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 6]},"
+        " {\"name\": \"mv\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]}],"
+        " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
+        " {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}",
+        P, N, P, P);
 }
 
 static void stats_aggregate_at(size_t N) {
@@ -150,10 +155,13 @@ static void stats_aggregate_at(size_t N) {
         if (!tensor_is(s, "st", b->st, P * 6) || !tensor_is(s, "mv", b->mv, P * 2)) {
             bench_mismatch_after("BNStats+BNStatsAggregate");
         } else {
-            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem", "scalar oracle", &r[0]);
-            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B", "memcpy of x", &r[1]);
-            printf("  median times: host %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms (%.1f MiB)\n", r[0].t * 1e3,
-                   r[0].t_base * 1e3, r[1].t_base * 1e3, P * N * 4 / 1048576.0);
+            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N), "elem",
+                         "scalar oracle", &r[0]);
+            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(P * N * 4), "B",
+                         "memcpy of x", &r[1]);
+            printf(
+                "  median times: host %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms (%.1f MiB)\n",
+                r[0].t * 1e3, r[0].t_base * 1e3, r[1].t_base * 1e3, P * N * 4 / 1048576.0);
         }
     }
     free(got);
@@ -188,7 +196,8 @@ static void oracle_stats_run(void *arg) {
 static void stats_kernel_at(size_t N) {
     const size_t P = 128;
     bn_bench *b = bench_make(P, N);
-    kernel_run k = {b, BN_ISA_V4, malloc(bn_stats_weights_len(N) * sizeof(float)), malloc(P * 6 * sizeof(float))};
+    kernel_run k = {b, BN_ISA_V4, malloc(bn_stats_weights_len(N) * sizeof(float)),
+                    malloc(P * 6 * sizeof(float))};
     char size[48];
     snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
     bn_stats_weights(N, k.w);
@@ -213,8 +222,8 @@ static void stats_kernel_at(size_t N) {
         }
         bench_report(name, size, (double)(P * N), "elem", "scalar oracle", &r[0]);
         bench_report(name, size, (double)(P * N * 4), "B", "memcpy of x", &r[1]);
-        printf("  median times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n", r[0].t * 1e3,
-               r[0].t_base * 1e3, r[1].t_base * 1e3,
+        printf("  median times: kernel %.3f ms, scalar oracle %.3f ms, memcpy %.3f ms%s\n",
+               r[0].t * 1e3, r[0].t_base * 1e3, r[1].t_base * 1e3,
                bn_isa_best() == isas[i] ? " (the path the plugin picks here)" : "");
     }
     free(k.w);
@@ -231,21 +240,25 @@ static void backward_at(size_t N) {
     const size_t P = 128;
     bn_bench *b = bench_make(P, N);
     char prog[2048], size[48];
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"dx\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"m\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
-             " {\"name\": \"vf\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
-             " {\"name\": \"ab\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]},"
-             " {\"name\": \"scale\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
-             " {\"name\": \"g\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 3]}],"
-             " \"instructions\": [{\"opcode\": \"BNGradients\", \"inputs\": [\"x\", \"dy\", \"m\", \"vf\"],"
-             " \"outputs\": [\"g\"]}]}",
-             P, N, P, N, P, N, P, P, P, P, P);
+    snprintf(
+        prog, sizeof prog,
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[%zu, %zu]},"
+        " {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        " {\"name\": \"dx\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        " {\"name\": \"m\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+        " {\"name\": \"vf\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+        " {\"name\": \"ab\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 2]},"
+        " {\"name\": \"scale\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 1]},"
+        " {\"name\": \"g\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 3]}],"
+        " \"instructions\": [{\"opcode\": \"BNGradients\", \"inputs\": [\"x\", \"dy\", \"m\", "
+        "\"vf\"],"
+        " \"outputs\": [\"g\"]}]}",
+        P, N, P, N, P, N, P, P, P, P, P);
     /* Two programs over the same tensors: one per opcode, timed apart. */
     char prog2[2048];
-    snprintf(prog2, sizeof prog2, "%.*s\"instructions\": [{\"opcode\": \"BNBackprop2\", \"inputs\": [\"x\", \"dy\","
+    snprintf(prog2, sizeof prog2,
+             "%.*s\"instructions\": [{\"opcode\": \"BNBackprop2\", \"inputs\": [\"x\", \"dy\","
              " \"m\", \"ab\", \"scale\"], \"outputs\": [\"dx\"], \"total_elements\": %zu}]}",
              (int)(strstr(prog, "\"instructions\"") - prog), prog, N);
     float *ab = malloc(P * 2 * sizeof(float)), *got = malloc(P * N * sizeof(float));
@@ -278,14 +291,18 @@ static void backward_at(size_t N) {
         if (!tensor_is(sims[0], "g", b->g, P * 3)) {
             bench_mismatch_after("BNGradients");
         } else {
-            bench_report("BNGradients (host)", size, (double)(P * N), "elem", "scalar oracle", &rg[0]);
-            bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy", &rg[1]);
+            bench_report("BNGradients (host)", size, (double)(P * N), "elem", "scalar oracle",
+                         &rg[0]);
+            bench_report("BNGradients (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy",
+                         &rg[1]);
         }
         if (!tensor_is(sims[1], "dx", b->dx, P * N)) {
             bench_mismatch_after("BNBackprop2");
         } else {
-            bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", "scalar oracle", &rb[0]);
-            bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy", &rb[1]);
+            bench_report("BNBackprop2 (host)", size, (double)(P * N), "elem", "scalar oracle",
+                         &rb[0]);
+            bench_report("BNBackprop2 (host)", size, (double)(P * N * 8), "B", "memcpy of x, dy",
+                         &rb[1]);
         }
     }
     free(ab);
@@ -354,9 +371,10 @@ BENCH_CASE(bn_stats_aggregate_512m) {
         if (!tensor_is(s, "st", st, P * 6) || !tensor_is(s, "mv", mv, P * 2)) {
             bench_mismatch_after("BNStats+BNStatsAggregate");
         } else {
-            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(n * 4), "B", "memcpy of x", &r);
-            printf("  median times: host %.1f ms, memcpy %.1f ms (%zu MiB)\n", r.t * 1e3, r.t_base * 1e3,
-                   n * sizeof(float) >> 20);
+            bench_report("BNStats+BNStatsAggregate (host)", size, (double)(n * 4), "B",
+                         "memcpy of x", &r);
+            printf("  median times: host %.1f ms, memcpy %.1f ms (%zu MiB)\n", r.t * 1e3,
+                   r.t_base * 1e3, n * sizeof(float) >> 20);
         }
     }
     trn_sim_close(s);

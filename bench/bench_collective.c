@@ -21,11 +21,12 @@
 
 #include "bench.h"
 
-#define MAX_RANKS 8
+#define MAX_RANKS  8
 #define COLL_SIZES 3
 
-static const char coll_config[] = "machine = { hbm_bytes = 1048576; };\n"
-                                  "plugins = ( { family = \"collective\"; module = \"trnsim-collective\"; } );";
+static const char coll_config[] =
+    "machine = { hbm_bytes = 1048576; };\n"
+    "plugins = ( { family = \"collective\"; module = \"trnsim-collective\"; } );";
 
 typedef struct sum_arg {
     int ranks;
@@ -86,13 +87,15 @@ static int first_bad_core(trn_sim *s, const sum_arg *a, size_t bytes) {
 static void allreduce_at(int ranks, size_t fe) {
     size_t n = 128 * fe, bytes = n * sizeof(float);
     char prog[512];
-    snprintf(prog, sizeof prog,
-             "{\"cores\": %d, \"tensors\": ["
-             "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %zu]},"
-             "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %zu]}],"
-             " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\","
-             " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
-             ranks, fe, fe);
+    snprintf(
+        prog, sizeof prog,
+        "{\"cores\": %d, \"tensors\": ["
+        "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %zu]},"
+        "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %zu]}],"
+        " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
+        "\"reduce_op\": \"add\","
+        " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
+        ranks, fe, fe);
     trn_sim *s = bench_open(coll_config);
     bench_load(s, prog);
     sum_arg a = {.ranks = ranks, .n = n, .out = malloc(bytes)};
@@ -110,13 +113,16 @@ static void allreduce_at(int ranks, size_t fe) {
     if (bad >= 0) {
         printf("MISMATCH: core %d's AllReduce differs from the loop; not timing it\n", bad);
     } else {
-        const bench_job base[3] = {{plain_sum, &a}, {plain_sum_and_copy, &a}, {memmove_traffic, &a}};
+        const bench_job base[3] = {
+            {plain_sum, &a}, {plain_sum_and_copy, &a}, {memmove_traffic, &a}};
         bench_paired res[3];
         bench_compare(bench_run_job(s), base, 3, min_s(3.0), res);
         char kernel[48], size[48], name[48];
         snprintf(kernel, sizeof kernel, "AllReduce add, %d cores (host)", ranks);
-        if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%d x %zu MiB", ranks, bytes >> 20);
-        else snprintf(size, sizeof size, "%d x %zu KiB", ranks, bytes >> 10);
+        if (bytes >= (1u << 20))
+            snprintf(size, sizeof size, "%d x %zu MiB", ranks, bytes >> 20);
+        else
+            snprintf(size, sizeof size, "%d x %zu KiB", ranks, bytes >> 10);
         if (first_bad_core(s, &a, bytes) >= 0) {
             bench_mismatch_after(kernel);
         } else {

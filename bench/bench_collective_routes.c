@@ -18,9 +18,10 @@
 #define RANKS 8
 #define PARTS 128
 
-static const char routes_config[] = "machine = { hbm_bytes = 1048576; };\n"
-                                    "plugins = ( { family = \"collective\"; module = \"trnsim-collective\"; "
-                                    "settings = { multi_lnc = \"allow\"; }; } );";
+static const char routes_config[] =
+    "machine = { hbm_bytes = 1048576; };\n"
+    "plugins = ( { family = \"collective\"; module = \"trnsim-collective\"; "
+    "settings = { multi_lnc = \"allow\"; }; } );";
 
 typedef struct route_arg {
     size_t in_n, out_n; /* elements per rank */
@@ -33,14 +34,16 @@ static void gather_rows(void *arg) {
     size_t f = a->in_n / PARTS;
     for (int o = 0; o < RANKS; ++o)
         for (size_t p = 0; p < PARTS; ++p)
-            for (int j = 0; j < RANKS; ++j) memcpy(a->out[o] + (p * RANKS + (size_t)j) * f, a->in[j] + p * f, f * 4);
+            for (int j = 0; j < RANKS; ++j)
+                memcpy(a->out[o] + (p * RANKS + (size_t)j) * f, a->in[j] + p * f, f * 4);
 }
 
 static void all_to_all(void *arg) {
     route_arg *a = arg;
     size_t c = a->in_n / RANKS;
     for (int j = 0; j < RANKS; ++j)
-        for (int i = 0; i < RANKS; ++i) memcpy(a->out[j] + (size_t)i * c, a->in[i] + (size_t)j * c, c * 4);
+        for (int i = 0; i < RANKS; ++i)
+            memcpy(a->out[j] + (size_t)i * c, a->in[i] + (size_t)j * c, c * 4);
 }
 
 static void ring_shift(void *arg) {
@@ -67,20 +70,24 @@ static int outputs_match(trn_sim *s, const route_arg *a) {
     int ok = 1;
     for (int r = 0; r < RANKS && ok; ++r) {
         trn_error e;
-        ok = trn_sim_get_tensor(s, "y", (uint32_t)r, got, bytes, &e) == 0 && memcmp(got, a->out[r], bytes) == 0;
+        ok = trn_sim_get_tensor(s, "y", (uint32_t)r, got, bytes, &e) == 0 &&
+             memcmp(got, a->out[r], bytes) == 0;
     }
     free(got);
     return ok;
 }
 
-static void route_case(const char *kernel, const char *kind, size_t in_f, size_t out_f, void (*ref)(void *)) {
+static void route_case(const char *kernel, const char *kind, size_t in_f, size_t out_f,
+                       void (*ref)(void *)) {
     char prog[768], size[64];
-    snprintf(prog, sizeof prog,
-             "{\"cores\": %d, \"tensors\": ["
-             "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, %zu]},"
-             "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, %zu]}],"
-             " \"instructions\": [{\"opcode\": \"CollectiveCompute\", %s, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
-             RANKS, PARTS, in_f, PARTS, out_f, kind);
+    snprintf(
+        prog, sizeof prog,
+        "{\"cores\": %d, \"tensors\": ["
+        "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, %zu]},"
+        "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, %zu]}],"
+        " \"instructions\": [{\"opcode\": \"CollectiveCompute\", %s, \"inputs\": [\"x\"], "
+        "\"outputs\": [\"y\"]}]}",
+        RANKS, PARTS, in_f, PARTS, out_f, kind);
     trn_sim *s = bench_open(routes_config);
     bench_load(s, prog);
     route_arg a = {.in_n = PARTS * in_f, .out_n = PARTS * out_f};
@@ -103,11 +110,13 @@ static void route_case(const char *kernel, const char *kind, size_t in_f, size_t
         const bench_job base = {ref, &a};
         bench_paired res;
         bench_compare(bench_run_job(s), &base, 1, bench_quick() ? 0.2 : 2.0, &res);
-        snprintf(size, sizeof size, "%d x [%d x %zu] -> [%d x %zu]", RANKS, PARTS, in_f, PARTS, out_f);
+        snprintf(size, sizeof size, "%d x [%d x %zu] -> [%d x %zu]", RANKS, PARTS, in_f, PARTS,
+                 out_f);
         if (!outputs_match(s, &a))
             bench_mismatch_after(kernel);
         else
-            bench_report(kernel, size, (double)RANKS * (double)a.out_n * 4, "B", "memcpy loop of the same moves", &res);
+            bench_report(kernel, size, (double)RANKS * (double)a.out_n * 4, "B",
+                         "memcpy loop of the same moves", &res);
     }
     for (int r = 0; r < RANKS; ++r) {
         free((void *)a.in[r]);
@@ -118,8 +127,10 @@ static void route_case(const char *kernel, const char *kind, size_t in_f, size_t
 
 BENCH_CASE(collective_routes) {
     size_t f = bench_quick() ? 1024 : 8192, g = f / RANKS;
-    route_case("AllGather cc_dim 1 (host)", "\"kind\": \"AllGather\", \"cc_dim\": 1", g, f, gather_rows);
+    route_case("AllGather cc_dim 1 (host)", "\"kind\": \"AllGather\", \"cc_dim\": 1", g, f,
+               gather_rows);
     route_case("AllToAll (host)", "\"kind\": \"AllToAll\"", f, f, all_to_all);
     route_case("PermuteImplicit (host)", "\"kind\": \"PermuteImplicit\"", f, f, ring_shift);
-    route_case("ReduceScatter add (host)", "\"kind\": \"ReduceScatter\", \"reduce_op\": \"add\"", f, g, reduce_scatter);
+    route_case("ReduceScatter add (host)", "\"kind\": \"ReduceScatter\", \"reduce_op\": \"add\"", f,
+               g, reduce_scatter);
 }

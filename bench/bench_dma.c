@@ -13,9 +13,8 @@
 /* The scalar oracle itself, not a copy. */
 #include "../plugins/dma/ref/dma_oracle.c"
 
-static const char dma_config[] =
-    "machine = { hbm_bytes = 268435456; };\n"
-    "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );\n";
+static const char dma_config[] = "machine = { hbm_bytes = 268435456; };\n"
+                                 "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; } );\n";
 
 typedef struct copy_arg {
     void *dst;
@@ -79,8 +78,10 @@ static double min_s(double full) { return bench_quick() ? full / 10 : full; }
 
 /* "256 KiB" or "64 MiB". */
 static void bytes_label(char *buf, size_t len, size_t bytes, const char *what) {
-    if (bytes >= (1u << 20)) snprintf(buf, len, "%zu MiB %s", bytes >> 20, what);
-    else snprintf(buf, len, "%zu KiB %s", bytes >> 10, what);
+    if (bytes >= (1u << 20))
+        snprintf(buf, len, "%zu MiB %s", bytes >> 20, what);
+    else
+        snprintf(buf, len, "%zu KiB %s", bytes >> 10, what);
 }
 
 static trn_sim *open_with(const char *prog) {
@@ -95,9 +96,11 @@ static void copy_contiguous_at(size_t n) {
     const size_t bytes = n * sizeof(float);
     char prog[512], size[48];
     snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
+             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+             "\"shape\": [%zu]},"
              " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]}],"
-             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
+             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"x\"], \"outputs\": "
+             "[\"y\"]}]}",
              n, n);
     trn_sim *s = open_with(prog);
     float *x = malloc(bytes), *got = malloc(bytes);
@@ -130,12 +133,15 @@ BENCH_CASE(dma_copy_contiguous) {
 static void copy_strided_at(size_t N) { /* dst N/2 per partition */
     const size_t P = 128;
     char prog[768], size[48];
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
-             " \"instructions\": [{\"opcode\": \"Save\", \"inputs\": [{\"tensor\": \"x\", \"ap\": [[2, %zu]]}],"
-             " \"outputs\": [\"y\"]}]}",
-             P, N, P, N / 2, N / 2);
+    snprintf(
+        prog, sizeof prog,
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[%zu, %zu]},"
+        " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
+        " \"instructions\": [{\"opcode\": \"Save\", \"inputs\": [{\"tensor\": \"x\", \"ap\": [[2, "
+        "%zu]]}],"
+        " \"outputs\": [\"y\"]}]}",
+        P, N, P, N / 2, N / 2);
     trn_sim *s = open_with(prog);
     float *x = malloc(P * N * sizeof(float)), *got = malloc(P * N / 2 * sizeof(float)),
           *want = malloc(P * N / 2 * sizeof(float));
@@ -149,8 +155,8 @@ static void copy_strided_at(size_t N) { /* dst N/2 per partition */
         const bench_paired r = versus(s, do_memcpy, &base, min_s(1.0));
         snprintf(size, sizeof size, "128x%zu step 2", N);
         if (still(s, "y", want, P * N / 2 * sizeof(float), "strided Save"))
-            bench_report("Save sbuf->hbm strided", size, (double)(P * N / 2 * sizeof(float)), "B", "memcpy (dst bytes)",
-                         &r);
+            bench_report("Save sbuf->hbm strided", size, (double)(P * N / 2 * sizeof(float)), "B",
+                         "memcpy (dst bytes)", &r);
         free_copy(&base);
     }
     free(x);
@@ -175,9 +181,11 @@ static uint16_t bf16_rne(float f) {
 static void copy_cast_bf16_at(size_t n) {
     char prog[512], size[48];
     snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
+             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+             "\"shape\": [%zu]},"
              " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"bfloat16\", \"shape\": [%zu]}],"
-             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
+             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"x\"], \"outputs\": "
+             "[\"y\"]}]}",
              n, n);
     trn_sim *s = open_with(prog);
     float *x = malloc(n * sizeof(float));
@@ -190,10 +198,13 @@ static void copy_cast_bf16_at(size_t n) {
     if (check(got, want, n * 2, "fp32 -> bf16 TensorCopy")) {
         copy_arg base = memcpy_baseline(n * sizeof(float));
         const bench_paired r = versus(s, do_memcpy, &base, min_s(1.0));
-        if (n >= (1u << 20)) snprintf(size, sizeof size, "%zuM fp32->bf16", n >> 20);
-        else snprintf(size, sizeof size, "%zuK fp32->bf16", n >> 10);
+        if (n >= (1u << 20))
+            snprintf(size, sizeof size, "%zuM fp32->bf16", n >> 20);
+        else
+            snprintf(size, sizeof size, "%zuK fp32->bf16", n >> 10);
         if (still(s, "y", want, n * 2, "fp32 -> bf16 TensorCopy"))
-            bench_report("TensorCopy cast", size, (double)(n * sizeof(float)), "B", "memcpy (src bytes)", &r);
+            bench_report("TensorCopy cast", size, (double)(n * sizeof(float)), "B",
+                         "memcpy (src bytes)", &r);
         free_copy(&base);
     }
     free(x);
@@ -225,12 +236,14 @@ static void oracle_tr(void *arg) {
 static void transpose_at(size_t N) {
     const size_t P = 128;
     char prog[768], size[48];
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-             " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
-             " \"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 1, \"perm\": [0, 1, 3, 2],"
-             " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
-             P, N, N, P);
+    snprintf(
+        prog, sizeof prog,
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[%zu, %zu]},"
+        " {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
+        " \"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 1, \"perm\": [0, 1, 3, 2],"
+        " \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
+        P, N, N, P);
     trn_sim *s = open_with(prog);
     const size_t bytes = P * N * sizeof(float);
     float *x = malloc(bytes), *got = malloc(bytes), *want = malloc(bytes);
@@ -248,7 +261,8 @@ static void transpose_at(size_t N) {
         snprintf(size, sizeof size, "128x%zu fp32", N);
         if (still(s, "y", want, bytes, "DMACopy transpose")) {
             bench_report("DMACopy transpose", size, (double)bytes, "B", "memcpy", &r[0]);
-            bench_report("DMACopy transpose", size, (double)bytes, "B", "scalar oracle (no host)", &r[1]);
+            bench_report("DMACopy transpose", size, (double)bytes, "B", "scalar oracle (no host)",
+                         &r[1]);
         }
         free_copy(&base);
     }
@@ -282,15 +296,18 @@ static void scalar_scatter_add(void *arg) {
 static void scatter_add_at(size_t n) {
     const size_t T = 1u << 20;
     char prog[1024], size[48];
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
-             " {\"name\": \"s\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
-             " {\"name\": \"i\", \"memory\": \"hbm\", \"dtype\": \"int32\", \"shape\": [%zu]}],"
-             " \"instructions\": [{\"opcode\": \"DMACopy\", \"indirect\": \"scatter\", \"reduce_op\": 4,"
-             " \"inputs\": [\"s\", \"i\"], \"outputs\": [\"t\"]}]}",
-             T, n, n);
+    snprintf(
+        prog, sizeof prog,
+        "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": "
+        "[%zu]},"
+        " {\"name\": \"s\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]},"
+        " {\"name\": \"i\", \"memory\": \"hbm\", \"dtype\": \"int32\", \"shape\": [%zu]}],"
+        " \"instructions\": [{\"opcode\": \"DMACopy\", \"indirect\": \"scatter\", \"reduce_op\": 4,"
+        " \"inputs\": [\"s\", \"i\"], \"outputs\": [\"t\"]}]}",
+        T, n, n);
     trn_sim *s = open_with(prog);
-    float *table = calloc(T, sizeof(float)), *src = malloc(n * sizeof(float)), *got = malloc(T * sizeof(float));
+    float *table = calloc(T, sizeof(float)), *src = malloc(n * sizeof(float)),
+          *got = malloc(T * sizeof(float));
     int32_t *idx = malloc(n * sizeof(int32_t));
     bench_fill_f32(src, n, 11, -1.0f, 1.0f);
     uint64_t r = 12345;
@@ -349,16 +366,21 @@ static void oracle_cce_run(void *arg) {
 static void cce_add_at(size_t N) {
     const size_t P = 128, n = P * N;
     char prog[1024], size[48];
-    snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"a\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [4, %zu]},"
-             " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
-             " \"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 2, \"reduce_op\": 4, \"inputs\": ["
-             "{\"tensor\": \"a\", \"offset\": 0, \"ap\": [[1, %zu]]}, {\"tensor\": \"a\", \"offset\": %zu, \"ap\": [[1, %zu]]},"
-             "{\"tensor\": \"a\", \"offset\": %zu, \"ap\": [[1, %zu]]}, {\"tensor\": \"a\", \"offset\": %zu, \"ap\": [[1, %zu]]}],"
-             " \"outputs\": [\"y\"]}]}",
-             n, P, N, n, n, n, 2 * n, n, 3 * n, n);
+    snprintf(
+        prog, sizeof prog,
+        "{\"tensors\": [{\"name\": \"a\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": "
+        "[4, %zu]},"
+        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]}],"
+        " \"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 2, \"reduce_op\": 4, \"inputs\": ["
+        "{\"tensor\": \"a\", \"offset\": 0, \"ap\": [[1, %zu]]}, {\"tensor\": \"a\", \"offset\": "
+        "%zu, \"ap\": [[1, %zu]]},"
+        "{\"tensor\": \"a\", \"offset\": %zu, \"ap\": [[1, %zu]]}, {\"tensor\": \"a\", \"offset\": "
+        "%zu, \"ap\": [[1, %zu]]}],"
+        " \"outputs\": [\"y\"]}]}",
+        n, P, N, n, n, n, 2 * n, n, 3 * n, n);
     trn_sim *s = open_with(prog);
-    float *a = malloc(4 * n * sizeof(float)), *got = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
+    float *a = malloc(4 * n * sizeof(float)), *got = malloc(n * sizeof(float)),
+          *want = malloc(n * sizeof(float));
     bench_fill_f32(a, 4 * n, 12, -10.0f, 10.0f);
     cce_arg ca = {{a, a + n, a + 2 * n, a + 3 * n}, want, n};
     oracle_cce_run(&ca);

@@ -8,7 +8,8 @@
 
 #include "bench.h"
 
-static const char nop_config[] = "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
+static const char nop_config[] =
+    "plugins = ( { family = \"benchnop\"; module = \"trnsim-benchnop\"; } );";
 
 static char *nop_program(int n) {
     size_t cap = 64 + (size_t)n * 24;
@@ -68,8 +69,8 @@ BENCH_CASE(host_dispatch) {
 }
 
 typedef struct copy_arg {
-    void *dst;       /* the host's destination (do_get) */
-    void *copy_dst;  /* memcpy's own destination, so the two results stay apart */
+    void *dst;      /* the host's destination (do_get) */
+    void *copy_dst; /* memcpy's own destination, so the two results stay apart */
     const void *src;
     size_t n;
     trn_sim *sim;
@@ -91,8 +92,10 @@ BENCH_CASE(host_raw_write) {
         size_t bytes = (bench_quick() ? mib[k] / 4 + 1 : mib[k]) << 20;
         char prog[256];
         snprintf(prog, sizeof prog,
-                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]}],"
-                 " \"instructions\": []}", bytes / 4);
+                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+                 "\"shape\": [%zu]}],"
+                 " \"instructions\": []}",
+                 bytes / 4);
         trn_sim *s = bench_open(nop_config);
         bench_load(s, prog);
         uint8_t *src = malloc(bytes), *dst = malloc(bytes), *back = malloc(bytes);
@@ -105,8 +108,10 @@ BENCH_CASE(host_raw_write) {
         char size[32];
         snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
         bench_get(s, "t", back, bytes);
-        if (memcmp(back, src, bytes)) bench_mismatch_after("host write through AP");
-        else bench_report("host write through AP (hbm)", size, (double)bytes, "B", "memcpy", &r);
+        if (memcmp(back, src, bytes))
+            bench_mismatch_after("host write through AP");
+        else
+            bench_report("host write through AP (hbm)", size, (double)bytes, "B", "memcpy", &r);
         free(src);
         free(dst);
         free(back);
@@ -127,8 +132,10 @@ BENCH_CASE(host_raw_read) {
         size_t bytes = (size_t)128 * cols[k] * 4;
         char prog[256];
         snprintf(prog, sizeof prog,
-                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [128, %d]}],"
-                 " \"instructions\": []}", cols[k]);
+                 "{\"tensors\": [{\"name\": \"t\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+                 "\"shape\": [128, %d]}],"
+                 " \"instructions\": []}",
+                 cols[k]);
         trn_sim *s = bench_open("machine = { sbuf_partition_bytes = 65536; }; plugins = ();");
         bench_load(s, prog);
         uint8_t *src = malloc(bytes), *dst = malloc(bytes), *copy_dst = malloc(bytes);
@@ -142,8 +149,10 @@ BENCH_CASE(host_raw_read) {
         bench_compare((bench_job){do_get, &c}, &base, 1, 0.6, &r);
         char size[32];
         snprintf(size, sizeof size, "128 x %d fp32", cols[k]);
-        if (memcmp(dst, src, bytes)) bench_mismatch_after("host read through AP");
-        else bench_report("host read through AP (sbuf)", size, (double)bytes, "B", "memcpy", &r);
+        if (memcmp(dst, src, bytes))
+            bench_mismatch_after("host read through AP");
+        else
+            bench_report("host read through AP (sbuf)", size, (double)bytes, "B", "memcpy", &r);
         free(src);
         free(dst);
         free(copy_dst);

@@ -22,15 +22,19 @@ static char *simple_program(int n, size_t *len) {
     size_t cap = 256 + (size_t)n * 160, k = 0;
     char *p = malloc(cap);
     if (!p) abort();
-    k += (size_t)snprintf(p + k, cap - k, "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
-                          "\"shape\": [128, 64]}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
-                          "\"shape\": [128, 64]}], \"instructions\": [\n");
+    k += (size_t)snprintf(
+        p + k, cap - k,
+        "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+        "\"shape\": [128, 64]}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+        "\"shape\": [128, 64]}], \"instructions\": [\n");
     for (int i = 0; i < n; ++i) {
         int off = (i % 8) * 8;
-        k += (size_t)snprintf(p + k, cap - k,
-                              "%s{\"opcode\": \"TensorCopy\", \"inputs\": [{\"tensor\": \"a\", \"offset\": %d, \"ap\": "
-                              "[[1, 8]]}], \"outputs\": [{\"tensor\": \"b\", \"offset\": %d, \"ap\": [[1, 8]]}]}\n",
-                              i ? "," : "", off, off);
+        k += (size_t)snprintf(
+            p + k, cap - k,
+            "%s{\"opcode\": \"TensorCopy\", \"inputs\": [{\"tensor\": \"a\", \"offset\": %d, "
+            "\"ap\": "
+            "[[1, 8]]}], \"outputs\": [{\"tensor\": \"b\", \"offset\": %d, \"ap\": [[1, 8]]}]}\n",
+            i ? "," : "", off, off);
     }
     k += (size_t)snprintf(p + k, cap - k, "]}\n");
     *len = k;
@@ -51,8 +55,11 @@ static void do_load(void *arg) {
 static void do_parse(void *arg) {
     load_arg *l = arg;
     trn_sim *s = l->s;
-    trn_load_opts o = {.machine = &s->cfg.machine, .default_cores = 1, .resolve = trn_dispatch_resolve_name,
-                       .handled = trn_dispatch_handled, .arg = s};
+    trn_load_opts o = {.machine = &s->cfg.machine,
+                       .default_cores = 1,
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .arg = s};
     trn_program p;
     trn_error e;
     if (trn_program_load(&p, "<bench program>", l->text, &o, &e)) abort();
@@ -101,7 +108,8 @@ static int measure_rss(int n, long out[2]) {
     close(fd[0]);
     int status = 0;
     if (pid > 0) waitpid(pid, &status, 0);
-    return got == (ssize_t)(2 * sizeof *out) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return got == (ssize_t)(2 * sizeof *out) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0
+                                                                                              : -1;
 }
 
 BENCH_CASE(program_parse) {
@@ -112,16 +120,19 @@ BENCH_CASE(program_parse) {
     load_arg l = {s, text};
     bench_load(s, text);
     if (s->prog.n_insts != (size_t)n) {
-        printf("program_parse: %zu instructions loaded, %d written; no timing\n", s->prog.n_insts, n);
+        printf("program_parse: %zu instructions loaded, %d written; no timing\n", s->prog.n_insts,
+               n);
     } else {
         const bench_job base = {do_jansson, &l};
         bench_paired r;
         bench_compare((bench_job){do_load, &l}, &base, 1, 3.0, &r);
         char size[64];
         snprintf(size, sizeof size, "%d instr, %zu KiB", n, len >> 10);
-        bench_report("load a native program (TensorCopy)", size, n, "instr", "jansson parsing the text alone", &r);
+        bench_report("load a native program (TensorCopy)", size, n, "instr",
+                     "jansson parsing the text alone", &r);
         bench_compare((bench_job){do_parse, &l}, &base, 1, 3.0, &r);
-        bench_report("parse it (front end only)", size, n, "instr", "jansson parsing the text alone", &r);
+        bench_report("parse it (front end only)", size, n, "instr",
+                     "jansson parsing the text alone", &r);
     }
     trn_sim_close(s);
     free(text);
@@ -133,10 +144,11 @@ BENCH_CASE(program_parse) {
         printf("program_parse: the memory measurement failed\n");
         return;
     }
-    printf("memory of a loaded %d-instruction program (file %.1f MiB): resident %.1f MiB = %.2fx the file, "
+    printf("memory of a loaded %d-instruction program (file %.1f MiB): resident %.1f MiB = %.2fx "
+           "the file, "
            "%.0f bytes per instruction; peak during the load %.1f MiB = %.2fx\n",
-           big, len / 1048576.0, kb[0] / 1024.0, kb[0] * 1024.0 / (double)len, kb[0] * 1024.0 / big, kb[1] / 1024.0,
-           kb[1] * 1024.0 / (double)len);
+           big, len / 1048576.0, kb[0] / 1024.0, kb[0] * 1024.0 / (double)len, kb[0] * 1024.0 / big,
+           kb[1] / 1024.0, kb[1] * 1024.0 / (double)len);
 }
 
 /* Many names: 100k native tensors, 100k BIR allocations. Each
@@ -147,12 +159,11 @@ static char *many_names(int n, bool bir, size_t *len) {
     size_t cap = 256 + (size_t)n * 260, k = 0;
     char *p = malloc(cap);
     if (!p) abort();
-    k += (size_t)snprintf(
-        p + k, cap - k,
-        bir ? "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": "
-              "\"f\", \"blocks\": [{\"name\": \"main\", \"instructions\": []}], "
-              "\"allocations\": [\n"
-            : "{\"instructions\": [], \"tensors\": [\n");
+    k += (size_t)snprintf(p + k, cap - k,
+                          bir ? "{\"version\": 2, \"arch\": \"gen3\", \"functions\": [{\"name\": "
+                                "\"f\", \"blocks\": [{\"name\": \"main\", \"instructions\": []}], "
+                                "\"allocations\": [\n"
+                              : "{\"instructions\": [], \"tensors\": [\n");
     for (int i = 0; i < n; ++i)
         k += (size_t)snprintf(
             p + k, cap - k,

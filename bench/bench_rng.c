@@ -23,9 +23,8 @@
 #include "../plugins/rng/rng_pcg32.c"
 #include "../plugins/rng/rng_pcg32_avx2.c"
 
-static const char rng_config[] =
-    "machine = { partitions = 128; sbuf_partition_bytes = 327680; };\n"
-    "plugins = ( { family = \"rng\"; module = \"trnsim-rng\"; } );\n";
+static const char rng_config[] = "machine = { partitions = 128; sbuf_partition_bytes = 327680; };\n"
+                                 "plugins = ( { family = \"rng\"; module = \"trnsim-rng\"; } );\n";
 
 #define RNG_P 128
 
@@ -34,7 +33,8 @@ static const char rng_config[] =
 #define RNG_SIZES 3
 
 static size_t rng_cols(int k) {
-    static const size_t full[RNG_SIZES] = {4096, 16384, 65536}, quick[RNG_SIZES] = {256, 1024, 4096};
+    static const size_t full[RNG_SIZES] = {4096, 16384, 65536},
+                        quick[RNG_SIZES] = {256, 1024, 4096};
     return bench_quick() ? quick[k] : full[k];
 }
 
@@ -121,18 +121,20 @@ static void ref_loop(void *argp) {
 /* One case: the instruction, and what the oracle needs to predict it. */
 typedef struct rng_spec {
     const char *kernel, *instr, *dtype;
-    int ref_kind;     /* the reference loop timed against */
-    int alg;          /* Rand: the algorithm; Rand2: -1 */
-    unsigned nlanes;  /* Rand2: lanes driving the columns */
-    float lo, hi;     /* Rand2: min, max */
+    int ref_kind;    /* the reference loop timed against */
+    int alg;         /* Rand: the algorithm; Rand2: -1 */
+    unsigned nlanes; /* Rand2: lanes driving the columns */
+    float lo, hi;    /* Rand2: min, max */
 } rng_spec;
 
 /* One partition's n values from the default state, by the oracle. */
 static void oracle_partition(const rng_spec *c, size_t n, void *out) {
     uint32_t w[24];
     for (int i = 0; i < 24; ++i) w[i] = 1;
-    if (c->alg >= 0) orc_rand(c->alg, w, out, n);
-    else orc_rand2(w, c->nlanes, c->lo, c->hi, out, n);
+    if (c->alg >= 0)
+        orc_rand(c->alg, w, out, n);
+    else
+        orc_rand2(w, c->nlanes, c->lo, c->hi, out, n);
 }
 
 /* The first partition of the host's output that differs from the oracle,
@@ -151,7 +153,8 @@ static int first_mismatch(trn_sim *s, const rng_spec *c, size_t n) {
 static void rng_case_at(const rng_spec *c, size_t n) {
     char prog[512], size[48];
     snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"%s\", \"shape\": [%d, %zu]}],"
+             "{\"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"%s\", \"shape\": "
+             "[%d, %zu]}],"
              " \"instructions\": [%s]}",
              c->dtype, RNG_P, n, c->instr);
     trn_sim *s = bench_open(rng_config);
@@ -159,7 +162,8 @@ static void rng_case_at(const rng_spec *c, size_t n) {
     bench_run(s);
     const int bad = first_mismatch(s, c, n);
     if (bad >= 0) {
-        printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n", c->kernel, bad);
+        printf("MISMATCH: %s partition %d differs from the scalar oracle; not timing it\n",
+               c->kernel, bad);
     } else {
         ref_arg a = {c->ref_kind, (size_t)RNG_P * n, malloc((size_t)RNG_P * n * 4)};
         const bench_job base = {ref_loop, &a};
@@ -168,8 +172,11 @@ static void rng_case_at(const rng_spec *c, size_t n) {
         snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
         /* every run starts from the default states, so the last one must
          * have left the same values */
-        if (first_mismatch(s, c, n) >= 0) bench_mismatch_after(c->kernel);
-        else bench_report(c->kernel, size, (double)RNG_P * (double)n, "val", "single-stream reference loop", &r);
+        if (first_mismatch(s, c, n) >= 0)
+            bench_mismatch_after(c->kernel);
+        else
+            bench_report(c->kernel, size, (double)RNG_P * (double)n, "val",
+                         "single-stream reference loop", &r);
         free(a.out);
     }
     trn_sim_close(s);
@@ -183,7 +190,8 @@ BENCH_CASE(rng_rand) {
     static const char *const names[3] = {"Rand LFSR", "Rand PCG32", "Rand Philox4x32-10"};
     for (int alg = 0; alg < 3; ++alg) {
         char instr[128];
-        snprintf(instr, sizeof instr, "{\"opcode\": \"Rand\", \"algorithm\": %d, \"outputs\": [\"r\"]}", alg);
+        snprintf(instr, sizeof instr,
+                 "{\"opcode\": \"Rand\", \"algorithm\": %d, \"outputs\": [\"r\"]}", alg);
         const rng_spec c = {names[alg], instr, "uint32", alg, alg, 0, 0.0f, 0.0f};
         rng_case(&c);
     }
@@ -191,10 +199,12 @@ BENCH_CASE(rng_rand) {
 
 BENCH_CASE(rng_rand2) {
     static const rng_spec cases[2] = {
-        {"Rand2 XORWOW [0,1)", "{\"opcode\": \"Rand2\", \"outputs\": [\"r\"]}", "float32", 3, -1, 1, 0.0f, 1.0f},
+        {"Rand2 XORWOW [0,1)", "{\"opcode\": \"Rand2\", \"outputs\": [\"r\"]}", "float32", 3, -1, 1,
+         0.0f, 1.0f},
         {"Rand2 XORWOW 4x2p [-1,1)",
-         "{\"opcode\": \"Rand2\", \"min\": -1, \"max\": 1, \"is_4x2p\": true, \"outputs\": [\"r\"]}", "float32",
-         3, -1, 4, -1.0f, 1.0f},
+         "{\"opcode\": \"Rand2\", \"min\": -1, \"max\": 1, \"is_4x2p\": true, \"outputs\": "
+         "[\"r\"]}",
+         "float32", 3, -1, 4, -1.0f, 1.0f},
     };
     for (int i = 0; i < 2; ++i) rng_case(&cases[i]);
 }
@@ -247,8 +257,11 @@ static void pcg_kernel_at(size_t n) {
         bench_paired p;
         bench_compare((bench_job){pcg_kernel_run, a}, &base, 1, min_s(1.0), &p);
         snprintf(size, sizeof size, "[%d x %zu]", RNG_P, n);
-        if (!pcg_kernel_ok(a, want)) bench_mismatch_after(name);
-        else bench_report(name, size, (double)RNG_P * (double)n, "val", "single-stream reference loop", &p);
+        if (!pcg_kernel_ok(a, want))
+            bench_mismatch_after(name);
+        else
+            bench_report(name, size, (double)RNG_P * (double)n, "val",
+                         "single-stream reference loop", &p);
     }
     free(a->out);
     free(a);

@@ -24,10 +24,11 @@
 #include "../plugins/search/search_kernels.c"
 #include "../plugins/search/ref/search_oracle.c"
 
-#define TOPK 64
+#define TOPK   64
 #define ROUNDS (TOPK / 8)
 
-static const char search_config[] = "plugins = ( { family = \"search\"; module = \"trnsim-search\"; } );";
+static const char search_config[] =
+    "plugins = ( { family = \"search\"; module = \"trnsim-search\"; } );";
 
 typedef struct topk_bench {
     size_t P, N;
@@ -64,8 +65,8 @@ static void oracle_topk(void *arg) {
         const float *src = r == 0 ? b->x : b->y;
         for (size_t p = 0; p < b->P; ++p) oracle_max8(src + p * b->N, b->N, b->round_vals + p * 8);
         for (size_t p = 0; p < b->P; ++p)
-            oracle_match_replace(src + p * b->N, b->N, b->round_vals + p * 8, -INFINITY, 0, b->y + p * b->N,
-                                 b->round_idx + p * 8);
+            oracle_match_replace(src + p * b->N, b->N, b->round_vals + p * 8, -INFINITY, 0,
+                                 b->y + p * b->N, b->round_idx + p * 8);
         keep_round(b, r);
     }
 }
@@ -76,9 +77,11 @@ static void kernels_topk(void *arg) {
     topk_bench *b = arg;
     for (int r = 0; r < ROUNDS; ++r) {
         if (r == 0) memcpy(b->y, b->x, b->P * b->N * sizeof(float));
-        for (size_t p = 0; p < b->P; ++p) search_max8_row(b->y + p * b->N, b->N, b->round_vals + p * 8);
+        for (size_t p = 0; p < b->P; ++p)
+            search_max8_row(b->y + p * b->N, b->N, b->round_vals + p * 8);
         for (size_t p = 0; p < b->P; ++p) {
-            search_find8_row(b->y + p * b->N, b->N, b->round_vals + p * 8, SEARCH_ASCENDING, b->round_idx + p * 8);
+            search_find8_row(b->y + p * b->N, b->N, b->round_vals + p * 8, SEARCH_ASCENDING,
+                             b->round_idx + p * 8);
             search_replace8_row(b->y + p * b->N, b->round_idx + p * 8, -INFINITY);
         }
         keep_round(b, r);
@@ -86,22 +89,25 @@ static void kernels_topk(void *arg) {
 }
 
 static void topk_program(char *buf, size_t len, size_t P, size_t N) {
-    int n = snprintf(buf, len,
-                     "{\"tensors\": ["
-                     "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-                     "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-                     "{\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %d]},"
-                     "{\"name\": \"idx\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [%zu, %d]}],"
-                     " \"instructions\": [",
-                     P, N, P, N, P, TOPK, P, TOPK);
+    int n = snprintf(
+        buf, len,
+        "{\"tensors\": ["
+        "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        "{\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %d]},"
+        "{\"name\": \"idx\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [%zu, %d]}],"
+        " \"instructions\": [",
+        P, N, P, N, P, TOPK, P, TOPK);
     for (int r = 0; r < ROUNDS; ++r)
-        n += snprintf(buf + n, len - (size_t)n,
-                      "%s{\"opcode\": \"Max\", \"inputs\": [\"%s\"], \"outputs\": [{\"tensor\": \"vals\", \"offset\": %d,"
-                      " \"ap\": [[1, 8]]}]},"
-                      "{\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
-                      " \"inputs\": [{\"tensor\": \"vals\", \"offset\": %d, \"ap\": [[1, 8]]}, \"%s\"],"
-                      " \"outputs\": [\"y\", {\"tensor\": \"idx\", \"offset\": %d, \"ap\": [[1, 8]]}]}",
-                      r ? "," : "", r ? "y" : "x", 8 * r, 8 * r, r ? "y" : "x", 8 * r);
+        n += snprintf(
+            buf + n, len - (size_t)n,
+            "%s{\"opcode\": \"Max\", \"inputs\": [\"%s\"], \"outputs\": [{\"tensor\": \"vals\", "
+            "\"offset\": %d,"
+            " \"ap\": [[1, 8]]}]},"
+            "{\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
+            " \"inputs\": [{\"tensor\": \"vals\", \"offset\": %d, \"ap\": [[1, 8]]}, \"%s\"],"
+            " \"outputs\": [\"y\", {\"tensor\": \"idx\", \"offset\": %d, \"ap\": [[1, 8]]}]}",
+            r ? "," : "", r ? "y" : "x", 8 * r, 8 * r, r ? "y" : "x", 8 * r);
     snprintf(buf + n, len - (size_t)n, "]}");
 }
 
@@ -131,11 +137,11 @@ static const char *topk_mismatch(trn_sim *s, const topk_bench *oracle, const top
     uint32_t *got_i = malloc(ni);
     bench_get(s, "vals", got_v, nv);
     bench_get(s, "idx", got_i, ni);
-    const char *bad = memcmp(got_v, oracle->vals, nv)            ? "TopK-64 values (host)"
-                      : memcmp(got_i, oracle->idx, ni)           ? "TopK-64 indices (host)"
-                      : memcmp(kernels->vals, oracle->vals, nv)  ? "TopK-64 values (kernels only)"
-                      : memcmp(kernels->idx, oracle->idx, ni)    ? "TopK-64 indices (kernels only)"
-                                                                 : NULL;
+    const char *bad = memcmp(got_v, oracle->vals, nv)           ? "TopK-64 values (host)"
+                      : memcmp(got_i, oracle->idx, ni)          ? "TopK-64 indices (host)"
+                      : memcmp(kernels->vals, oracle->vals, nv) ? "TopK-64 values (kernels only)"
+                      : memcmp(kernels->idx, oracle->idx, ni)   ? "TopK-64 indices (kernels only)"
+                                                                : NULL;
     free(got_v);
     free(got_i);
     return bad;
@@ -159,7 +165,8 @@ static void topk64_at(size_t N) {
     const char *bad = topk_mismatch(s, bo, bk);
     double sum = 0;
     for (size_t k = 0; k < P * TOPK; ++k) sum += bo->vals[k];
-    printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py --cols %zu prints the same)\n",
+    printf("  checksum: values sum %.6f, first row top %.8f at %u (bench/topk_numpy.py --cols %zu "
+           "prints the same)\n",
            sum, (double)bo->vals[0], bo->idx[0], N);
     if (bad) {
         printf("MISMATCH: %s differs from the scalar oracle; not timing it\n", bad);
@@ -172,10 +179,13 @@ static void topk64_at(size_t N) {
         if ((bad = topk_mismatch(s, bo, bk)) != NULL) {
             bench_mismatch_after(bad);
         } else {
-            bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem", "scalar oracle", &rh);
-            bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem", "scalar oracle", &rk);
-            printf("  median times: host %.3f ms, kernels without host %.3f ms, scalar oracle %.3f ms\n", rh.t * 1e3,
-                   rk.t * 1e3, rh.t_base * 1e3);
+            bench_report("TopK-64 Max+MaxIdxMR x8 (host)", size, (double)(P * N), "row-elem",
+                         "scalar oracle", &rh);
+            bench_report("TopK-64 kernels only (no host)", size, (double)(P * N), "row-elem",
+                         "scalar oracle", &rk);
+            printf("  median times: host %.3f ms, kernels without host %.3f ms, scalar oracle %.3f "
+                   "ms\n",
+                   rh.t * 1e3, rk.t * 1e3, rh.t_base * 1e3);
         }
     }
     trn_sim_close(s);
@@ -184,6 +194,7 @@ static void topk64_at(size_t N) {
 }
 
 BENCH_CASE(search_topk64) {
-    static const size_t full[SEARCH_SIZES] = {1024, 4096, 16384}, quick[SEARCH_SIZES] = {128, 512, 2048};
+    static const size_t full[SEARCH_SIZES] = {1024, 4096, 16384},
+                        quick[SEARCH_SIZES] = {128, 512, 2048};
     for (int k = 0; k < SEARCH_SIZES; ++k) topk64_at(bench_quick() ? quick[k] : full[k]);
 }

@@ -19,21 +19,25 @@ static const char config[] = "plugins = ( { family = \"search\"; module = \"trns
 static char *program(size_t P, size_t N) {
     size_t cap = 8192;
     char *buf = malloc(cap);
-    int n = snprintf(buf, cap,
-                     "{\"tensors\": ["
-                     "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-                     "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
-                     "{\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 64]},"
-                     "{\"name\": \"idx\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [%zu, 64]}],"
-                     " \"instructions\": [", P, N, P, N, P, P);
+    int n = snprintf(
+        buf, cap,
+        "{\"tensors\": ["
+        "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, %zu]},"
+        "{\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%zu, 64]},"
+        "{\"name\": \"idx\", \"memory\": \"sbuf\", \"dtype\": \"uint32\", \"shape\": [%zu, 64]}],"
+        " \"instructions\": [",
+        P, N, P, N, P, P);
     for (int r = 0; r < 8; ++r)
-        n += snprintf(buf + n, cap - (size_t)n,
-                      "%s{\"opcode\": \"Max\", \"inputs\": [\"%s\"], \"outputs\": [{\"tensor\": \"vals\", \"offset\": %d,"
-                      " \"ap\": [[1, 8]]}]},"
-                      "{\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
-                      " \"inputs\": [{\"tensor\": \"vals\", \"offset\": %d, \"ap\": [[1, 8]]}, \"%s\"],"
-                      " \"outputs\": [\"y\", {\"tensor\": \"idx\", \"offset\": %d, \"ap\": [[1, 8]]}]}",
-                      r ? "," : "", r ? "y" : "x", 8 * r, 8 * r, r ? "y" : "x", 8 * r);
+        n += snprintf(
+            buf + n, cap - (size_t)n,
+            "%s{\"opcode\": \"Max\", \"inputs\": [\"%s\"], \"outputs\": [{\"tensor\": \"vals\", "
+            "\"offset\": %d,"
+            " \"ap\": [[1, 8]]}]},"
+            "{\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
+            " \"inputs\": [{\"tensor\": \"vals\", \"offset\": %d, \"ap\": [[1, 8]]}, \"%s\"],"
+            " \"outputs\": [\"y\", {\"tensor\": \"idx\", \"offset\": %d, \"ap\": [[1, 8]]}]}",
+            r ? "," : "", r ? "y" : "x", 8 * r, 8 * r, r ? "y" : "x", 8 * r);
     snprintf(buf + n, cap - (size_t)n, "]}");
     return buf;
 }
@@ -74,29 +78,34 @@ static void observed_at(size_t N, int timeline) {
     trn_trace *t = NULL;
     trn_timeline *tl = NULL;
     trn_trace_opts o = {.path = path};
-    if (fd < 0 || (timeline ? trn_timeline_begin(traced, path, &tl, &e) : trn_trace_begin(traced, &o, &t, &e))) {
+    if (fd < 0 || (timeline ? trn_timeline_begin(traced, path, &tl, &e)
+                            : trn_trace_begin(traced, &o, &t, &e))) {
         printf("skipped: cannot start the %s in %s\n", timeline ? "timeline" : "trace", path);
     } else {
         bench_run(plain);
         bench_run(traced);
         if (differ(plain, traced, P)) {
-            printf("MISMATCH: the traced run's results differ from the untraced run's; not timing it\n");
+            printf("MISMATCH: the traced run's results differ from the untraced run's; not timing "
+                   "it\n");
         } else {
             bench_paired r;
             bench_compare(bench_run_job(traced), &(bench_job){bench_run_job(plain).fn, plain}, 1,
                           bench_quick() ? 0.2 : 2.0, &r);
             char size[48];
             snprintf(size, sizeof size, "%zu x %zu fp32", P, N);
-            if (differ(plain, traced, P)) bench_mismatch_after("TopK-64 traced vs untraced");
+            if (differ(plain, traced, P))
+                bench_mismatch_after("TopK-64 traced vs untraced");
             else {
-                bench_report(timeline ? "TopK-64 with --timeline" : "TopK-64 with --trace (digests)", size,
-                             (double)(P * N), "row-elem", "the same run untraced", &r);
-                printf("  median times: traced %.3f ms, untraced %.3f ms: the trace costs %.2fx\n", r.t * 1e3,
-                       r.t_base * 1e3, 1 / r.ratio);
+                bench_report(timeline ? "TopK-64 with --timeline"
+                                      : "TopK-64 with --trace (digests)",
+                             size, (double)(P * N), "row-elem", "the same run untraced", &r);
+                printf("  median times: traced %.3f ms, untraced %.3f ms: the trace costs %.2fx\n",
+                       r.t * 1e3, r.t_base * 1e3, 1 / r.ratio);
             }
         }
     }
-    if (timeline ? trn_timeline_end(traced, tl, &e) : trn_trace_end(traced, t, &e)) printf("  %s\n", e.msg);
+    if (timeline ? trn_timeline_end(traced, tl, &e) : trn_trace_end(traced, t, &e))
+        printf("  %s\n", e.msg);
     unlink(path);
     trn_sim_close(plain);
     trn_sim_close(traced);

@@ -2,7 +2,8 @@
  * transport (docs/mpi.md, docs/benchmarks.md). Run under mpirun, one core
  * per process:
  *
- *     mpirun -np 4 build/trnsim-mpi-allreduce-perf [--min-bytes 8] [--max-bytes 64M] [--factor 2] [--rounds 5]
+ *     mpirun -np 4 build/trnsim-mpi-allreduce-perf [--min-bytes 8] [--max-bytes 64M] [--factor 2]
+ * [--rounds 5]
  *            [--modes exact,mpi,native]
  *
  * For each size it times, round by round in alternation, (1) trnsim's
@@ -33,7 +34,8 @@ typedef struct bench {
 
 static const char *config(const char *reduce, size_t hbm, char *buf, size_t len) {
     snprintf(buf, len,
-             "machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608; psum_partition_bytes = 16384;\n"
+             "machine = { cores = 1; partitions = 128; sbuf_partition_bytes = 196608; "
+             "psum_partition_bytes = 16384;\n"
              "  hbm_bytes = %zu; registers = 64; };\n"
              "plugins = ( { family = \"collective\"; module = \"trnsim-collective-mpi\";\n"
              "  settings = { mpi_reduce = \"%s\"; mpi_timeout = 600.0; }; } );\n",
@@ -41,16 +43,20 @@ static const char *config(const char *reduce, size_t hbm, char *buf, size_t len)
     return buf;
 }
 
-static int open_sim(const bench *b, const char *reduce, size_t count, const float *x, trn_sim **out) {
+static int open_sim(const bench *b, const char *reduce, size_t count, const float *x,
+                    trn_sim **out) {
     char cfg[1024], prog[1024];
     size_t hbm = 2 * count * sizeof(float) + 4096;
     trn_sim_opts o = {.config_text = config(reduce, hbm, cfg, sizeof cfg), .exe_dir = b->exe_dir};
     trn_error e;
     trn_sim *s = NULL;
     snprintf(prog, sizeof prog,
-             "{\"cores\": %d, \"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
-             "\"shape\": [%zu]}, {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%zu]}],"
-             " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": "
+             "{\"cores\": %d, \"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": "
+             "\"float32\", "
+             "\"shape\": [%zu]}, {\"name\": \"y\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+             "\"shape\": [%zu]}],"
+             " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", "
+             "\"reduce_op\": "
              "\"add\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
              b->ranks, count, count);
     if (trn_sim_open(&s, &o, &e) || trn_sim_load_program_text(s, prog, "bench", &e) ||
@@ -75,8 +81,8 @@ static void input(int r, size_t count, float *x) {
 }
 
 typedef struct reference {
-    float *sum;   /* the core-order fold */
-    double *mag;  /* sum of |x| per element */
+    float *sum;  /* the core-order fold */
+    double *mag; /* sum of |x| per element */
 } reference;
 
 static void make_reference(const bench *b, size_t count, reference *ref) {
@@ -97,8 +103,10 @@ static long wrong(const bench *b, const float *y, size_t count, const reference 
     long bad = 0;
     double eps = ldexp(1.0, -23);
     for (size_t i = 0; i < count; ++i) {
-        if (exact) bad += memcmp(&y[i], &ref->sum[i], 4) != 0;
-        else bad += fabs((double)y[i] - (double)ref->sum[i]) > b->ranks * eps * ref->mag[i];
+        if (exact)
+            bad += memcmp(&y[i], &ref->sum[i], 4) != 0;
+        else
+            bad += fabs((double)y[i] - (double)ref->sum[i]) > b->ranks * eps * ref->mag[i];
     }
     long all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -120,7 +128,8 @@ static double time_sim(trn_sim *s, int iters) {
 static double time_mpi(const float *x, float *y, size_t count, int iters) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) MPI_Allreduce(x, y, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < iters; ++i)
+        MPI_Allreduce(x, y, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     double dt = (MPI_Wtime() - t0) / iters, worst;
     MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return worst;
@@ -139,14 +148,14 @@ static double median(double *v, int n) {
 static void row(const bench *b, const char *what, size_t bytes, double t, long bad) {
     double algbw = (double)bytes / t / 1e9, busbw = algbw * 2.0 * (b->ranks - 1) / b->ranks;
     if (b->rank == 0)
-        printf("%12zu %12zu  float    sum  %-7s %10.1f %8.3f %8.3f %7ld\n", bytes, bytes / 4, what, t * 1e6, algbw,
-               busbw, bad);
+        printf("%12zu %12zu  float    sum  %-7s %10.1f %8.3f %8.3f %7ld\n", bytes, bytes / 4, what,
+               t * 1e6, algbw, busbw, bad);
 }
 
 /* One round: every mode once, in order or reversed; MPI's time is the
  * pair's baseline. */
-static void round_of(const bench *b, int k, trn_sim *exact, trn_sim *native, const float *x, float *y, size_t count,
-                     int iters, double *te, double *tm, double *tn) {
+static void round_of(const bench *b, int k, trn_sim *exact, trn_sim *native, const float *x,
+                     float *y, size_t count, int iters, double *te, double *tm, double *tn) {
     for (int step = 0; step < 3; ++step) {
         int which = k % 2 ? 2 - step : step;
         if (which == 0 && (b->modes & MODE_EXACT)) *te = time_sim(exact, iters);
@@ -217,39 +226,53 @@ static int parse_modes(const char *t) {
 static size_t parse_size(const char *t) {
     char *end;
     double v = strtod(t, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
+    if (*end == 'K' || *end == 'k')
+        v *= 1024;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1024 * 1024;
     return (size_t)v;
 }
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    bench b = {.rounds = 5, .factor = 2, .modes = MODE_EXACT | MODE_MPI | MODE_NATIVE, .min_bytes = 8,
+    bench b = {.rounds = 5,
+               .factor = 2,
+               .modes = MODE_EXACT | MODE_MPI | MODE_NATIVE,
+               .min_bytes = 8,
                .max_bytes = 64u << 20};
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.ranks);
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--min-bytes")) b.min_bytes = parse_size(argv[i + 1]);
-        else if (!strcmp(argv[i], "--max-bytes")) b.max_bytes = parse_size(argv[i + 1]);
-        else if (!strcmp(argv[i], "--rounds")) b.rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--factor")) b.factor = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--modes")) b.modes = parse_modes(argv[i + 1]);
+        if (!strcmp(argv[i], "--min-bytes"))
+            b.min_bytes = parse_size(argv[i + 1]);
+        else if (!strcmp(argv[i], "--max-bytes"))
+            b.max_bytes = parse_size(argv[i + 1]);
+        else if (!strcmp(argv[i], "--rounds"))
+            b.rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--factor"))
+            b.factor = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--modes"))
+            b.modes = parse_modes(argv[i + 1]);
     }
     if (b.rounds < 1) b.rounds = 1;
     if (b.factor < 2) b.factor = 2;
     if (b.rounds > 64) b.rounds = 64;
     snprintf(b.exe_dir, sizeof b.exe_dir, "%s", argv[0]);
     char *slash = strrchr(b.exe_dir, '/');
-    if (slash) *slash = 0;
-    else snprintf(b.exe_dir, sizeof b.exe_dir, ".");
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(b.exe_dir, sizeof b.exe_dir, ".");
     if (b.rank == 0) {
-        printf("# trnsim-mpi-allreduce-perf: %d processes, 1 core each, fp32 add, %d alternated rounds per size\n",
+        printf("# trnsim-mpi-allreduce-perf: %d processes, 1 core each, fp32 add, %d alternated "
+               "rounds per size\n",
                b.ranks, b.rounds);
-        printf("# %10s %12s %6s %6s %-7s %10s %8s %8s %7s\n", "size", "count", "type", "redop", "mode", "time(us)",
-               "algbw", "busbw", "#wrong");
+        printf("# %10s %12s %6s %6s %-7s %10s %8s %8s %7s\n", "size", "count", "type", "redop",
+               "mode", "time(us)", "algbw", "busbw", "#wrong");
     }
     int rc = 0;
-    for (size_t bytes = b.min_bytes; bytes <= b.max_bytes && rc == 0; bytes *= (size_t)b.factor) rc = one_size(&b, bytes);
+    for (size_t bytes = b.min_bytes; bytes <= b.max_bytes && rc == 0; bytes *= (size_t)b.factor)
+        rc = one_size(&b, bytes);
     MPI_Finalize();
     return rc ? 1 : 0;
 }

@@ -7,13 +7,10 @@ static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *state) {
     return TRN_OK;
 }
 
-static const trn_opcode_desc ops[] = {{.it = 250, .name = "BenchNop", .handler = nop, .flags = TRN_OPF_NO_ATTRS}};
+static const trn_opcode_desc ops[] = {
+    {.it = 250, .name = "BenchNop", .handler = nop, .flags = TRN_OPF_NO_ATTRS}};
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-benchnop",
-    .family = "benchnop",
-    .version = "1",
-    .ops = ops,
+    TRN_PLUGIN_HEADER, .name = "trnsim-benchnop", .family = "benchnop", .version = "1", .ops = ops,
     .n_ops = 1,
 };

@@ -103,24 +103,27 @@ static void *grow(void *p, size_t bytes) {
 #define MIN_ROUNDS 7
 #define MAX_ROUNDS 100000
 
-void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds, bench_paired *res) {
+void bench_compare(bench_job job, const bench_job *baselines, int n_base, double min_seconds,
+                   bench_paired *res) {
     if (n_base < 1 || n_base > BENCH_MAX_BASELINES) {
-        fprintf(stderr, "trnsim-bench: bench_compare takes 1 to %d baselines, found %d\n", BENCH_MAX_BASELINES,
-                n_base);
+        fprintf(stderr, "trnsim-bench: bench_compare takes 1 to %d baselines, found %d\n",
+                BENCH_MAX_BASELINES, n_base);
         exit(1);
     }
     const int n_jobs = 1 + n_base;
     bench_job jobs[1 + BENCH_MAX_BASELINES];
     jobs[0] = job;
     for (int k = 0; k < n_base; ++k) jobs[1 + k] = baselines[k];
-    for (int k = 0; k < n_jobs; ++k) call_timed(&jobs[k]); /* warm-up: pages, caches, branch history */
+    for (int k = 0; k < n_jobs; ++k)
+        call_timed(&jobs[k]); /* warm-up: pages, caches, branch history */
     size_t cap = 64;
     double *times = grow(NULL, cap * n_jobs * sizeof *times); /* times[round * n_jobs + job] */
     double total = 0;
     int r = 0;
     for (; r < MIN_ROUNDS || (total < min_seconds && r < MAX_ROUNDS); ++r) {
         if ((size_t)r == cap) times = grow(times, (cap *= 2) * n_jobs * sizeof *times);
-        for (int i = 0; i < n_jobs; ++i) { /* rotate who goes first: no side always runs on a warm cache */
+        for (int i = 0; i < n_jobs;
+             ++i) { /* rotate who goes first: no side always runs on a warm cache */
             const int k = (r + i) % n_jobs;
             const double dt = call_timed(&jobs[k]);
             times[(size_t)r * n_jobs + k] = dt;
@@ -129,12 +132,14 @@ void bench_compare(bench_job job, const bench_job *baselines, int n_base, double
     }
     double *a = grow(NULL, r * sizeof *a), *b = grow(NULL, r * sizeof *b);
     for (int k = 0; k < n_base; ++k) {
-        for (int i = 0; i < r; ++i) a[i] = times[(size_t)i * n_jobs + 1 + k] / times[(size_t)i * n_jobs];
+        for (int i = 0; i < r; ++i)
+            a[i] = times[(size_t)i * n_jobs + 1 + k] / times[(size_t)i * n_jobs];
         res[k].rounds = r;
         res[k].ratio_q1 = quantile(a, r, 0.25);
         res[k].ratio = quantile(a, r, 0.5);
         res[k].ratio_q3 = quantile(a, r, 0.75);
-        for (int i = 0; i < r; ++i) a[i] = times[(size_t)i * n_jobs], b[i] = times[(size_t)i * n_jobs + 1 + k];
+        for (int i = 0; i < r; ++i)
+            a[i] = times[(size_t)i * n_jobs], b[i] = times[(size_t)i * n_jobs + 1 + k];
         res[k].t = quantile(a, r, 0.5);
         res[k].t_base = quantile(b, r, 0.5);
     }
@@ -150,18 +155,20 @@ static void human(double v, char *buf, size_t len) {
     snprintf(buf, len, "%.2f %s", v, suffix[k]);
 }
 
-void bench_report(const char *kernel, const char *size, double work, const char *unit, const char *baseline,
-                  const bench_paired *p) {
+void bench_report(const char *kernel, const char *size, double work, const char *unit,
+                  const char *baseline, const bench_paired *p) {
     char rate[32], brate[32];
     human(work / p->t, rate, sizeof rate);
     human(work / p->t_base, brate, sizeof brate);
-    printf("%-34s %-16s %12s%s/s   vs %-38s %12s%s/s   ratio %.2fx (IQR %.2f-%.2f, %d pairs)\n", kernel, size, rate,
-           unit, baseline, brate, unit, p->ratio, p->ratio_q1, p->ratio_q3, p->rounds);
+    printf("%-34s %-16s %12s%s/s   vs %-38s %12s%s/s   ratio %.2fx (IQR %.2f-%.2f, %d pairs)\n",
+           kernel, size, rate, unit, baseline, brate, unit, p->ratio, p->ratio_q1, p->ratio_q3,
+           p->rounds);
     fflush(stdout);
 }
 
 void bench_mismatch_after(const char *what) {
-    printf("MISMATCH after timing: %s differs from its reference; its numbers are not reported\n", what);
+    printf("MISMATCH after timing: %s differs from its reference; its numbers are not reported\n",
+           what);
     fflush(stdout);
 }
 
@@ -184,11 +191,13 @@ static void print_machine(void) {
         if (!colon) continue;
         char *v = colon + 1 + (colon[1] == ' ');
         v[strcspn(v, "\n")] = 0;
-        if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown CPU")) snprintf(model, sizeof model, "%s", v);
+        if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown CPU"))
+            snprintf(model, sizeof model, "%s", v);
         if (!strncmp(line, "flags", 5) && !flags[0]) snprintf(flags, sizeof flags, " %s ", v);
     }
     if (f) fclose(f);
-    static const char *const wanted[] = {"sse2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw"};
+    static const char *const wanted[] = {"sse2",    "avx",      "avx2",    "fma",
+                                         "avx512f", "avx512dq", "avx512bw"};
     printf("machine: %s, %ld CPUs online; vector flags:", model, sysconf(_SC_NPROCESSORS_ONLN));
     for (size_t k = 0; k < sizeof wanted / sizeof wanted[0]; ++k) {
         char word[32];
@@ -210,11 +219,15 @@ static void print_load(const char *when) {
 int main(int argc, char **argv) {
     const char *filter = NULL;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--cpu-time")) cpu_clock = 1;
-        else filter = argv[i];
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--cpu-time"))
+            cpu_clock = 1;
+        else
+            filter = argv[i];
     }
-    printf("trnsim-bench: %d cases%s; ratio = baseline time / trnsim time (> 1 is faster than the baseline),\n"
+    printf("trnsim-bench: %d cases%s; ratio = baseline time / trnsim time (> 1 is faster than the "
+           "baseline),\n"
            "the median over rounds that alternate the two, with its interquartile range%s\n",
            n_cases, quick ? " (quick sizes)" : "", cpu_clock ? "; times are thread CPU time" : "");
     print_machine();

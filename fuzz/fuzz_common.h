@@ -19,9 +19,9 @@ static inline char *fuzz_text(const uint8_t *data, size_t size) {
 /* 4 partitions of 4 KiB SBUF / 1 KiB PSUM, 64 KiB HBM, 8 registers, and a
  * 256 MiB memory budget (a core costs ~100 KiB, so even 1024 cores fit); an
  * instruction's operands are held to 16 MiB. As --set overlays. */
-#define FUZZ_MACHINE_SETS                                                                                       \
-    "machine.partitions=4", "machine.sbuf_partition_bytes=4096", "machine.psum_partition_bytes=1024",           \
-        "machine.hbm_bytes=65536", "machine.registers=8", "machine.max_bytes=268435456",                        \
-        "machine.max_instruction_bytes=16777216"
+#define FUZZ_MACHINE_SETS                                                                          \
+    "machine.partitions=4", "machine.sbuf_partition_bytes=4096",                                   \
+        "machine.psum_partition_bytes=1024", "machine.hbm_bytes=65536", "machine.registers=8",     \
+        "machine.max_bytes=268435456", "machine.max_instruction_bytes=16777216"
 
 #endif

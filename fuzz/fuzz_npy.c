@@ -23,7 +23,8 @@ static int small_only(const trn_npy *h, void *ctx, trn_error *e) {
 
 /* Runs of 1, 2, 3 ... elements (the seed varies the first), so that every
  * run boundary falls somewhere different inside a conversion. */
-static int stream_into(const char *path, trn_dtype dt, uint8_t *dst, size_t count, unsigned seed, trn_error *e) {
+static int stream_into(const char *path, trn_dtype dt, uint8_t *dst, size_t count, unsigned seed,
+                       trn_error *e) {
     trn_npy_in in;
     if (trn_npy_in_open(&in, path, small_only, NULL, e)) return -1;
     int rc = trn_npy_in_plan(&in, dt, e);
@@ -40,8 +41,8 @@ static int stream_into(const char *path, trn_dtype dt, uint8_t *dst, size_t coun
 }
 
 /* The input through a pipe, reopened by path as `--input /dev/stdin` would be. */
-static int stream_from_pipe(const uint8_t *data, size_t size, trn_dtype dt, uint8_t *dst, size_t count,
-                            trn_error *e) {
+static int stream_from_pipe(const uint8_t *data, size_t size, trn_dtype dt, uint8_t *dst,
+                            size_t count, trn_error *e) {
     int p[2];
     if (pipe(p) != 0) abort();
     if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < 0 && size > 65536) abort();
@@ -56,8 +57,8 @@ static int stream_from_pipe(const uint8_t *data, size_t size, trn_dtype dt, uint
 
 /* Every dtype converts whole; the one the input's last byte picks also
  * streams (all 20 streamed would cost the fuzzer most of its speed). */
-static void convert_dtype(const trn_npy *n, const char *path, const uint8_t *data, size_t size, trn_dtype dt,
-                          bool stream) {
+static void convert_dtype(const trn_npy *n, const char *path, const uint8_t *data, size_t size,
+                          trn_dtype dt, bool stream) {
     size_t bytes = n->count * 8 + 1; /* wide enough for any dtype */
     uint8_t *whole = calloc(1, bytes), *streamed = calloc(1, bytes), *piped = calloc(1, bytes);
     if (!whole || !streamed || !piped) abort();
@@ -67,7 +68,8 @@ static void convert_dtype(const trn_npy *n, const char *path, const uint8_t *dat
         int rc2 = stream_into(path, dt, streamed, n->count, size ? data[0] : 0, &e2);
         int rc3 = stream_from_pipe(data, size, dt, piped, n->count, &e3);
         if ((rc1 == 0) != (rc2 == 0) || (rc1 == 0) != (rc3 == 0)) abort();
-        if (rc1 == 0 && (memcmp(whole, streamed, bytes) != 0 || memcmp(whole, piped, bytes) != 0)) abort();
+        if (rc1 == 0 && (memcmp(whole, streamed, bytes) != 0 || memcmp(whole, piped, bytes) != 0))
+            abort();
         if (rc1 != 0 && strcmp(e1.msg, e2.msg) != 0) abort();
     }
     free(whole);
@@ -88,7 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     trn_error e;
     if (trn_npy_read_checked(path, small_only, NULL, &n, &e) == 0) {
         int streamed = size ? data[size - 1] % TRN_DT_COUNT : 0;
-        for (int dt = 0; dt < TRN_DT_COUNT; ++dt) convert_dtype(&n, path, data, size, (trn_dtype)dt, dt == streamed);
+        for (int dt = 0; dt < TRN_DT_COUNT; ++dt)
+            convert_dtype(&n, path, data, size, (trn_dtype)dt, dt == streamed);
         trn_npy_free(&n);
     }
     return 0;

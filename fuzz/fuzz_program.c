@@ -22,8 +22,11 @@ static trn_sim *sim;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     /* the build's embedded default (every family it has) on the small machine */
     static const char *const sets[] = {FUZZ_MACHINE_SETS};
-    trn_sim_opts o = {.sets = sets, .n_sets = sizeof sets / sizeof sets[0], .format = FUZZ_FORMAT,
-                      .max_instructions = 2000, .timeout_seconds = 1.0};
+    trn_sim_opts o = {.sets = sets,
+                      .n_sets = sizeof sets / sizeof sets[0],
+                      .format = FUZZ_FORMAT,
+                      .max_instructions = 2000,
+                      .timeout_seconds = 1.0};
     trn_error e;
     if (trn_sim_open(&sim, &o, &e)) {
         fprintf(stderr, "fuzz_program: cannot open the simulator: %s\n", e.msg);
@@ -33,17 +36,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 #if FUZZ_FORMAT == 2
-static const trn_opcode_desc *schema_of(void *arg, uint32_t it) { return ((trn_sim *)arg)->reg.table[it].op; }
+static const trn_opcode_desc *schema_of(void *arg, uint32_t it) {
+    return ((trn_sim *)arg)->reg.table[it].op;
+}
 
 static bool same_operands(const trn_operand *a, const trn_operand *b, int n) {
     for (int i = 0; i < n; ++i) {
         const trn_ap *x = &a[i].ap, *y = &b[i].ap;
-        if (a[i].tensor != b[i].tensor || a[i].offset_register != b[i].offset_register || x->mem != y->mem ||
-            x->dtype != y->dtype || x->part_start != y->part_start || x->part_count != y->part_count ||
-            x->part_step != y->part_step || x->offset != y->offset || x->ndims != y->ndims)
+        if (a[i].tensor != b[i].tensor || a[i].offset_register != b[i].offset_register ||
+            x->mem != y->mem || x->dtype != y->dtype || x->part_start != y->part_start ||
+            x->part_count != y->part_count || x->part_step != y->part_step ||
+            x->offset != y->offset || x->ndims != y->ndims)
             return false;
         for (uint32_t d = 0; d < x->ndims; ++d)
-            if (x->dims[d].step != y->dims[d].step || x->dims[d].num != y->dims[d].num) return false;
+            if (x->dims[d].step != y->dims[d].step || x->dims[d].num != y->dims[d].num)
+                return false;
     }
     return true;
 }
@@ -54,8 +61,9 @@ static bool same_program(const trn_program *a, const trn_program *b) {
         const trn_inst *x = &a->insts[i], *y = &b->insts[i];
         if (x->kind != y->kind || x->it != y->it || x->number != y->number || x->n_in != y->n_in ||
             x->n_out != y->n_out || x->allow_uninit != y->allow_uninit || x->jump != y->jump ||
-            x->loop.trips != y->loop.trips || x->loop.reg != y->loop.reg || !same_operands(x->in, y->in, x->n_in) ||
-            !same_operands(x->out, y->out, x->n_out) || ((x->where || y->where) && (!x->where || !y->where || strcmp(x->where, y->where))) ||
+            x->loop.trips != y->loop.trips || x->loop.reg != y->loop.reg ||
+            !same_operands(x->in, y->in, x->n_in) || !same_operands(x->out, y->out, x->n_out) ||
+            ((x->where || y->where) && (!x->where || !y->where || strcmp(x->where, y->where))) ||
             (x->obj && !json_equal(x->obj, y->obj)))
             return false;
     }
@@ -66,11 +74,15 @@ static bool same_program(const trn_program *a, const trn_program *b) {
  * program, or the same refusal. A difference is a finding. */
 static void compare_readers(const char *text) {
     char families[256];
-    trn_load_opts o = {.machine = &sim->cfg.machine, .default_cores = sim->cfg.cores,
-                       .max_executions = sim->cfg.max_executions, .format = TRN_FORMAT_BIR,
+    trn_load_opts o = {.machine = &sim->cfg.machine,
+                       .default_cores = sim->cfg.cores,
+                       .max_executions = sim->cfg.max_executions,
+                       .format = TRN_FORMAT_BIR,
                        .unknown_skip = sim->cfg.unknown_skip,
                        .families = trn_loader_families(&sim->reg, families, sizeof families),
-                       .resolve = trn_dispatch_resolve_name, .handled = trn_dispatch_handled, .schema = schema_of,
+                       .resolve = trn_dispatch_resolve_name,
+                       .handled = trn_dispatch_handled,
+                       .schema = schema_of,
                        .arg = sim};
     trn_program fast, doc;
     trn_error ef, ed;
@@ -78,8 +90,8 @@ static void compare_readers(const char *text) {
     o.document_only = true;
     int rd = trn_program_load(&doc, "fuzz.json", text, &o, &ed);
     if (rf != rd || (rf && strcmp(ef.msg, ed.msg)) || (!rf && !same_program(&fast, &doc))) {
-        fprintf(stderr, "fuzz_bir_run: the fast path and the document reader differ: %s / %s\n", rf ? ef.msg : "loads",
-                rd ? ed.msg : "loads");
+        fprintf(stderr, "fuzz_bir_run: the fast path and the document reader differ: %s / %s\n",
+                rf ? ef.msg : "loads", rd ? ed.msg : "loads");
         abort();
     }
     if (!rf) trn_program_free(&fast);

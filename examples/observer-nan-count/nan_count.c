@@ -47,7 +47,8 @@ static int holds_nan(const trn_host_api *api, uint32_t dtype) {
 
 static trn_status after(const trn_host_api *api, const trn_observation *ob, void *state) {
     nan_state *st = state;
-    if (ob->status != TRN_OK) return TRN_OK; /* a wait writes nothing; an error ends the run anyway */
+    if (ob->status != TRN_OK)
+        return TRN_OK; /* a wait writes nothing; an error ends the run anyway */
     opcode_count *c = &st->per_it[ob->it];
     c->name = ob->opcode;
     c->instructions++;
@@ -58,7 +59,8 @@ static trn_status after(const trn_host_api *api, const trn_observation *ob, void
         c->elements += n;
         if (!holds_nan(api, ap->dtype)) continue;
         float *v = room(st, n);
-        if (!v) return api->observer_stop(ob, "trnsim-nan-count: out of memory for %zu elements", n);
+        if (!v)
+            return api->observer_stop(ob, "trnsim-nan-count: out of memory for %zu elements", n);
         if (api->observed_read_f32(ob, ap, v) != TRN_OK) continue;
         for (size_t i = 0; i < n; ++i) c->nans += isnan(v[i]) != 0;
     }
@@ -74,25 +76,31 @@ static void run_end(const trn_host_api *api, void *state, int rc) {
         fprintf(stderr, "trnsim-nan-count: cannot write %s\n", st->report);
         out = stderr;
     }
-    fprintf(out, "NaNs written per opcode%s\n", rc ? " (the run failed; counts up to the failure)" : "");
-    fprintf(out, "%-4s %-26s %12s %14s %12s\n", "IT", "opcode", "instructions", "out elements", "NaNs");
+    fprintf(out, "NaNs written per opcode%s\n",
+            rc ? " (the run failed; counts up to the failure)" : "");
+    fprintf(out, "%-4s %-26s %12s %14s %12s\n", "IT", "opcode", "instructions", "out elements",
+            "NaNs");
     for (uint32_t it = 0; it <= TRN_IT_MAX; ++it) {
         const opcode_count *c = &st->per_it[it];
         if (c->instructions)
-            fprintf(out, "%-4u %-26s %12llu %14llu %12llu\n", it, c->name, (unsigned long long)c->instructions,
-                    (unsigned long long)c->elements, (unsigned long long)c->nans);
+            fprintf(out, "%-4u %-26s %12llu %14llu %12llu\n", it, c->name,
+                    (unsigned long long)c->instructions, (unsigned long long)c->elements,
+                    (unsigned long long)c->nans);
     }
     if (out != stderr) fclose(out);
     memset(st->per_it, 0, sizeof st->per_it);
 }
 
-static const trn_observer_desc observer = {.size = sizeof observer, .after = after, .run_end = run_end};
+static const trn_observer_desc observer = {
+    .size = sizeof observer, .after = after, .run_end = run_end};
 
 static const trn_setting_desc settings[] = {
-    {"report", TRN_SET_STRING, "", 1, 0, NULL, "file the table is written to at the end of a run (empty: stderr)"},
+    {"report", TRN_SET_STRING, "", 1, 0, NULL,
+     "file the table is written to at the end of a run (empty: stderr)"},
 };
 
-static trn_status init(const trn_host_api *api, const trn_settings *set, void **state, char *err, size_t errlen) {
+static trn_status init(const trn_host_api *api, const trn_settings *set, void **state, char *err,
+                       size_t errlen) {
     const char *report = "";
     api->setting_string(set, "report", &report);
     nan_state *st = calloc(1, sizeof *st);
@@ -114,9 +122,7 @@ static void fini(void *state) {
 }
 
 TRN_PLUGIN_DEFINE(nancount) = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-nan-count", .family = "nancount", .version = "1.0.0",
-    TRN_SETTINGS(settings),
-    .init = init, .fini = fini,
-    .observer = &observer,
+    TRN_PLUGIN_HEADER,  .name = "trnsim-nan-count", .family = "nancount",
+    .version = "1.0.0", TRN_SETTINGS(settings),     .init = init,
+    .fini = fini,       .observer = &observer,
 };

@@ -26,7 +26,7 @@
 #endif
 
 #define SCALE_IT 240u /* 128..255 is the experimental range; 240 and 241 are this example's */
-#define IOTA_IT 241u
+#define IOTA_IT  241u
 
 /* ---- state: made in init from the validated settings, freed in fini -------
  * Never a static mutable global: two simulators in one process must not
@@ -58,10 +58,13 @@ static trn_status op_scale(const trn_host_api *api, trn_ctx *ctx, void *state) {
     int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
     if (n_in != 1 || n_out != 1)
         return api->error(ctx, "Scale takes 1 input and 1 output, found %d and %d", n_in, n_out);
-    if (api->operand(ctx, TRN_IN, 0, &in) != TRN_OK || api->operand(ctx, TRN_OUT, 0, &out) != TRN_OK)
+    if (api->operand(ctx, TRN_IN, 0, &in) != TRN_OK ||
+        api->operand(ctx, TRN_OUT, 0, &out) != TRN_OK)
         return TRN_ERR; /* the host recorded why */
     if (in.part_count != out.part_count || trn_ap_free_elems(&in) != trn_ap_free_elems(&out))
-        return api->error(ctx, "Scale output 0 must have the input's shape: %u partitions x %lld elements, found %u x %lld",
+        return api->error(ctx,
+                          "Scale output 0 must have the input's shape: %u partitions x %lld "
+                          "elements, found %u x %lld",
                           in.part_count, (long long)trn_ap_free_elems(&in), out.part_count,
                           (long long)trn_ap_free_elems(&out));
 
@@ -92,10 +95,11 @@ static trn_status op_iota(const trn_host_api *api, trn_ctx *ctx, void *state) {
     trn_ap out;
     int64_t start = 0, step = 1;
     if (api->operand_count(ctx, TRN_IN) != 0 || api->operand_count(ctx, TRN_OUT) != 1)
-        return api->error(ctx, "Iota takes no input and 1 output, found %d and %d", api->operand_count(ctx, TRN_IN),
-                          api->operand_count(ctx, TRN_OUT));
+        return api->error(ctx, "Iota takes no input and 1 output, found %d and %d",
+                          api->operand_count(ctx, TRN_IN), api->operand_count(ctx, TRN_OUT));
     if (api->operand(ctx, TRN_OUT, 0, &out) != TRN_OK) return TRN_ERR;
-    if (api->attr_int(ctx, "start", &start) == TRN_BADTYPE || api->attr_int(ctx, "step", &step) == TRN_BADTYPE)
+    if (api->attr_int(ctx, "start", &start) == TRN_BADTYPE ||
+        api->attr_int(ctx, "step", &step) == TRN_BADTYPE)
         return TRN_ERR;
     if (api->check_ap(ctx, &out, TRN_OUT) != TRN_OK) return TRN_ERR;
     size_t n = (size_t)trn_ap_elems(&out);
@@ -124,8 +128,8 @@ static const trn_quirk_desc example_quirks[] = {
      "Scale can produce -0.0 (e.g. 0 * -2, -0.0 * 3); \"flush\" writes +0.0 instead"},
 };
 
-static trn_status example_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                               size_t errlen) {
+static trn_status example_init(const trn_host_api *api, const trn_settings *settings, void **state,
+                               char *err, size_t errlen) {
     const char *mode = "keep";
     /* the host validated the value against the schema (choices keep|flush) */
     if (settings && api->setting_string(settings, "negative_zero", &mode) == TRN_BADTYPE) {

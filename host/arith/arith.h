@@ -85,15 +85,17 @@ int trn_cast_span(trn_dtype to, void *dst, trn_dtype from, const void *src, size
  * reducing dtypes only, else -1 with "cast_accumulate: unsupported dtype
  * <name>". Integers wrap; floats reduce in fp32 with SSE min/max semantics
  * (max(x, acc) = x > acc ? x : acc, acc second) and narrow back with RNE. */
-int trn_cast_copy_or_accumulate(trn_acc_op op, void *dst, const void *src, trn_dtype dt, trn_error *e);
+int trn_cast_copy_or_accumulate(trn_acc_op op, void *dst, const void *src, trn_dtype dt,
+                                trn_error *e);
 /* The same over n contiguous elements. */
-int trn_accumulate_span(trn_acc_op op, void *dst, const void *src, trn_dtype dt, size_t n, trn_error *e);
+int trn_accumulate_span(trn_acc_op op, void *dst, const void *src, trn_dtype dt, size_t n,
+                        trn_error *e);
 
 /* The same at scattered places: element j is base + offsets[j] (bytes);
  * applied in order j = 0..n-1, so repeated offsets accumulate
  * (arith_scatter.c). */
-int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
-                           size_t n, trn_error *e);
+int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src,
+                           trn_dtype dt, size_t n, trn_error *e);
 
 /* The checks the three forms above share: a known dtype and op, and a
  * reducing dtype unless op is copy; -1 with the message otherwise. */

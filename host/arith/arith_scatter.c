@@ -8,8 +8,17 @@
  * prefetched (the offsets are known in advance). */
 #include "arith/arith.h"
 
-#define LOAD(T, p) ({ T v_; memcpy(&v_, (p), sizeof v_); v_; })
-#define STORE(T, p, x) do { T v_ = (x); memcpy((p), &v_, sizeof v_); } while (0)
+#define LOAD(T, p)                                                                                 \
+    ({                                                                                             \
+        T v_;                                                                                      \
+        memcpy(&v_, (p), sizeof v_);                                                               \
+        v_;                                                                                        \
+    })
+#define STORE(T, p, x)                                                                             \
+    do {                                                                                           \
+        T v_ = (x);                                                                                \
+        memcpy((p), &v_, sizeof v_);                                                               \
+    } while (0)
 
 /* How many updates ahead the table is prefetched: enough to cover a miss
  * to memory at the loop's rate, few enough that the lines stay in L1 until
@@ -35,35 +44,36 @@ static inline float add_ss(float acc, float x) {
 #endif
 }
 
-#define SCATTER_LOOP(UPDATE)                                                                         \
-    do {                                                                                             \
-        size_t j = 0;                                                                                \
-        for (; j + SCATTER_PREFETCH < n; j++) {                                                      \
-            __builtin_prefetch(base + offsets[j + SCATTER_PREFETCH], 1);                             \
-            uint8_t *p = base + offsets[j];                                                          \
-            float a = LOAD(float, p), x = LOAD(float, src + j * 4);                                  \
-            STORE(float, p, UPDATE);                                                                 \
-        }                                                                                            \
-        for (; j < n; j++) {                                                                         \
-            uint8_t *p = base + offsets[j];                                                          \
-            float a = LOAD(float, p), x = LOAD(float, src + j * 4);                                  \
-            STORE(float, p, UPDATE);                                                                 \
-        }                                                                                            \
+#define SCATTER_LOOP(UPDATE)                                                                       \
+    do {                                                                                           \
+        size_t j = 0;                                                                              \
+        for (; j + SCATTER_PREFETCH < n; j++) {                                                    \
+            __builtin_prefetch(base + offsets[j + SCATTER_PREFETCH], 1);                           \
+            uint8_t *p = base + offsets[j];                                                        \
+            float a = LOAD(float, p), x = LOAD(float, src + j * 4);                                \
+            STORE(float, p, UPDATE);                                                               \
+        }                                                                                          \
+        for (; j < n; j++) {                                                                       \
+            uint8_t *p = base + offsets[j];                                                        \
+            float a = LOAD(float, p), x = LOAD(float, src + j * 4);                                \
+            STORE(float, p, UPDATE);                                                               \
+        }                                                                                          \
     } while (0)
 
-static void scatter_f32(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const unsigned char *src, size_t n) {
+static void scatter_f32(trn_acc_op op, uint8_t *base, const uint64_t *offsets,
+                        const unsigned char *src, size_t n) {
     switch (op) {
-    case TRN_ACC_ADD: SCATTER_LOOP(add_ss(a, x)); break;
-    /* minss / maxss: C comparisons are false on a NaN or a tie, which is
-     * their rule (acc, the second operand, kept) */
-    case TRN_ACC_MIN: SCATTER_LOOP(x < a ? x : a); break;
-    case TRN_ACC_MAX: SCATTER_LOOP(x > a ? x : a); break;
-    default: break; /* copy takes the per-element loop */
+        case TRN_ACC_ADD: SCATTER_LOOP(add_ss(a, x)); break;
+        /* minss / maxss: C comparisons are false on a NaN or a tie, which is
+         * their rule (acc, the second operand, kept) */
+        case TRN_ACC_MIN: SCATTER_LOOP(x < a ? x : a); break;
+        case TRN_ACC_MAX: SCATTER_LOOP(x > a ? x : a); break;
+        default: break; /* copy takes the per-element loop */
     }
 }
 
-int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src, trn_dtype dt,
-                           size_t n, trn_error *e) {
+int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets, const void *src,
+                           trn_dtype dt, size_t n, trn_error *e) {
     if (trn_accumulate_check(op, dt, e)) return -1;
     const unsigned char *s = src;
     if (dt == TRN_DT_FP32 && op != TRN_ACC_COPY) {
@@ -71,6 +81,7 @@ int trn_accumulate_scatter(trn_acc_op op, uint8_t *base, const uint64_t *offsets
         return 0;
     }
     uint32_t w = trn_dtype_width(dt);
-    for (size_t j = 0; j < n; j++) trn_cast_copy_or_accumulate(op, base + offsets[j], s + j * w, dt, NULL);
+    for (size_t j = 0; j < n; j++)
+        trn_cast_copy_or_accumulate(op, base + offsets[j], s + j * w, dt, NULL);
     return 0;
 }

@@ -18,12 +18,16 @@ int cli_fail(const char *msg) {
     static char line[4 * TRN_ERROR_MAX + 16];
     size_t n = (size_t)snprintf(line, sizeof line, "trnsim: ");
     for (const unsigned char *p = (const unsigned char *)msg; *p && n + 6 < sizeof line; ++p) {
-        if (*p == '\n') n += (size_t)snprintf(line + n, sizeof line - n, "\\n");
-        else if (*p == '\r') n += (size_t)snprintf(line + n, sizeof line - n, "\\r");
-        else if (*p == '\t') n += (size_t)snprintf(line + n, sizeof line - n, "\\t");
+        if (*p == '\n')
+            n += (size_t)snprintf(line + n, sizeof line - n, "\\n");
+        else if (*p == '\r')
+            n += (size_t)snprintf(line + n, sizeof line - n, "\\r");
+        else if (*p == '\t')
+            n += (size_t)snprintf(line + n, sizeof line - n, "\\t");
         else if (*p < 0x20 || *p == 0x7f)
             n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", *p);
-        else line[n++] = (char)*p;
+        else
+            line[n++] = (char)*p;
     }
     line[n++] = '\n';
     fflush(stderr);
@@ -33,7 +37,8 @@ int cli_fail(const char *msg) {
 
 static int parse_binding(const char *arg, binding *b, trn_error *e) {
     const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || !eq[1]) return trn_errorf(e, "expected NAME=FILE.npy or NAME@CORE=FILE.npy, got '%s'", arg);
+    if (!eq || eq == arg || !eq[1])
+        return trn_errorf(e, "expected NAME=FILE.npy or NAME@CORE=FILE.npy, got '%s'", arg);
     size_t len = (size_t)(eq - arg);
     if (len >= sizeof b->name) return trn_errorf(e, "tensor name too long in '%s'", arg);
     memcpy(b->name, arg, len);
@@ -45,7 +50,8 @@ static int parse_binding(const char *arg, binding *b, trn_error *e) {
         errno = 0;
         long c = strtol(at + 1, &end, 10);
         if (!isdigit((unsigned char)at[1]) || *end || c > INT_MAX || errno)
-            return trn_errorf(e, "bad core in '%s' (expected NAME@CORE=FILE with CORE a core number)", arg);
+            return trn_errorf(
+                e, "bad core in '%s' (expected NAME@CORE=FILE with CORE a core number)", arg);
         b->core = (int)c;
         *at = 0;
     }
@@ -70,8 +76,11 @@ static int parse_count(const char *opt, const char *t, uint64_t *out, trn_error 
 static int check_trace_path(const char *v, trn_error *e) {
     size_t n = strlen(v);
     if ((v[0] == '-' && v[1]) || (n >= 5 && !strcmp(v + n - 5, ".json")))
-        return trn_errorf(e, "--trace %s: --trace takes the file for the JSONL trace, e.g. --trace run.jsonl (or "
-                          "--trace - for standard error); the one-line text trace is --trace-text", v);
+        return trn_errorf(
+            e,
+            "--trace %s: --trace takes the file for the JSONL trace, e.g. --trace run.jsonl (or "
+            "--trace - for standard error); the one-line text trace is --trace-text",
+            v);
     return 0;
 }
 
@@ -85,8 +94,9 @@ static int parse_values(const char *s, uint32_t *out, trn_error *e) {
     errno = 0;
     unsigned long v = strtoul(s + 15, &end, 10);
     if (!isdigit((unsigned char)s[15]) || *end || errno || v == 0 || v > TRN_TRACE_MAX_VALUES)
-        return trn_errorf(e, "%s: expected --trace-values or --trace-values=K with K a whole number 1..%u", s,
-                          TRN_TRACE_MAX_VALUES);
+        return trn_errorf(
+            e, "%s: expected --trace-values or --trace-values=K with K a whole number 1..%u", s,
+            TRN_TRACE_MAX_VALUES);
     *out = (uint32_t)v;
     return 0;
 }
@@ -127,7 +137,8 @@ static int parse_seconds(const char *t, double *out, trn_error *e) {
     errno = 0;
     double v = strtod(t, &end);
     if (!isdigit((unsigned char)t[0]) || *end || errno || !(v > 0) || v > 1e9)
-        return trn_errorf(e, "--timeout '%s': expected a positive number of seconds (e.g. 30 or 0.5)", t);
+        return trn_errorf(
+            e, "--timeout '%s': expected a positive number of seconds (e.g. 30 or 0.5)", t);
     *out = v;
     return 0;
 }
@@ -136,11 +147,14 @@ static int parse_seconds(const char *t, double *out, trn_error *e) {
 static int function_arg(config_args *c, const char *name, trn_error *e) {
     for (const char *p = name; *p; ++p)
         if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
-            return trn_errorf(e, "--function '%s': a function name has no quotes, backslashes or control characters",
-                              name);
+            return trn_errorf(
+                e,
+                "--function '%s': a function name has no quotes, backslashes or control characters",
+                name);
     if (!*name || strlen(name) > sizeof c->function_set - 20)
-        return trn_errorf(e, "--function: give the name of one of the BIR file's functions (1 to %zu characters)",
-                          sizeof c->function_set - 20);
+        return trn_errorf(
+            e, "--function: give the name of one of the BIR file's functions (1 to %zu characters)",
+            sizeof c->function_set - 20);
     if (c->n_sets == MAX_FILES) return trn_errorf(e, "more than %d --set options", MAX_FILES);
     snprintf(c->function_set, sizeof c->function_set, "bir_function=\"%s\"", name);
     c->sets[c->n_sets++] = c->function_set;
@@ -150,13 +164,15 @@ static int function_arg(config_args *c, const char *name, trn_error *e) {
 int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_error *e) {
     const char *s = argv[*i];
     if (*i + 1 >= argc) return 0;
-    if (!strcmp(s, "--config")) c->config = argv[++*i];
+    if (!strcmp(s, "--config"))
+        c->config = argv[++*i];
     else if (!strcmp(s, "--set")) {
         if (c->n_sets == MAX_FILES) return trn_errorf(e, "more than %d --set options", MAX_FILES);
         c->sets[c->n_sets++] = argv[++*i];
     } else if (!strcmp(s, "--function")) {
         if (function_arg(c, argv[++*i], e)) return -1;
-    } else return 0;
+    } else
+        return 0;
     return 1;
 }
 
@@ -194,25 +210,38 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             if (parse_values(s, &a->trace_values, e)) return -1;
         } else if (!strcmp(s, "--timeout") && has_value) {
             if (parse_seconds(argv[++i], &a->timeout_seconds, e)) return -1;
-        } else if (!strcmp(s, "--trace-text")) a->trace = true;
-        else if (!strcmp(s, "--stats")) a->stats = true;
-        else if (!strcmp(s, "--progress")) a->progress = 2;
-        else if (!strcmp(s, "--no-progress")) a->progress = 0;
-        else if (!strcmp(s, "--stats-json")) a->stats = a->stats_json = true;
-        else if (!strcmp(s, "--raw-bits")) a->raw_bits = true;
+        } else if (!strcmp(s, "--trace-text"))
+            a->trace = true;
+        else if (!strcmp(s, "--stats"))
+            a->stats = true;
+        else if (!strcmp(s, "--progress"))
+            a->progress = 2;
+        else if (!strcmp(s, "--no-progress"))
+            a->progress = 0;
+        else if (!strcmp(s, "--stats-json"))
+            a->stats = a->stats_json = true;
+        else if (!strcmp(s, "--raw-bits"))
+            a->raw_bits = true;
         else if (!strcmp(s, "--format") && has_value) {
             const char *f = argv[++i];
-            if (!strcmp(f, "native")) a->format = 1;
-            else if (!strcmp(f, "bir")) a->format = 2;
-            else return trn_errorf(e, "--format %s: expected 'native' or 'bir'", f);
-        }
-        else if (s[0] == '-') return trn_errorf(e, "unknown or incomplete option '%s' (see trnsim --help)", s);
-        else if (!a->program) a->program = s;
-        else return trn_errorf(e, "unexpected argument '%s'", s);
+            if (!strcmp(f, "native"))
+                a->format = 1;
+            else if (!strcmp(f, "bir"))
+                a->format = 2;
+            else
+                return trn_errorf(e, "--format %s: expected 'native' or 'bir'", f);
+        } else if (s[0] == '-')
+            return trn_errorf(e, "unknown or incomplete option '%s' (see trnsim --help)", s);
+        else if (!a->program)
+            a->program = s;
+        else
+            return trn_errorf(e, "unexpected argument '%s'", s);
     }
     if ((a->trace_filter || a->trace_limit || a->trace_values) && !a->trace_path)
         return trn_errorf(e, "%s needs --trace FILE.jsonl (or --trace - for standard error)",
-                          a->trace_filter ? "--trace-filter" : a->trace_limit ? "--trace-limit" : "--trace-values");
+                          a->trace_filter  ? "--trace-filter"
+                          : a->trace_limit ? "--trace-limit"
+                                           : "--trace-values");
     return 0;
 }
 
@@ -221,10 +250,17 @@ int cli_api_error(trn_error *e) { return trn_errorf(e, "%s", trnsim_last_error()
 
 /* Modules are found beside the executable, as trnsim_open does for it. */
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e) {
-    trnsim_options o = {.size = sizeof o, .config_path = a->cfg.config, .trace = a->trace, .stats = a->stats,
-                        .format = a->format, .max_instructions = a->max_instructions,
-                        .timeout_seconds = a->timeout_seconds, .sets = a->cfg.sets, .n_sets = (size_t)a->cfg.n_sets};
-    trn_embed_extra x = {.module_swaps = a->module_swaps, .n_module_swaps = (size_t)a->n_module_swaps,
+    trnsim_options o = {.size = sizeof o,
+                        .config_path = a->cfg.config,
+                        .trace = a->trace,
+                        .stats = a->stats,
+                        .format = a->format,
+                        .max_instructions = a->max_instructions,
+                        .timeout_seconds = a->timeout_seconds,
+                        .sets = a->cfg.sets,
+                        .n_sets = (size_t)a->cfg.n_sets};
+    trn_embed_extra x = {.module_swaps = a->module_swaps,
+                         .n_module_swaps = (size_t)a->n_module_swaps,
                          .progress = a->progress};
     *s = trn_embed_open(&o, &x);
     return *s ? 0 : cli_api_error(e);

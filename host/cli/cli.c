@@ -10,7 +10,7 @@
 #include "cli/cli_int.h"
 
 #ifndef TRNSIM_FAMILIES_BUILT /* set by host/CMakeLists.txt */
-#define TRNSIM_FAMILIES_BUILT "?"
+#define TRNSIM_FAMILIES_BUILT   "?"
 #define TRNSIM_FAMILIES_LINKAGE "?"
 #endif
 
@@ -30,8 +30,8 @@ int trn_cli_main(int argc, char **argv) {
 
 static void print_version(FILE *f) {
     fprintf(f, "trnsim %s\n", TRNSIM_VERSION);
-    fprintf(f, "plugin ABI %u (accepts modules of ABI %u to %u)\n", TRN_ABI_VERSION, TRN_ABI_MIN_VERSION,
-            TRN_ABI_VERSION);
+    fprintf(f, "plugin ABI %u (accepts modules of ABI %u to %u)\n", TRN_ABI_VERSION,
+            TRN_ABI_MIN_VERSION, TRN_ABI_VERSION);
     fprintf(f, "families built: %s (%s)\n", TRNSIM_FAMILIES_BUILT, TRNSIM_FAMILIES_LINKAGE);
 }
 

@@ -18,11 +18,11 @@ typedef struct cli_option {
 } cli_option;
 
 typedef struct cli_command {
-    const char *name;        /* "run" */
-    const char *operands;    /* "PROGRAM.json", "" for none */
-    const char *summary;     /* the line in `trnsim --help` */
-    const char *description; /* the paragraph of `trnsim COMMAND --help` */
-    const cli_option *options; /* ends with an entry whose flag is NULL */
+    const char *name;                   /* "run" */
+    const char *operands;               /* "PROGRAM.json", "" for none */
+    const char *summary;                /* the line in `trnsim --help` */
+    const char *description;            /* the paragraph of `trnsim COMMAND --help` */
+    const cli_option *options;          /* ends with an entry whose flag is NULL */
     int (*main)(int argc, char **argv); /* argv: the arguments after the command */
 } cli_command;
 
@@ -55,8 +55,8 @@ typedef struct binding {
     char name[256];
     int core; /* -1: all cores (input) / stacked or core 0 (output) */
     const char *path;
-    char option[300];  /* "--output NAME[@CORE]", "--input NAME": how the guard names it */
-    trn_outfile file;  /* output: its temporary (common/common.h) */
+    char option[300]; /* "--output NAME[@CORE]", "--input NAME": how the guard names it */
+    trn_outfile file; /* output: its temporary (common/common.h) */
 } binding;
 
 /* --config FILE and the --set KEY=VALUE overlays: every command takes them. */
@@ -87,10 +87,10 @@ typedef struct run_args {
     const char *trace_path, *trace_filter, *timeline_path;
     uint64_t trace_limit;
     uint32_t trace_values;
-    int format; /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
+    int format;                /* trn_sim_opts.format: 0 from the content, 1 native, 2 bir */
     uint64_t max_instructions; /* 0: no limit */
     double timeout_seconds;    /* 0: none */
-    int progress;              /* trn_sim_opts.progress: 0 off, 1 on a terminal (the default), 2 always */
+    int progress; /* trn_sim_opts.progress: 0 off, 1 on a terminal (the default), 2 always */
     const char *module_swaps[MAX_FILES]; /* FAMILY=PATH (diff --against-module) */
     int n_module_swaps;
     dump_at_arg dump_at[MAX_DUMPS];

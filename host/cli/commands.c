@@ -24,10 +24,12 @@ int cli_cmd_check(int argc, char **argv) {
     if (cli_refuse_dump_args(&a, "check", &e)) return cli_fail(e.msg);
     trnsim_sim *s = NULL;
     a.trace = a.stats = false;
-    int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
+    int rc =
+        cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
     if (!rc) {
         printf("%s: ok (%d core%s)\n", a.program, trnsim_cores(s), trnsim_cores(s) == 1 ? "" : "s");
-        if (trn_sim_program_is_bir(trn_embed_host_sim(s))) trn_sim_print_summary(trn_embed_host_sim(s), stdout);
+        if (trn_sim_program_is_bir(trn_embed_host_sim(s)))
+            trn_sim_print_summary(trn_embed_host_sim(s), stdout);
     }
     trnsim_close(s);
     return rc ? cli_fail(e.msg) : 0;
@@ -35,8 +37,8 @@ int cli_cmd_check(int argc, char **argv) {
 
 /* Opens the simulator for a listing command; extra(argv[i]) may claim an
  * argument of the command's own (returns 1), else it is an error. */
-static int open_for_listing(int argc, char **argv, int (*extra)(const char *arg, void *out), void *out,
-                            trnsim_sim **s, trn_error *e) {
+static int open_for_listing(int argc, char **argv, int (*extra)(const char *arg, void *out),
+                            void *out, trnsim_sim **s, trn_error *e) {
     static config_args c;
     for (int i = 0; i < argc; ++i) {
         int r = cli_parse_config_arg(argc, argv, &i, &c, e);

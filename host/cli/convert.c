@@ -22,8 +22,8 @@ static int write_file(const trn_sim *s, writer_fn write, const char *path, trn_e
     if (trn_outfile_create(&o, "-o", path, e)) return -1;
     int fd = dup(o.fd);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int rc = f ? write(s, f, e)
-               : trn_errorf(e, "-o %s: cannot write it: %s", path, strerror(errno));
+    int rc =
+        f ? write(s, f, e) : trn_errorf(e, "-o %s: cannot write it: %s", path, strerror(errno));
     if (f && (fflush(f) != 0 || ferror(f))) /* a full disk: say so, with the path */
         rc = trn_errorf(e, "-o %s: writing failed: %s; %s was not changed", path, strerror(errno),
                         path);
@@ -43,14 +43,17 @@ int cli_cmd_convert(int argc, char **argv) {
     char *rest[64];
     int n = 0;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
         else if (!strcmp(argv[i], "--to") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "bir") || !strcmp(argv[i + 1], "native")))
             write = !strcmp(argv[++i], "bir") ? trn_sim_write_bir : trn_sim_write_native;
         else if (!strcmp(argv[i], "--to"))
             return cli_fail("convert: --to takes bir or native (see trnsim help convert)");
-        else if (n < 64) rest[n++] = argv[i];
-        else return cli_fail("convert: too many arguments (see trnsim --help)");
+        else if (n < 64)
+            rest[n++] = argv[i];
+        else
+            return cli_fail("convert: too many arguments (see trnsim --help)");
     }
     trn_error e;
     if (cli_parse_run_args(n, rest, &a, &e)) return cli_fail(e.msg);
@@ -60,7 +63,8 @@ int cli_cmd_convert(int argc, char **argv) {
     if (out && cli_check_convert_target(&a, out, &e)) return cli_fail(e.msg);
     cli_install_signal_cleanup(NULL);
     trnsim_sim *s = NULL;
-    int rc = cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
+    int rc =
+        cli_open_sim(&s, &a, &e) || (trnsim_load_program_file(s, a.program) && cli_api_error(&e));
     if (!rc) {
         const trn_sim *h = trn_embed_host_sim(s);
         rc = out ? write_file(h, write, out, &e) : write(h, stdout, &e);

@@ -14,8 +14,8 @@
 #include "cli/cli_int.h"
 
 #define EXIT_DIFFERENT 1
-#define EXIT_ERROR 2
-#define MAX_FOUND 64 /* differing operands reported per instruction */
+#define EXIT_ERROR     2
+#define MAX_FOUND      64 /* differing operands reported per instruction */
 
 typedef struct diff_args {
     run_args a, b;
@@ -32,10 +32,10 @@ typedef struct side {
 typedef struct diff_run {
     const diff_args *args;
     side sides[2];
-    uint64_t compared;    /* instructions both completed */
-    uint64_t differing;   /* of them, with a difference */
-    int64_t elements;     /* differing elements in all */
-    int printed;          /* reports printed (JSON: for the commas) */
+    uint64_t compared;  /* instructions both completed */
+    uint64_t differing; /* of them, with a difference */
+    int64_t elements;   /* differing elements in all */
+    int printed;        /* reports printed (JSON: for the commas) */
 } diff_run;
 
 static int fail2(const char *msg) {
@@ -61,37 +61,55 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
     for (int i = 0; i < argc; ++i) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(s, "--against") && has_value) d->against = argv[++i];
+        if (!strcmp(s, "--against") && has_value)
+            d->against = argv[++i];
         else if (!strcmp(s, "--against-set") && has_value) {
             if (add_to(bsets, &nb, argv[++i], "--against-set", e)) return -1;
         } else if (!strcmp(s, "--against-module") && has_value) {
             const char *v = argv[++i], *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
-                return trn_errorf(e, "--against-module %s: expected FAMILY=PATH, e.g. search=./my-search.so", v);
+                return trn_errorf(
+                    e, "--against-module %s: expected FAMILY=PATH, e.g. search=./my-search.so", v);
             /* a name without '/' (trnsim-search-ref) is searched as a config's module is */
             if (strchr(eq + 1, '/') && access(eq + 1, R_OK) != 0)
-                return trn_errorf(e, "--against-module %s: cannot read %s (give the module's .so file)", v, eq + 1);
+                return trn_errorf(
+                    e, "--against-module %s: cannot read %s (give the module's .so file)", v,
+                    eq + 1);
             if (add_to(swaps, &nswaps, v, "--against-module", e)) return -1;
-        } else if (!strcmp(s, "--keep-going")) d->keep_going = true;
-        else if (!strcmp(s, "--json")) d->json = true;
-        else if (n < (int)(sizeof rest / sizeof rest[0])) rest[n++] = argv[i];
-        else return trn_errorf(e, "too many arguments");
+        } else if (!strcmp(s, "--keep-going"))
+            d->keep_going = true;
+        else if (!strcmp(s, "--json"))
+            d->json = true;
+        else if (n < (int)(sizeof rest / sizeof rest[0]))
+            rest[n++] = argv[i];
+        else
+            return trn_errorf(e, "too many arguments");
     }
     if (cli_parse_run_args(n, rest, &d->a, e)) return -1;
     const run_args *a = &d->a;
-    if (!a->program) return trn_errorf(e, "missing PROGRAM.json (usage: trnsim diff PROGRAM --config A.cfg --against B.cfg)");
-    if (a->n_out) return trn_errorf(e, "--output belongs to run (diff compares every output itself)");
+    if (!a->program)
+        return trn_errorf(
+            e, "missing PROGRAM.json (usage: trnsim diff PROGRAM --config A.cfg --against B.cfg)");
+    if (a->n_out)
+        return trn_errorf(e, "--output belongs to run (diff compares every output itself)");
     if (cli_refuse_dump_args(a, "diff", e)) return -1;
     if (a->trace || a->raw_bits || a->trace_path || a->timeline_path)
-        return trn_errorf(e, "%s belongs to run", a->trace ? "--trace-text" : a->raw_bits ? "--raw-bits"
-                          : a->trace_path ? "--trace" : "--timeline");
-    if (a->stats_json) return trn_errorf(e, "--stats-json belongs to run (diff --json --stats puts them in the report)");
+        return trn_errorf(e, "%s belongs to run",
+                          a->trace        ? "--trace-text"
+                          : a->raw_bits   ? "--raw-bits"
+                          : a->trace_path ? "--trace"
+                                          : "--timeline");
+    if (a->stats_json)
+        return trn_errorf(
+            e, "--stats-json belongs to run (diff --json --stats puts them in the report)");
     d->b = d->a;
     d->b.stats = false; /* --stats: A's, with the comparisons as #wrong */
     d->b.cfg.config = d->against ? d->against : a->cfg.config;
     d->b.cfg.n_sets = 0;
-    if (a->cfg.function_set[0]) d->b.cfg.sets[d->b.cfg.n_sets++] = a->cfg.function_set; /* both run that function */
-    if (nb > MAX_FILES - d->b.cfg.n_sets) return trn_errorf(e, "more than %d --against-set options", MAX_FILES - 1);
+    if (a->cfg.function_set[0])
+        d->b.cfg.sets[d->b.cfg.n_sets++] = a->cfg.function_set; /* both run that function */
+    if (nb > MAX_FILES - d->b.cfg.n_sets)
+        return trn_errorf(e, "more than %d --against-set options", MAX_FILES - 1);
     memcpy(d->b.cfg.sets + d->b.cfg.n_sets, bsets, (size_t)nb * sizeof bsets[0]);
     d->b.cfg.n_sets += nb;
     memcpy(d->b.module_swaps, swaps, (size_t)nswaps * sizeof swaps[0]);
@@ -101,20 +119,25 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
 }
 
 static void make_label(side *sd, const run_args *r, bool is_b) {
-    size_t n = (size_t)snprintf(sd->label, sizeof sd->label, "%s", r->cfg.config ? r->cfg.config : "<embedded default config>");
+    size_t n = (size_t)snprintf(sd->label, sizeof sd->label, "%s",
+                                r->cfg.config ? r->cfg.config : "<embedded default config>");
     for (int i = 0; i < r->cfg.n_sets && n < sizeof sd->label; ++i)
-        n += (size_t)snprintf(sd->label + n, sizeof sd->label - n, " --%sset %s", is_b ? "against-" : "", r->cfg.sets[i]);
+        n += (size_t)snprintf(sd->label + n, sizeof sd->label - n, " --%sset %s",
+                              is_b ? "against-" : "", r->cfg.sets[i]);
     for (int i = 0; i < r->n_module_swaps && n < sizeof sd->label; ++i)
-        n += (size_t)snprintf(sd->label + n, sizeof sd->label - n, " --against-module %s", r->module_swaps[i]);
+        n += (size_t)snprintf(sd->label + n, sizeof sd->label - n, " --against-module %s",
+                              r->module_swaps[i]);
 }
 
 /* Open, load the program and the inputs: what run does before running. */
 static int open_side(side *sd, const run_args *r, const char *name, trn_error *e) {
     make_label(sd, r, name[0] == 'B');
-    int rc = cli_open_sim(&sd->h, r, e) || (trnsim_load_program_file(sd->h, r->program) && cli_api_error(e));
+    int rc = cli_open_sim(&sd->h, r, e) ||
+             (trnsim_load_program_file(sd->h, r->program) && cli_api_error(e));
     for (int i = 0; i < r->n_in && !rc; ++i) rc = cli_load_input(sd->h, &r->in[i], e);
     sd->s = sd->h ? trn_embed_host_sim(sd->h) : NULL;
-    if (!rc && trn_sim_is_distributed(sd->s)) rc = trn_errorf(e, "diff runs in one process; start it without mpirun");
+    if (!rc && trn_sim_is_distributed(sd->s))
+        rc = trn_errorf(e, "diff runs in one process; start it without mpirun");
     if (!rc) rc = trn_sim_run_start(sd->s, e);
     if (rc) trn_error_prefix(e, "%s (%s)", name, sd->label);
     return rc;
@@ -136,9 +159,12 @@ static void print_bits(FILE *f, const trn_diff_found *x, int which) {
 }
 
 static void print_value(FILE *f, double v, bool json) {
-    if (isnan(v)) fputs(json ? "\"nan\"" : "nan", f);
-    else if (isinf(v)) fputs(v < 0 ? (json ? "\"-inf\"" : "-inf") : (json ? "\"inf\"" : "inf"), f);
-    else fprintf(f, "%.9g", v);
+    if (isnan(v))
+        fputs(json ? "\"nan\"" : "nan", f);
+    else if (isinf(v))
+        fputs(v < 0 ? (json ? "\"-inf\"" : "-inf") : (json ? "\"inf\"" : "inf"), f);
+    else
+        fprintf(f, "%.9g", v);
 }
 
 static const char *no_ulp(const trn_diff_found *x) {
@@ -147,7 +173,8 @@ static const char *no_ulp(const trn_diff_found *x) {
 
 static void print_found_text(const diff_run *r, const trn_diff_found *x) {
     bool written = x->kind == TRN_DIFF_WRITTEN;
-    printf("  operand:   %s (%s, %" PRId64 " elements)", x->operand, dtype_name(x->dtype), x->count);
+    printf("  operand:   %s (%s, %" PRId64 " elements)", x->operand, dtype_name(x->dtype),
+           x->count);
     if (x->tensor && strncmp(x->operand, "tensor", 6)) printf(", tensor '%s'", x->tensor);
     if (written) printf(": the written bytes differ");
     printf("\n  element:   ");
@@ -169,8 +196,10 @@ static void print_found_text(const diff_run *r, const trn_diff_found *x) {
         if (written) printf(", %s", x->written_by == i ? "written" : "never written");
         printf("  (%s)", r->sides[i].label);
     }
-    if (x->ulp_known) printf("\n  ulp:       %" PRIu64 "\n", x->ulp);
-    else printf("\n  ulp:       %s\n", no_ulp(x));
+    if (x->ulp_known)
+        printf("\n  ulp:       %" PRIu64 "\n", x->ulp);
+    else
+        printf("\n  ulp:       %s\n", no_ulp(x));
     printf("  differing: %" PRId64 " of %" PRId64 " elements%s\n", x->differing, x->count,
            written ? " hold bytes one side wrote and the other did not" : "");
 }
@@ -178,9 +207,12 @@ static void print_found_text(const diff_run *r, const trn_diff_found *x) {
 static void json_str(const char *s) {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
     }
     putchar('"');
 }
@@ -189,14 +221,19 @@ static void print_found_json(const trn_diff_found *x) {
     printf("\"kind\": \"%s\", \"operand\": ", x->kind == TRN_DIFF_WRITTEN ? "written" : "value");
     json_str(x->operand);
     printf(", \"tensor\": ");
-    if (x->tensor) json_str(x->tensor);
-    else printf("null");
-    printf(", \"dtype\": \"%s\", \"elements\": %" PRId64 ", \"differing\": %" PRId64 ", \"first\": {\"position\": %" PRId64
-           ", \"index\": ", dtype_name(x->dtype), x->count, x->differing, x->first);
+    if (x->tensor)
+        json_str(x->tensor);
+    else
+        printf("null");
+    printf(", \"dtype\": \"%s\", \"elements\": %" PRId64 ", \"differing\": %" PRId64
+           ", \"first\": {\"position\": %" PRId64 ", \"index\": ",
+           dtype_name(x->dtype), x->count, x->differing, x->first);
     print_index(stdout, x->index, x->ndim);
     printf(", \"tensor_index\": ");
-    if (x->tensor) print_index(stdout, x->tensor_index, x->tensor_ndim);
-    else printf("null");
+    if (x->tensor)
+        print_index(stdout, x->tensor_index, x->tensor_ndim);
+    else
+        printf("null");
     printf(", \"bits\": [\"");
     print_bits(stdout, x, 0);
     printf("\", \"");
@@ -208,10 +245,14 @@ static void print_found_json(const trn_diff_found *x) {
         printf(", ");
         print_value(stdout, x->value[1], true);
         printf("]");
-    } else printf("null");
-    if (x->ulp_known) printf(", \"ulp\": %" PRIu64, x->ulp);
-    else printf(", \"ulp\": null");
-    if (x->kind == TRN_DIFF_WRITTEN) printf(", \"byte\": %u, \"written_by\": \"%c\"", x->byte, "AB"[x->written_by]);
+    } else
+        printf("null");
+    if (x->ulp_known)
+        printf(", \"ulp\": %" PRIu64, x->ulp);
+    else
+        printf(", \"ulp\": null");
+    if (x->kind == TRN_DIFF_WRITTEN)
+        printf(", \"byte\": %u, \"written_by\": \"%c\"", x->byte, "AB"[x->written_by]);
     printf("}");
 }
 
@@ -224,14 +265,19 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
         for (int k = 0; k < shown; ++k) {
             printf("%s\n  {", r->printed++ ? "," : "");
             if (st)
-                printf("\"instruction\": %" PRIu64 ", \"execution\": %" PRIu64 ", \"core\": %u, \"opcode\": \"%s\", "
-                       "\"it\": %u, \"family\": \"%s\", \"where\": ", st->inst->number, st->index, st->core,
-                       trn_diff_opname(a, st->inst), st->inst->it, trn_diff_family(a, st->inst));
+                printf("\"instruction\": %" PRIu64 ", \"execution\": %" PRIu64
+                       ", \"core\": %u, \"opcode\": \"%s\", "
+                       "\"it\": %u, \"family\": \"%s\", \"where\": ",
+                       st->inst->number, st->index, st->core, trn_diff_opname(a, st->inst),
+                       st->inst->it, trn_diff_family(a, st->inst));
             else
-                printf("\"instruction\": null, \"execution\": null, \"core\": null, \"opcode\": null, \"it\": null, "
+                printf("\"instruction\": null, \"execution\": null, \"core\": null, \"opcode\": "
+                       "null, \"it\": null, "
                        "\"family\": null, \"where\": ");
-            if (st && st->inst->where) json_str(st->inst->where);
-            else printf("null");
+            if (st && st->inst->where)
+                json_str(st->inst->where);
+            else
+                printf("null");
             printf(", ");
             print_found_json(&f[k]);
             printf("}");
@@ -240,37 +286,46 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
     }
     if (r->args->keep_going) {
         if (r->printed++ == 0)
-            printf("%11s %9s %4s  %-24s %-22s %9s %9s  %-14s %s\n", "instruction", "execution", "core", "opcode",
-                   "operand", "differing", "elements", "first", "ulp");
+            printf("%11s %9s %4s  %-24s %-22s %9s %9s  %-14s %s\n", "instruction", "execution",
+                   "core", "opcode", "operand", "differing", "elements", "first", "ulp");
         for (int k = 0; k < shown; ++k) {
             char first[96] = "[";
             size_t m = 1;
             for (int i = 0; i < f[k].ndim && m < sizeof first; ++i)
-                m += (size_t)snprintf(first + m, sizeof first - m, "%s%" PRId64, i ? ", " : "", f[k].index[i]);
+                m += (size_t)snprintf(first + m, sizeof first - m, "%s%" PRId64, i ? ", " : "",
+                                      f[k].index[i]);
             if (m < sizeof first) snprintf(first + m, sizeof first - m, "]");
             char ulp[32];
-            if (f[k].ulp_known) snprintf(ulp, sizeof ulp, "%" PRIu64, f[k].ulp);
-            else snprintf(ulp, sizeof ulp, "n/a");
+            if (f[k].ulp_known)
+                snprintf(ulp, sizeof ulp, "%" PRIu64, f[k].ulp);
+            else
+                snprintf(ulp, sizeof ulp, "n/a");
             if (st)
-                printf("%11" PRIu64 " %9" PRIu64 " %4u  %-24s", st->inst->number, st->index, st->core, trn_diff_opname(a, st->inst));
+                printf("%11" PRIu64 " %9" PRIu64 " %4u  %-24s", st->inst->number, st->index,
+                       st->core, trn_diff_opname(a, st->inst));
             else
                 printf("%11s %9s %4s  %-24s", "-", "-", "-", "(after the run)");
             char operand[128];
-            snprintf(operand, sizeof operand, "%s%s", f[k].operand, f[k].kind == TRN_DIFF_WRITTEN ? " written" : "");
-            printf(" %-22s %9" PRId64 " %9" PRId64 "  %-14s %s\n", operand, f[k].differing, f[k].count, first, ulp);
+            snprintf(operand, sizeof operand, "%s%s", f[k].operand,
+                     f[k].kind == TRN_DIFF_WRITTEN ? " written" : "");
+            printf(" %-22s %9" PRId64 " %9" PRId64 "  %-14s %s\n", operand, f[k].differing,
+                   f[k].count, first, ulp);
         }
         return;
     }
     if (st) {
-        printf("difference at instruction %" PRIu64 " (execution %" PRIu64 " on core %u): %s (IT %u, family %s)\n",
-               st->inst->number, st->index, st->core, trn_diff_opname(a, st->inst), st->inst->it, trn_diff_family(a, st->inst));
+        printf("difference at instruction %" PRIu64 " (execution %" PRIu64
+               " on core %u): %s (IT %u, family %s)\n",
+               st->inst->number, st->index, st->core, trn_diff_opname(a, st->inst), st->inst->it,
+               trn_diff_family(a, st->inst));
         if (st->inst->where) printf("  where:     %s\n", st->inst->where);
     } else {
         printf("difference after the run, in a tensor no instruction's output covered\n");
     }
     print_found_text(r, &f[0]);
-    if (n > 1) printf("  also:      %d more operand%s of this instruction differ%s\n", n - 1, n > 2 ? "s" : "",
-                      n > 2 ? "" : "s");
+    if (n > 1)
+        printf("  also:      %d more operand%s of this instruction differ%s\n", n - 1,
+               n > 2 ? "s" : "", n > 2 ? "" : "s");
 }
 
 /* The two runs did not complete the same instructions. */
@@ -297,8 +352,9 @@ static void print_footer(const diff_run *r, int status) {
     uint32_t cores = trn_sim_cores(r->sides[0].s);
     bool stats = r->args->a.stats;
     if (r->args->json) {
-        printf("%s], \"compared\": %" PRIu64 ", \"differing_instructions\": %" PRIu64 ", \"differing_elements\": %" PRId64
-               ", \"identical\": %s", r->printed ? "\n" : "", r->compared, r->differing, r->elements,
+        printf("%s], \"compared\": %" PRIu64 ", \"differing_instructions\": %" PRIu64
+               ", \"differing_elements\": %" PRId64 ", \"identical\": %s",
+               r->printed ? "\n" : "", r->compared, r->differing, r->elements,
                status == 0 ? "true" : "false");
         if (stats) {
             printf(", \"stats\": ");
@@ -308,12 +364,14 @@ static void print_footer(const diff_run *r, int status) {
         return;
     }
     if (status == 0)
-        printf("identical: %" PRIu64 " instructions on %u core%s, every output bit and written byte equal, and every "
+        printf("identical: %" PRIu64
+               " instructions on %u core%s, every output bit and written byte equal, and every "
                "tensor after the "
-               "run\n", r->compared, cores, cores == 1 ? "" : "s");
+               "run\n",
+               r->compared, cores, cores == 1 ? "" : "s");
     else if (r->args->keep_going)
-        printf("%" PRIu64 " of %" PRIu64 " instructions differ, %" PRId64 " elements in all\n", r->differing,
-               r->compared, r->elements);
+        printf("%" PRIu64 " of %" PRIu64 " instructions differ, %" PRId64 " elements in all\n",
+               r->differing, r->compared, r->elements);
     if (stats) {
         printf("\nstatistics of A:\n");
         trn_sim_print_stats(r->sides[0].s, stdout, 0);
@@ -327,7 +385,7 @@ static void print_footer(const diff_run *r, int status) {
  * unless a module waits where the other does not (a collective that
  * completes on the last core to arrive against one that completes at
  * once); then it holds about one instruction per core. */
-#define MAX_PENDING 4096
+#define MAX_PENDING       4096
 #define MAX_PENDING_BYTES (1ull << 30)
 
 typedef struct pending {
@@ -356,8 +414,8 @@ static void clear_pending(pending *p) {
 
 static void describe_step(const diff_run *r, const trn_diff_snap *d, char *buf, size_t len) {
     const trn_step *st = trn_diff_snap_step(d);
-    snprintf(buf, len, "instruction %" PRIu64 " (execution %" PRIu64 " on core %u, %s)", st->inst->number, st->index,
-             st->core, trn_diff_opname(r->sides[0].s, st->inst));
+    snprintf(buf, len, "instruction %" PRIu64 " (execution %" PRIu64 " on core %u, %s)",
+             st->inst->number, st->index, st->core, trn_diff_opname(r->sides[0].s, st->inst));
 }
 
 /* Side `which` left instructions the other never completed. */
@@ -365,7 +423,7 @@ static void diverged_pending(diff_run *r, const pending *p, int which, const cha
     char first[256], msg[512];
     describe_step(r, p->snaps[0], first, sizeof first);
     snprintf(msg, sizeof msg, "%c completed %s%s, which %c %s", "AB"[which], first,
-             p->n > 1 ? " and more" : "", "BA"[which], why);
+             p -> n > 1 ? " and more" : "", "BA"[which], why);
     report_diverged(r, msg);
 }
 
@@ -390,15 +448,16 @@ static int compare_pair(diff_run *r, trn_diff_snap *a, trn_diff_snap *b, int *st
 static int step_side(diff_run *r, int i, pending *pend, bool *done, int *status, trn_error *e) {
     trn_step st;
     int rc = trn_sim_step(r->sides[i].s, &st, e);
-    if (rc < 0) return trn_error_prefix(e, "%c (%s)", "AB"[i], r->sides[i].label);
+    if (rc < 0) return trn_error_prefix(e, "%c (%s)", "AB"[i], r -> sides[i].label);
     if (rc == 0) {
         done[i] = true;
         return 0;
     }
     trn_diff_snap *x = trn_diff_snap_take(r->sides[i].s, &st, e);
     if (!x)
-        return trn_error_prefix(e, "%c (%s): instruction %" PRIu64 " (core %u, %s)", "AB"[i], r->sides[i].label,
-                                st.inst->number, st.core, trn_diff_opname(r->sides[i].s, st.inst));
+        return trn_error_prefix(e, "%c (%s): instruction %" PRIu64 " (core %u, %s)", "AB"[i],
+                                r -> sides[i].label, st.inst->number, st.core,
+                                trn_diff_opname(r->sides[i].s, st.inst));
     trn_diff_snap *y = take_match(&pend[1 - i], x);
     if (!y) {
         pending *p = &pend[i];
@@ -455,9 +514,11 @@ int cli_cmd_diff(int argc, char **argv) {
     static diff_run r;
     memset(&r, 0, sizeof r);
     r.args = &d;
-    int rc = open_side(&r.sides[0], &d.a, "A", &e) || open_side(&r.sides[1], &d.b, "B", &e) ? -1 : 0;
+    int rc =
+        open_side(&r.sides[0], &d.a, "A", &e) || open_side(&r.sides[1], &d.b, "B", &e) ? -1 : 0;
     if (rc == 0 && trn_sim_cores(r.sides[0].s) != trn_sim_cores(r.sides[1].s))
-        rc = trn_errorf(&e, "A runs %u cores, B %u: the configs must give the program the same cores",
+        rc = trn_errorf(&e,
+                        "A runs %u cores, B %u: the configs must give the program the same cores",
                         trn_sim_cores(r.sides[0].s), trn_sim_cores(r.sides[1].s));
     if (rc == 0) {
         print_header(&r);

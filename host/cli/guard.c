@@ -8,9 +8,9 @@
 
 #include "cli/cli_int.h"
 
-#define MAX_TARGETS (MAX_FILES + MAX_DUMPS + 3)
-#define MAX_READS (MAX_FILES + CONFIG_FILES + 2)
-#define CONFIG_FILES 64 /* the config and the files it @includes that are compared */
+#define MAX_TARGETS   (MAX_FILES + MAX_DUMPS + 3)
+#define MAX_READS     (MAX_FILES + CONFIG_FILES + 2)
+#define CONFIG_FILES  64 /* the config and the files it @includes that are compared */
 #define INCLUDE_DEPTH 10
 
 typedef struct file_lists {

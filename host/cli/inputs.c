@@ -24,7 +24,8 @@ typedef struct input_want {
 
 /* [cores, *shape]: one slice per core. */
 static bool is_stacked(const trn_npy *h, const input_want *w) {
-    return w->all_cores && w->cores > 1 && h->ndim == w->t->ndim + 1 && h->shape[0] == (int64_t)w->cores &&
+    return w->all_cores && w->cores > 1 && h->ndim == w->t->ndim + 1 &&
+           h->shape[0] == (int64_t)w->cores &&
            shape_equal(w->t->ndim, w->t->shape, h->ndim - 1, h->shape + 1);
 }
 
@@ -43,9 +44,11 @@ static int fill_run(void *ctx, uint8_t *bytes, size_t len, trn_error *e) {
     return trn_npy_in_read(ctx, bytes, len, e);
 }
 
-static int fill_tensor(trnsim_sim *s, const binding *b, trn_npy_in *in, const input_want *want, trn_error *e) {
+static int fill_tensor(trnsim_sim *s, const binding *b, trn_npy_in *in, const input_want *want,
+                       trn_error *e) {
     trn_sim *hs = trn_embed_host_sim(s);
-    if (!is_stacked(&in->head, want)) return trn_sim_fill_tensor(hs, b->name, b->core, fill_run, in, e);
+    if (!is_stacked(&in->head, want))
+        return trn_sim_fill_tensor(hs, b->name, b->core, fill_run, in, e);
     for (uint32_t c = 0; c < want->cores; ++c)
         if (trn_sim_fill_tensor(hs, b->name, (int)c, fill_run, in, e)) return -1;
     return 0;
@@ -58,11 +61,12 @@ int cli_load_input(trnsim_sim *s, const binding *b, trn_error *e) {
         return trn_error_prefix(e, "--input %s", b->name);
     }
     if (access(b->path, F_OK) != 0) /* the likeliest mistake, said plainly */
-        return trn_errorf(e, "--input %s=%s: cannot open %s: %s (the file for tensor '%s')", b->name, b->path, b->path,
-                          strerror(errno), b->name);
+        return trn_errorf(e, "--input %s=%s: cannot open %s: %s (the file for tensor '%s')",
+                          b->name, b->path, b->path, strerror(errno), b->name);
     input_want want = {&t, (uint32_t)trnsim_cores(s), b->core < 0};
     trn_npy_in in;
-    if (trn_npy_in_open(&in, b->path, check_header, &want, e)) return trn_error_prefix(e, "--input %s", b->name);
+    if (trn_npy_in_open(&in, b->path, check_header, &want, e))
+        return trn_error_prefix(e, "--input %s", b->name);
     int rc = trn_npy_in_plan(&in, (trn_dtype)t.dtype_id, e) || fill_tensor(s, b, &in, &want, e) ||
              trn_npy_in_finish(&in, e);
     trn_npy_in_close(&in);

@@ -59,8 +59,8 @@ int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e) {
             return trn_error_prefix(e, "--output %s", b->name);
         }
         if (b->core >= (int)cores)
-            return trn_errorf(e, "--output %s@%d: the run has %u core%s (0 .. %u)", b->name, b->core, cores,
-                              cores == 1 ? "" : "s", cores - 1);
+            return trn_errorf(e, "--output %s@%d: the run has %u core%s (0 .. %u)", b->name,
+                              b->core, cores, cores == 1 ? "" : "s", cores - 1);
     }
     return 0;
 }
@@ -92,7 +92,11 @@ static int write_npy(trnsim_sim *s, const run_args *a, const binding *b, int fd,
     trn_sim *hs = trn_embed_host_sim(s);
     int rc = 0;
     for (uint32_t c = 0; c < (stacked ? cores : 1) && rc == 0; ++c)
-        rc = trn_sim_drain_tensor(hs, b->name, stacked ? (int)c : b->core < 0 ? 0 : b->core, drain_run, &o, e);
+        rc = trn_sim_drain_tensor(hs, b->name,
+                                  stacked       ? (int)c
+                                  : b->core < 0 ? 0
+                                                : b->core,
+                                  drain_run, &o, e);
     if (rc) {
         trn_npy_out_abandon(&o);
         return -1;

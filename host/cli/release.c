@@ -49,7 +49,9 @@ static void close_all_but_held(void) {
         unsigned hi = i < n_held ? (unsigned)held[i] : ~0u;
         if (hi > lo && close_range(lo, i < n_held ? hi - 1 : hi, 0) != 0) {
             struct rlimit rl;
-            unsigned max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (unsigned)rl.rlim_cur : 65536;
+            unsigned max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536
+                               ? (unsigned)rl.rlim_cur
+                               : 65536;
             for (unsigned fd = lo; fd < (i < n_held ? hi : max); ++fd) close((int)fd);
         }
         lo = hi + 1;

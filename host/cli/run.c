@@ -24,8 +24,8 @@ typedef struct observers {
 
 /* In an MPI run the writer gets this process's part file instead of the
  * target; the part loses its name once the writer holds it. */
-static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit, observers *ob,
-                      const char **use, trn_error *e) {
+static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit,
+                      observers *ob, const char **use, trn_error *e) {
     *use = path;
     if (!trn_sim_is_distributed(s)) return 0;
     if (trn_dist_obs_open(s, kind, path, limit, &ob->parts[kind], e)) return -1;
@@ -35,7 +35,7 @@ static int begin_part(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
 
 /* A --trace with no --trace-limit whose records could pass this many bytes
  * is warned about once, before the run, with the estimate and the fix. */
-#define TRACE_WARN_BYTES (1ull << 30)
+#define TRACE_WARN_BYTES   (1ull << 30)
 #define TRACE_RECORD_BYTES 600 /* about what one instruction record takes */
 
 static void warn_trace_size(const trn_sim *s, const run_args *a) {
@@ -55,8 +55,11 @@ static void warn_trace_size(const trn_sim *s, const run_args *a) {
 static int start_observers(trn_sim *s, const run_args *a, observers *ob, trn_error *e) {
     warn_trace_size(s, a);
     bool part = trn_sim_is_distributed(s);
-    trn_trace_opts o = {.path = a->trace_path, .filter = a->trace_filter, .limit = a->trace_limit,
-                        .values = a->trace_values, .part = part};
+    trn_trace_opts o = {.path = a->trace_path,
+                        .filter = a->trace_filter,
+                        .limit = a->trace_limit,
+                        .values = a->trace_values,
+                        .part = part};
     const char *path;
     if (a->trace_path) {
         if (begin_part(s, TRN_DIST_TRACE, a->trace_path, a->trace_limit, ob, &o.path, e) ||
@@ -91,7 +94,9 @@ static int merge_observers(trn_sim *s, observers *ob, int rc, trn_error *e) {
     trn_error me = {0}, other;
     int mrc = 0;
     for (int k = 0; k < 2; ++k)
-        if (ob->parts[k] && trn_dist_obs_merge(s, ob->parts[k], rc != 0, mrc ? &other : &me) && !mrc) mrc = -1;
+        if (ob->parts[k] && trn_dist_obs_merge(s, ob->parts[k], rc != 0, mrc ? &other : &me) &&
+            !mrc)
+            mrc = -1;
     mrc = trn_sim_agree(s, mrc, &me);
     ob->merged = mrc == 0;
     if (mrc && !rc) *e = me, rc = -1;
@@ -112,11 +117,12 @@ static int finish_observers(observers *ob, bool root, int rc, trn_error *e) {
 /* A distributed run (docs/mpi.md) agrees on every process's status (unless
  * a failure was agreed on already), merges the observers' parts, then copies
  * each requested output to rank 0; a single process does nothing. */
-static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob, int rc, bool failure_agreed,
-                                  trn_error *e) {
+static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob, int rc,
+                                   bool failure_agreed, trn_error *e) {
     if (!s || failure_agreed) return rc;
     rc = trn_sim_agree(s, rc, e);
-    if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s)) rc = merge_observers(s, ob, rc, e);
+    if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s))
+        rc = merge_observers(s, ob, rc, e);
     if (!rc) rc = cli_gather_outputs(s, a, e);
     return rc;
 }
@@ -162,7 +168,7 @@ static int check_launch(trn_sim *hs, trn_error *e) {
 typedef struct cli_run_state {
     run_args *a;
     trnsim_sim *s;
-    trn_sim *hs;         /* the host simulator behind s, NULL until it is open */
+    trn_sim *hs; /* the host simulator behind s, NULL until it is open */
     observers ob;
     bool failure_agreed; /* every MPI process agreed on a failure already */
     bool root;           /* this process writes the files and prints */
@@ -244,7 +250,8 @@ static int run_close(cli_run_state *r, int rc, trn_error *e) {
     }
     bool distributed = trn_sim_is_distributed(hs);
     trnsim_close(r->s);
-    cli_release_old_files(!distributed); /* after the memories are gone, so the fork is cheap; no fork under MPI */
+    cli_release_old_files(
+        !distributed); /* after the memories are gone, so the fork is cheap; no fork under MPI */
     return rc ? -1 : 0;
 }
 

@@ -64,7 +64,8 @@ int trn_error_kind_default(trn_error *e, trn_error_kind kind);
 const char *trn_suggest(const char *word, const char *const *cands, size_t n);
 
 /* "; did you mean 'X'?" into buf when trn_suggest finds X, else "". */
-const char *trn_suggest_text(const char *word, const char *const *cands, size_t n, char *buf, size_t len);
+const char *trn_suggest_text(const char *word, const char *const *cands, size_t n, char *buf,
+                             size_t len);
 
 /* A 64-bit digest of a byte stream: XXH64 with seed 0 (the xxHash
  * project's 64-bit hash, written here from its published algorithm), so a
@@ -76,8 +77,8 @@ const char *trn_suggest_text(const char *word, const char *const *cands, size_t 
 
 typedef struct trn_digest {
     uint64_t acc[4];
-    uint64_t total;      /* bytes so far */
-    uint8_t tail[32];    /* a stripe not yet full */
+    uint64_t total;   /* bytes so far */
+    uint8_t tail[32]; /* a stripe not yet full */
     uint32_t tail_len;
 } trn_digest;
 
@@ -93,7 +94,6 @@ uint64_t trn_digest_bytes(const void *bytes, size_t n);
 
 #include <stdbool.h>
 #include <stddef.h>
-
 
 typedef struct trn_strbuf {
     char *text;
@@ -135,7 +135,6 @@ uint64_t trn_now_ns(void); /* the same clock in ns */
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-
 
 typedef enum trn_out_kind { TRN_OUT_FILE, TRN_OUT_DIR } trn_out_kind;
 

@@ -24,9 +24,13 @@ static inline uint32_t load32(const uint8_t *p) {
     return v;
 }
 
-static inline uint64_t mix_lane(uint64_t acc, uint64_t lane) { return rotl(acc + lane * P2, 31) * P1; }
+static inline uint64_t mix_lane(uint64_t acc, uint64_t lane) {
+    return rotl(acc + lane * P2, 31) * P1;
+}
 
-static inline uint64_t merge_lane(uint64_t h, uint64_t acc) { return (h ^ mix_lane(0, acc)) * P1 + P4; }
+static inline uint64_t merge_lane(uint64_t h, uint64_t acc) {
+    return (h ^ mix_lane(0, acc)) * P1 + P4;
+}
 
 /* Whole stripes of p[0..n); returns the bytes consumed (a multiple of 32). */
 static size_t stripes(uint64_t acc[4], const uint8_t *p, size_t n) {

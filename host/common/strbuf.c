@@ -49,9 +49,12 @@ void trn_sb_json_string(trn_strbuf *b, const char *s) {
         if (*p == '"' || *p == '\\') {
             trn_sb_putc(b, '\\');
             trn_sb_putc(b, (char)*p);
-        } else if (*p == '\n') trn_sb_printf(b, "\\n");
-        else if (*p < 0x20 || *p == 0x7f) trn_sb_printf(b, "\\u%04x", *p);
-        else trn_sb_putc(b, (char)*p);
+        } else if (*p == '\n')
+            trn_sb_printf(b, "\\n");
+        else if (*p < 0x20 || *p == 0x7f)
+            trn_sb_printf(b, "\\u%04x", *p);
+        else
+            trn_sb_putc(b, (char)*p);
     }
     trn_sb_putc(b, '"');
 }

@@ -23,7 +23,8 @@ static size_t distance(const char *a, const char *b) {
         for (size_t j = 1; j <= lb; ++j) {
             size_t cost = same(a[i - 1], b[j - 1]) ? 0 : 1;
             d[i][j] = min3(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-            if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) && d[i - 2][j - 2] + 1 < d[i][j])
+            if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]) &&
+                d[i - 2][j - 2] + 1 < d[i][j])
                 d[i][j] = d[i - 2][j - 2] + 1;
         }
     return d[la][lb];
@@ -48,9 +49,12 @@ const char *trn_suggest(const char *word, const char *const *cands, size_t n) {
     return best;
 }
 
-const char *trn_suggest_text(const char *word, const char *const *cands, size_t n, char *buf, size_t len) {
+const char *trn_suggest_text(const char *word, const char *const *cands, size_t n, char *buf,
+                             size_t len) {
     const char *s = trn_suggest(word, cands, n);
-    if (s) snprintf(buf, len, "; did you mean '%s'?", s);
-    else if (len) buf[0] = 0;
+    if (s)
+        snprintf(buf, len, "; did you mean '%s'?", s);
+    else if (len)
+        buf[0] = 0;
     return buf;
 }

@@ -88,16 +88,14 @@ void trn_dist_config_diff(const char *mine, const char *theirs, uint32_t r, char
 #include <stddef.h>
 #include <stdint.h>
 
-
-
 typedef struct trn_remote_txn {
     bool active, write;
     uint32_t core, mem, rank;
-    trn_memory *m;           /* this process's copy of the owner's memory */
-    trn_extent *x, *wx;      /* byte extents; their map words (as map bytes) */
+    trn_memory *m;      /* this process's copy of the owner's memory */
+    trn_extent *x, *wx; /* byte extents; their map words (as map bytes) */
     size_t n, nw;
-    uint8_t *before;         /* a write: the fetched bytes of x, packed */
-    uint64_t *before_map;    /* a write: their fetched written bits, per extent */
+    uint8_t *before;      /* a write: the fetched bytes of x, packed */
+    uint64_t *before_map; /* a write: their fetched written bits, per extent */
 } trn_remote_txn;
 
 /* The transport carries the ABI 3 remote-memory calls. */
@@ -114,8 +112,8 @@ bool trn_remote_is_remote(const trn_dist *d, const trn_ap *ap);
  * No-ops for local APs. */
 /* env: the executing instruction's view of memory, or NULL when the access
  * is not remote (then begin and end do nothing). */
-int trn_remote_begin(trn_dist *d, const trn_ap_env *env, const trn_ap *ap, bool write, trn_remote_txn *t,
-                     trn_error *e);
+int trn_remote_begin(trn_dist *d, const trn_ap_env *env, const trn_ap *ap, bool write,
+                     trn_remote_txn *t, trn_error *e);
 int trn_remote_end(trn_dist *d, trn_remote_txn *t, bool ok, trn_error *e);
 void trn_remote_txn_free(trn_remote_txn *t);
 

@@ -35,15 +35,15 @@ static void add(cfg_text *t, const char *fmt, ...) {
 
 static void add_value(cfg_text *t, const trn_setting_val *v) {
     switch (v->desc->type) {
-    case TRN_SET_FLOAT: add(t, "%.17g", v->f); break;
-    case TRN_SET_STRING: add(t, "\"%s\"", v->s ? v->s : ""); break;
-    case TRN_SET_BOOL: add(t, "%s", v->i ? "true" : "false"); break;
-    case TRN_SET_INT_ARRAY:
-        add(t, "[");
-        for (size_t i = 0; i < v->n; ++i) add(t, "%s%" PRId64, i ? ", " : "", v->arr[i]);
-        add(t, "]");
-        break;
-    default: add(t, "%" PRId64, v->i); break;
+        case TRN_SET_FLOAT: add(t, "%.17g", v->f); break;
+        case TRN_SET_STRING: add(t, "\"%s\"", v->s ? v->s : ""); break;
+        case TRN_SET_BOOL: add(t, "%s", v->i ? "true" : "false"); break;
+        case TRN_SET_INT_ARRAY:
+            add(t, "[");
+            for (size_t i = 0; i < v->n; ++i) add(t, "%s%" PRId64, i ? ", " : "", v->arr[i]);
+            add(t, "]");
+            break;
+        default: add(t, "%" PRId64, v->i); break;
     }
 }
 
@@ -97,7 +97,8 @@ static int line_len(const char *p) {
 
 /* The first setting of a that b lacks or has another value for:
  * "KEY is A on process ra, B on process rb". */
-static bool first_difference(const char *a, const char *b, uint32_t ra, uint32_t rb, char *out, size_t len) {
+static bool first_difference(const char *a, const char *b, uint32_t ra, uint32_t rb, char *out,
+                             size_t len) {
     for (const char *p = a; *p;) {
         int n = line_len(p);
         const char *eq = strstr(p, " = ");
@@ -105,13 +106,14 @@ static bool first_difference(const char *a, const char *b, uint32_t ra, uint32_t
         int klen = (int)(eq - p), vlen = n - klen - 3;
         const char *q = find_key(b, p, (size_t)klen);
         if (!q) {
-            snprintf(out, len, "%.*s is %.*s on process %u and not set on process %u", klen, p, vlen, eq + 3, ra, rb);
+            snprintf(out, len, "%.*s is %.*s on process %u and not set on process %u", klen, p,
+                     vlen, eq + 3, ra, rb);
             return true;
         }
         int m = line_len(q);
         if (m != n || memcmp(p, q, (size_t)n) != 0) {
-            snprintf(out, len, "%.*s is %.*s on process %u, %.*s on process %u", klen, p, vlen, eq + 3, ra,
-                     m - klen - 3, q + klen + 3, rb);
+            snprintf(out, len, "%.*s is %.*s on process %u, %.*s on process %u", klen, p, vlen,
+                     eq + 3, ra, m - klen - 3, q + klen + 3, rb);
             return true;
         }
         p += n + (p[n] == '\n');
@@ -120,6 +122,8 @@ static bool first_difference(const char *a, const char *b, uint32_t ra, uint32_t
 }
 
 void trn_dist_config_diff(const char *mine, const char *theirs, uint32_t r, char *out, size_t len) {
-    if (first_difference(theirs, mine, r, 0, out, len) || first_difference(mine, theirs, 0, r, out, len)) return;
+    if (first_difference(theirs, mine, r, 0, out, len) ||
+        first_difference(mine, theirs, 0, r, out, len))
+        return;
     snprintf(out, len, "the configs differ past their first %zu bytes", strlen(mine));
 }

@@ -23,10 +23,11 @@ int trn_dist_attach(trn_dist *s, const trn_registry *reg, const trn_config *cfg,
         if (!t) continue;
         char msg[512] = "";
         if (t->attach(s->reg->mods[i].state, &s->tinfo, msg, sizeof msg) != TRN_OK)
-            return trn_errorf(e, "module '%s': transport: %s", s->reg->mods[i].desc->name, msg[0] ? msg : "(no message)");
+            return trn_errorf(e, "module '%s': transport: %s", s->reg->mods[i].desc->name,
+                              msg[0] ? msg : "(no message)");
         if (s->tinfo.ranks == 0 || s->tinfo.rank >= s->tinfo.ranks)
-            return trn_errorf(e, "module '%s': transport says rank %u of %u", s->reg->mods[i].desc->name, s->tinfo.rank,
-                              s->tinfo.ranks);
+            return trn_errorf(e, "module '%s': transport says rank %u of %u",
+                              s->reg->mods[i].desc->name, s->tinfo.rank, s->tinfo.ranks);
         s->transport = t;
         s->transport_mod = &s->reg->mods[i];
         s->remote_mem = trn_remote_supported(t);
@@ -44,7 +45,9 @@ void trn_dist_place(trn_dist *s, const trn_program *prog, trn_core_state *cores,
     s->local_hi = distributed(s) ? s->local_lo + per : s->ncores;
 }
 
-bool trn_dist_is_local(const trn_dist *s, uint32_t core) { return core >= s->local_lo && core < s->local_hi; }
+bool trn_dist_is_local(const trn_dist *s, uint32_t core) {
+    return core >= s->local_lo && core < s->local_hi;
+}
 
 /* FNV-1a over the program file and the core count: equal on every rank
  * when they run the same program. */
@@ -80,19 +83,25 @@ static int config_mismatch(trn_dist *s, const char *mine, uint32_t r, trn_error 
     if (rc == 0) {
         all[(size_t)r * n + n - 1] = all[n - 1] = 0;
         trn_dist_config_diff(all, all + (size_t)r * n, r, diff, sizeof diff);
-        rc = trn_errorf(e, "%s: MPI process %u's config differs from process 0's: %s; every process must use the "
-                        "same config and --set options (docs/mpi.md)", s->prog->path, r, diff);
+        rc = trn_errorf(
+            e,
+            "%s: MPI process %u's config differs from process 0's: %s; every process must use the "
+            "same config and --set options (docs/mpi.md)",
+            s->prog->path, r, diff);
     }
     free(all);
     return rc;
 }
 
 int trn_dist_check_program(trn_dist *s, trn_error *e) {
-    if (!distributed(s) || s->checked) return 0; /* once per loaded program (the benchmark reruns) */
+    if (!distributed(s) || s->checked)
+        return 0; /* once per loaded program (the benchmark reruns) */
     if (s->ncores % s->tinfo.ranks)
-        return trn_errorf(e, "%s: %u cores do not split evenly over %u MPI processes (cores must be a multiple of "
-                          "the processes: process k runs cores k*M .. k*M+M-1)",
-                          s->prog->path, s->ncores, s->tinfo.ranks);
+        return trn_errorf(
+            e,
+            "%s: %u cores do not split evenly over %u MPI processes (cores must be a multiple of "
+            "the processes: process k runs cores k*M .. k*M+M-1)",
+            s->prog->path, s->ncores, s->tinfo.ranks);
     char *text = calloc(1, TRN_DIST_CONFIG_TEXT);
     prog_id *all = calloc(s->tinfo.ranks, sizeof *all);
     if (!all || !text) {
@@ -104,16 +113,18 @@ int trn_dist_check_program(trn_dist *s, trn_error *e) {
     prog_id mine = {program_hash(s), s->prog->n_insts, s->ncores, 0, trn_dist_config_hash(text)};
     char msg[512] = "";
     int rc = 0;
-    if (s->transport->allgather(s->transport_mod->state, &mine, all, sizeof mine, msg, sizeof msg) != TRN_OK)
+    if (s->transport->allgather(s->transport_mod->state, &mine, all, sizeof mine, msg,
+                                sizeof msg) != TRN_OK)
         rc = trn_errorf(e, "%s: before the run: %s", s->prog->path, msg);
     for (uint32_t r = 1; r < s->tinfo.ranks && rc == 0; ++r)
         if (memcmp(&all[r], &all[0], offsetof(prog_id, config)))
-            rc = trn_errorf(e,
-                            "%s: MPI process %u runs a different program than process 0 (%u cores, %" PRIu64
-                            " instructions, hash %016" PRIx64 " against %u cores, %" PRIu64
-                            " instructions, hash %016" PRIx64 "); every process must run the same program file",
-                            s->prog->path, r, all[r].cores, all[r].insts, all[r].hash, all[0].cores, all[0].insts,
-                            all[0].hash);
+            rc = trn_errorf(
+                e,
+                "%s: MPI process %u runs a different program than process 0 (%u cores, %" PRIu64
+                " instructions, hash %016" PRIx64 " against %u cores, %" PRIu64
+                " instructions, hash %016" PRIx64 "); every process must run the same program file",
+                s->prog->path, r, all[r].cores, all[r].insts, all[r].hash, all[0].cores,
+                all[0].insts, all[0].hash);
     for (uint32_t r = 1; r < s->tinfo.ranks && rc == 0; ++r)
         if (all[r].config != all[0].config) rc = config_mismatch(s, text, r, e);
     free(text);
@@ -159,7 +170,8 @@ int trn_dist_to_root(trn_dist *s, uint32_t from, void *buf, size_t bytes, trn_er
 
 int trn_dist_allgather(trn_dist *s, const void *mine, void *all, size_t bytes, trn_error *e) {
     char msg[512] = "";
-    if (s->transport->allgather(s->transport_mod->state, mine, all, bytes, msg, sizeof msg) != TRN_OK)
+    if (s->transport->allgather(s->transport_mod->state, mine, all, bytes, msg, sizeof msg) !=
+        TRN_OK)
         return trn_errorf(e, "%s", msg[0] ? msg : "the transport failed");
     return 0;
 }

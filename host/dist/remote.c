@@ -20,7 +20,7 @@
 #include "dist/dist.h"
 
 #define REGIONS_PER_CORE 9u
-#define RUN_BATCH 65536u
+#define RUN_BATCH        65536u
 
 static uint32_t per_rank(const trn_dist *s) { return s->local_hi - s->local_lo; }
 
@@ -33,10 +33,13 @@ bool trn_remote_supported(const trn_transport_desc *t) {
            t->remote_begin && t->remote_get && t->remote_put && t->remote_end;
 }
 
-static bool remote_on(const trn_dist *s) { return s->transport && s->tinfo.ranks > 1 && s->remote_mem; }
+static bool remote_on(const trn_dist *s) {
+    return s->transport && s->tinfo.ranks > 1 && s->remote_mem;
+}
 
 static int transport_failed(trn_error *e, const char *what, uint32_t core, const char *msg) {
-    return trn_errorf(e, "%s core %u's memory in another MPI process: %s", what, core, msg[0] ? msg : "the transport failed");
+    return trn_errorf(e, "%s core %u's memory in another MPI process: %s", what, core,
+                      msg[0] ? msg : "the transport failed");
 }
 
 int trn_remote_expose(trn_dist *s, trn_error *e) {
@@ -51,15 +54,17 @@ int trn_remote_expose(trn_dist *s, trn_error *e) {
         for (uint32_t m = 0; m < 3; ++m) {
             trn_memory *mm = &s->cores[c].mem[m];
             uint64_t map = trn_mem_map_bytes(mm);
-            r[region_of(s, c, m, 0)] = (trn_region){mm->bytes, (uint64_t)mm->partitions * mm->partition_bytes};
+            r[region_of(s, c, m, 0)] =
+                (trn_region){mm->bytes, (uint64_t)mm->partitions * mm->partition_bytes};
             r[region_of(s, c, m, 1)] = (trn_region){mm->written, map};
             r[region_of(s, c, m, 2)] = (trn_region){mm->remote_written, map};
         }
     char msg[512] = "";
-    int rc = s->transport->expose(s->transport_mod->state, r, n, msg, sizeof msg) == TRN_OK
-                 ? 0
-                 : trn_errorf(e, "%s: making this process's core memories reachable for remote DMA: %s", s->prog->path,
-                              msg[0] ? msg : "the transport failed");
+    int rc =
+        s->transport->expose(s->transport_mod->state, r, n, msg, sizeof msg) == TRN_OK
+            ? 0
+            : trn_errorf(e, "%s: making this process's core memories reachable for remote DMA: %s",
+                         s->prog->path, msg[0] ? msg : "the transport failed");
     free(r);
     s->remote_exposed = rc == 0;
     return rc;
@@ -111,7 +116,8 @@ static int ap_extents(const trn_memory *m, const trn_ap *ap, trn_remote_txn *t, 
         t->x[i] = (trn_extent){trn_mem_addr(m, (uint32_t)p, box.b_lo), box.b_hi - box.b_lo};
     }
     t->n = merge(t->x, ap->part_count);
-    for (size_t i = 0; i < t->n; ++i) { /* the map words covering them, as byte offsets into the map */
+    for (size_t i = 0; i < t->n;
+         ++i) { /* the map words covering them, as byte offsets into the map */
         uint64_t first = t->x[i].offset >> 6, last = (t->x[i].offset + t->x[i].bytes - 1) >> 6;
         t->wx[i] = (trn_extent){first * 8, (last - first + 1) * 8};
     }
@@ -128,8 +134,8 @@ static int fetch(trn_dist *s, trn_remote_txn *t, trn_error *e) {
     void *local[3] = {m->bytes, m->written, m->remote_written};
     for (uint32_t k = 0; k < 3; ++k) {
         const trn_extent *x = k ? t->wx : t->x;
-        if (s->transport->remote_get(st, t->rank, region_of(s, t->core, t->mem, k), x, k ? t->nw : t->n, local[k], msg,
-                                     sizeof msg) != TRN_OK)
+        if (s->transport->remote_get(st, t->rank, region_of(s, t->core, t->mem, k), x,
+                                     k ? t->nw : t->n, local[k], msg, sizeof msg) != TRN_OK)
             return transport_failed(e, "reading", t->core, msg);
     }
     for (size_t i = 0; i < t->nw; ++i) trn_mem_map_overwritten(m, t->wx[i].offset, t->wx[i].bytes);
@@ -146,7 +152,9 @@ static int keep_before(trn_remote_txn *t, trn_error *e) {
     }
     t->before = malloc(bytes ? bytes : 1);
     t->before_map = malloc((words ? words : 1) * sizeof(uint64_t));
-    if (!t->before || !t->before_map) return trn_errorf(e, "out of memory for %llu bytes of remote DMA", (unsigned long long)bytes);
+    if (!t->before || !t->before_map)
+        return trn_errorf(e, "out of memory for %llu bytes of remote DMA",
+                          (unsigned long long)bytes);
     uint8_t *b = t->before;
     uint64_t *w = t->before_map;
     for (size_t i = 0; i < t->n; ++i) {
@@ -158,10 +166,10 @@ static int keep_before(trn_remote_txn *t, trn_error *e) {
     return 0;
 }
 
-int trn_remote_begin(trn_dist *s, const trn_ap_env *env, const trn_ap *ap, bool write, trn_remote_txn *t,
-                     trn_error *e) {
+int trn_remote_begin(trn_dist *s, const trn_ap_env *env, const trn_ap *ap, bool write,
+                     trn_remote_txn *t, trn_error *e) {
     memset(t, 0, sizeof *t);
-    if (!env) return 0; /* not a remote access */
+    if (!env) return 0;                      /* not a remote access */
     if (trn_ap_check(env, ap, e)) return -1; /* the walk's own message, before any traffic */
     t->core = ap->core;
     t->mem = ap->mem;
@@ -173,7 +181,8 @@ int trn_remote_begin(trn_dist *s, const trn_ap_env *env, const trn_ap *ap, bool 
         return -1;
     }
     char msg[512] = "";
-    if (s->transport->remote_begin(s->transport_mod->state, t->rank, write, msg, sizeof msg) != TRN_OK) {
+    if (s->transport->remote_begin(s->transport_mod->state, t->rank, write, msg, sizeof msg) !=
+        TRN_OK) {
         trn_remote_txn_free(t);
         return transport_failed(e, write ? "writing" : "reading", ap->core, msg);
     }
@@ -202,8 +211,9 @@ static void flush_runs(runs *r) {
     if (!r->n || r->rc) return;
     char msg[512] = "";
     trn_dist *s = r->s;
-    if (s->transport->remote_put(s->transport_mod->state, r->t->rank, region_of(s, r->t->core, r->t->mem, 0), r->v,
-                                 r->n, r->t->m->bytes, msg, sizeof msg) != TRN_OK)
+    if (s->transport->remote_put(s->transport_mod->state, r->t->rank,
+                                 region_of(s, r->t->core, r->t->mem, 0), r->v, r->n, r->t->m->bytes,
+                                 msg, sizeof msg) != TRN_OK)
         r->rc = transport_failed(r->e, "writing", r->t->core, msg);
     r->n = 0;
 }
@@ -256,8 +266,8 @@ static int push(trn_dist *s, trn_remote_txn *t, trn_error *e) {
         for (uint64_t k = t->wx[i].offset / 8; k < (t->wx[i].offset + t->wx[i].bytes) / 8; ++k)
             t->m->remote_written[k] |= t->m->written[k];
     char msg[512] = "";
-    if (s->transport->remote_put(s->transport_mod->state, t->rank, region_of(s, t->core, t->mem, 2), t->wx, t->nw,
-                                 t->m->remote_written, msg, sizeof msg) != TRN_OK)
+    if (s->transport->remote_put(s->transport_mod->state, t->rank, region_of(s, t->core, t->mem, 2),
+                                 t->wx, t->nw, t->m->remote_written, msg, sizeof msg) != TRN_OK)
         return transport_failed(e, "writing", t->core, msg);
     return 0;
 }
@@ -269,7 +279,8 @@ int trn_remote_end(trn_dist *s, trn_remote_txn *t, bool ok, trn_error *e) {
     }
     int rc = ok && t->write ? push(s, t, e) : 0;
     char msg[512] = "";
-    if (s->transport->remote_end(s->transport_mod->state, t->rank, msg, sizeof msg) != TRN_OK && rc == 0)
+    if (s->transport->remote_end(s->transport_mod->state, t->rank, msg, sizeof msg) != TRN_OK &&
+        rc == 0)
         rc = transport_failed(e, t->write ? "writing" : "reading", t->core, msg);
     t->active = false;
     trn_remote_txn_free(t);

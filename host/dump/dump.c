@@ -16,7 +16,10 @@
 #include "dump/dump_int.h"
 
 static const trn_run_hooks dump_hooks = {
-    trn_dump_before, trn_dump_failed, trn_dump_run, trn_dump_free,
+    trn_dump_before,
+    trn_dump_failed,
+    trn_dump_run,
+    trn_dump_free,
 };
 
 /* The options, made and hooked into the run when the first one is set. */
@@ -46,11 +49,12 @@ void trn_dump_free(trn_sim *s) {
 static int common_checks(trn_sim *s, const char *opt, const char *dir, trn_error *e) {
     if (!s->have_prog) return trn_errorf(e, "%s %s: no program is loaded", opt, dir);
     if (s->dist.transport && s->dist.tinfo.ranks > 1)
-        return trn_errorf(e, "%s: dumps and restore work in one process only; run without mpirun to dump", opt);
+        return trn_errorf(
+            e, "%s: dumps and restore work in one process only; run without mpirun to dump", opt);
     const trn_dump_cfg *g = DUMP(s);
     for (int i = 0; g && i < g->n_at; ++i)
-        if (!strcmp(g->at[i].dir, dir)) return trn_errorf(e, "%s %s: another --dump-at names the same directory",
-                                                          opt, dir);
+        if (!strcmp(g->at[i].dir, dir))
+            return trn_errorf(e, "%s %s: another --dump-at names the same directory", opt, dir);
     if (g && g->on_error && !strcmp(g->on_error, dir))
         return trn_errorf(e, "%s %s: --dump-on-error names the same directory", opt, dir);
     return 0;
@@ -61,8 +65,8 @@ int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, 
     snprintf(opt, sizeof opt, "--dump-at %" PRIu64 "@%u=%s", index, core, dir);
     if (common_checks(s, "--dump-at", dir, e)) return -1;
     if (core >= s->ncores)
-        return trn_errorf(e, "%s: the run has %u core%s (0 .. %u)", opt, s->ncores, s->ncores == 1 ? "" : "s",
-                          s->ncores - 1);
+        return trn_errorf(e, "%s: the run has %u core%s (0 .. %u)", opt, s->ncores,
+                          s->ncores == 1 ? "" : "s", s->ncores - 1);
     uint64_t n = s->prog.summary.executions;
     if (n == 0)
         return trn_errorf(
@@ -76,7 +80,8 @@ int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, 
             core, n, n == 1 ? "" : "s", n - 1);
     trn_dump_cfg *g = snap_cfg(s, e);
     if (!g) return -1;
-    if (g->n_at == TRN_DUMP_MAX_AT) return trn_errorf(e, "more than %d --dump-at options", TRN_DUMP_MAX_AT);
+    if (g->n_at == TRN_DUMP_MAX_AT)
+        return trn_errorf(e, "more than %d --dump-at options", TRN_DUMP_MAX_AT);
     if (trn_dump_dir_usable(dir, opt, e)) return -1;
     trn_dump_at *a = &g->at[g->n_at];
     if (!(a->dir = strdup(dir))) return trn_errorf(e, "out of memory");
@@ -107,7 +112,8 @@ int trn_sim_restore(trn_sim *s, const char *dir, trn_error *e) {
     return 0;
 }
 
-bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *index, const char **dir) {
+bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *index,
+                          const char **dir) {
     const trn_dump_cfg *g = DUMP(s);
     if (!g || i < 0 || i >= g->n_at || !g->at[i].done) return false;
     *core = g->at[i].core;
@@ -125,12 +131,14 @@ int trn_dump_before(trn_sim *s, uint32_t c, trn_error *e) {
     const trn_run *r = s->run;
     if (g->stop_at && r->attempts + 1 == g->stop_at)
         return trn_dump_write(s, g->on_error, TRN_DUMP_ON_ERROR, replay_error, e) ? -1 : 1;
-    if (g->replaying || r->waiting[c]) return 0; /* a dump-at is taken when the core first arrives */
+    if (g->replaying || r->waiting[c])
+        return 0; /* a dump-at is taken when the core first arrives */
     for (int i = 0; i < g->n_at; ++i) {
         trn_dump_at *a = &g->at[i];
         if (a->done || a->core != c || a->index != r->cp[c].executed) continue;
         char note[160];
-        snprintf(note, sizeof note, "the state before instruction index %" PRIu64 " on core %u runs", a->index, c);
+        snprintf(note, sizeof note,
+                 "the state before instruction index %" PRIu64 " on core %u runs", a->index, c);
         if (trn_dump_write(s, a->dir, TRN_DUMP_AT, note, e)) return -1;
         a->done = true;
     }
@@ -155,8 +163,11 @@ static int replay_to_failure(trn_sim *s, trn_error *e) {
     s->opts.trace = s->opts.stats = false;
     g->replaying = true;
     g->stop_at = g->failed_at;
-    int rc = trn_dispatch_run_start(s, e) || trn_dump_apply(s, g->start, e) ? -1 : trn_dispatch_loop(s, e);
-    if (rc == 0) rc = trn_errorf(e, "the replay to the failing instruction ran to the end without failing");
+    int rc = trn_dispatch_run_start(s, e) || trn_dump_apply(s, g->start, e)
+                 ? -1
+                 : trn_dispatch_loop(s, e);
+    if (rc == 0)
+        rc = trn_errorf(e, "the replay to the failing instruction ran to the end without failing");
     g->replaying = false;
     g->stop_at = 0;
     s->opts.trace = trace;
@@ -173,15 +184,18 @@ static void dump_on_error(trn_sim *s, trn_error *e) {
     trn_error orig = *e, de = {0};
     snprintf(replay_error, sizeof replay_error, "%s", orig.msg);
     int rc;
-    if (g->failed_at && g->start) rc = replay_to_failure(s, &de);
-    else rc = trn_dump_write(s, g->on_error, TRN_DUMP_ON_ERROR, orig.msg, &de);
+    if (g->failed_at && g->start)
+        rc = replay_to_failure(s, &de);
+    else
+        rc = trn_dump_write(s, g->on_error, TRN_DUMP_ON_ERROR, orig.msg, &de);
     *e = orig;
     size_t n = strlen(e->msg);
     if (rc == 0)
         snprintf(e->msg + n, sizeof e->msg - n, " [--dump-on-error: the state before %s is in %s]",
                  g->failed_at ? "this instruction ran" : "the stop", g->on_error);
     else
-        snprintf(e->msg + n, sizeof e->msg - n, " [--dump-on-error %s failed: %s]", g->on_error, de.msg);
+        snprintf(e->msg + n, sizeof e->msg - n, " [--dump-on-error %s failed: %s]", g->on_error,
+                 de.msg);
 }
 
 int trn_dump_run(trn_sim *s, trn_error *e) {

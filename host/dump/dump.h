@@ -30,6 +30,7 @@ int trn_sim_dump_at(trn_sim *s, uint32_t core, uint64_t index, const char *dir, 
 int trn_sim_dump_on_error(trn_sim *s, const char *dir, trn_error *e);
 int trn_sim_restore(trn_sim *s, const char *dir, trn_error *e);
 /* The i-th dump_at (in the order given), when it was written. */
-bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *index, const char **dir);
+bool trn_sim_dump_written(const trn_sim *s, int i, uint32_t *core, uint64_t *index,
+                          const char **dir);
 
 #endif

@@ -10,7 +10,7 @@
 extern const char trn_embedded_config[];
 
 #define FNV_OFFSET 1469598103934665603ull
-#define FNV_PRIME 1099511628211ull
+#define FNV_PRIME  1099511628211ull
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
@@ -31,7 +31,8 @@ void trn_dump_program_digest(const trn_sim *s, char out[17]) {
 }
 
 char *trn_dump_config_text(const trn_sim *s) {
-    if (!s->opts.config_path) return strdup(s->opts.config_text ? s->opts.config_text : trn_embedded_config);
+    if (!s->opts.config_path)
+        return strdup(s->opts.config_text ? s->opts.config_text : trn_embedded_config);
     FILE *f = fopen(s->opts.config_path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
@@ -39,7 +40,8 @@ char *trn_dump_config_text(const trn_sim *s) {
     for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
         n += got;
         if (n + 1 == cap) {
-            char *b = cap > (1u << 20) ? NULL : realloc(buf, cap * 2); /* configs are at most 1 MiB */
+            char *b =
+                cap > (1u << 20) ? NULL : realloc(buf, cap * 2); /* configs are at most 1 MiB */
             if (!b) {
                 free(buf);
                 buf = NULL;
@@ -59,7 +61,8 @@ void trn_dump_config_digest(const trn_sim *s, char out[17]) {
     char *text = trn_dump_config_text(s);
     if (text) h = fnv(h, text, strlen(text) + 1);
     free(text);
-    for (size_t i = 0; i < s->opts.n_sets; ++i) h = fnv(h, s->opts.sets[i], strlen(s->opts.sets[i]) + 1);
+    for (size_t i = 0; i < s->opts.n_sets; ++i)
+        h = fnv(h, s->opts.sets[i], strlen(s->opts.sets[i]) + 1);
     /* the settings in effect: what a file the config @includes says too */
     char *effective = trn_config_effective_text(&s->cfg);
     if (effective) h = fnv(h, effective, strlen(effective) + 1);

@@ -43,14 +43,16 @@ int trn_dump_dir_temp(const char *dir, char *tmp, size_t len, trn_error *e) {
     const char *slash = memrchr(dir, '/', n);
     int dirlen = slash ? (int)(slash - dir) + 1 : 0;
     const char *base = slash ? slash + 1 : dir;
-    int w = snprintf(tmp, len, "%.*s.%.*s.trnsim-XXXXXX", dirlen, dir, (int)(n - (size_t)(base - dir)), base);
+    int w = snprintf(tmp, len, "%.*s.%.*s.trnsim-XXXXXX", dirlen, dir,
+                     (int)(n - (size_t)(base - dir)), base);
     if (w < 0 || (size_t)w >= len) return trn_errorf(e, "path too long: %s", dir);
     if (!mkdtemp(tmp)) {
         int err = errno;
         char parent[PATH_MAX];
         snprintf(parent, sizeof parent, "%.*s", dirlen ? dirlen : 1, dirlen ? dir : ".");
-        return trn_errorf(e, "cannot create a directory in %s (%s); name a directory in a writable place", parent,
-                          strerror(err));
+        return trn_errorf(
+            e, "cannot create a directory in %s (%s); name a directory in a writable place", parent,
+            strerror(err));
     }
     return 0;
 }
@@ -60,13 +62,15 @@ int trn_dump_dir_usable(const char *dir, const char *opt, trn_error *e) {
     if (!dir[0]) return trn_errorf(e, "%s: the directory name is empty", opt);
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
-            return trn_errorf(e, "%s: %s exists and is %s; name a new directory (or an empty one)", opt, dir,
-                              kind_of(st.st_mode));
+            return trn_errorf(e, "%s: %s exists and is %s; name a new directory (or an empty one)",
+                              opt, dir, kind_of(st.st_mode));
         int empty = dir_is_empty(dir);
         if (empty < 0) return trn_errorf(e, "%s: cannot list %s (%s)", opt, dir, strerror(errno));
         if (!empty)
-            return trn_errorf(e, "%s: the directory %s exists and is not empty; remove it or name a new directory",
-                              opt, dir);
+            return trn_errorf(
+                e,
+                "%s: the directory %s exists and is not empty; remove it or name a new directory",
+                opt, dir);
     }
     char tmp[PATH_MAX + 64];
     if (trn_dump_dir_temp(dir, tmp, sizeof tmp, e)) return trn_error_prefix(e, "%s", opt);
@@ -108,16 +112,21 @@ int trn_dump_dir_commit(const char *tmp, const char *dir, trn_error *e) {
     if (rename(tmp, dir) == 0) return 0;
     int err = errno;
     if (err == ENOTEMPTY || err == EEXIST)
-        return trn_errorf(e, "%s: something was written there during the run; the dump is not kept (name a new "
-                          "directory)", dir);
+        return trn_errorf(
+            e,
+            "%s: something was written there during the run; the dump is not kept (name a new "
+            "directory)",
+            dir);
     return trn_errorf(e, "%s: cannot move the dump into place (%s)", dir, strerror(err));
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st;
     (void)ftw;
-    if (flag == FTW_DP) rmdir(path);
-    else unlink(path);
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
     return 0;
 }
 

@@ -26,11 +26,11 @@ typedef struct trn_dump_at {
 struct trn_dump_cfg {
     trn_dump_at at[TRN_DUMP_MAX_AT];
     int n_at;
-    char *on_error;      /* --dump-on-error DIR, or NULL */
-    char *restore;       /* --restore DIR for the next run, or NULL */
-    char *start;         /* dump-on-error: the run's start, a private directory, or NULL */
-    uint64_t stop_at;    /* replay: dump before attempt stop_at - 1 and stop (0: none) */
-    uint64_t failed_at;  /* the attempt whose handler failed, + 1 (0: none) */
+    char *on_error;     /* --dump-on-error DIR, or NULL */
+    char *restore;      /* --restore DIR for the next run, or NULL */
+    char *start;        /* dump-on-error: the run's start, a private directory, or NULL */
+    uint64_t stop_at;   /* replay: dump before attempt stop_at - 1 and stop (0: none) */
+    uint64_t failed_at; /* the attempt whose handler failed, + 1 (0: none) */
     bool replaying;
     char cfg_digest[17]; /* taken when the options are set, while the config's text is at hand */
     char *cfg_text;
@@ -45,10 +45,13 @@ void trn_dump_failed(trn_sim *s, uint64_t attempt);
 int trn_dump_run(trn_sim *s, trn_error *e);
 void trn_dump_free(trn_sim *s);
 
-
 /* What a dump is for: a user's (--dump-at, --dump-on-error: tensors as .npy
  * too) or the private start of a dump-on-error run (restore data only). */
-typedef enum trn_dump_kind { TRN_DUMP_AT = 0, TRN_DUMP_ON_ERROR = 1, TRN_DUMP_PRIVATE = 2 } trn_dump_kind;
+typedef enum trn_dump_kind {
+    TRN_DUMP_AT = 0,
+    TRN_DUMP_ON_ERROR = 1,
+    TRN_DUMP_PRIVATE = 2
+} trn_dump_kind;
 
 /* dump_write.c: the state now into dir (created; all or nothing).
  * why: the manifest's "reason" text (the error message on error). */

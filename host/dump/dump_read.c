@@ -20,12 +20,20 @@ static json_t *load_manifest(const char *dir, trn_error *e) {
     if (ok < 0) return trn_error_prefix(e, "--restore %s", dir), NULL;
     json_error_t je;
     json_t *man = json_load_file(path, 0, &je);
-    if (!man) return trn_errorf(e, "--restore %s: cannot read %s (%s); name a directory written by --dump-at or "
-                                "--dump-on-error", dir, path, je.text), NULL;
+    if (!man)
+        return trn_errorf(
+                   e,
+                   "--restore %s: cannot read %s (%s); name a directory written by --dump-at or "
+                   "--dump-on-error",
+                   dir, path, je.text),
+               NULL;
     const char *fmt = json_string_value(json_object_get(man, "format"));
-    if (!fmt || strcmp(fmt, "trnsim-dump") || json_integer_value(json_object_get(man, "format_version")) != 1) {
+    if (!fmt || strcmp(fmt, "trnsim-dump") ||
+        json_integer_value(json_object_get(man, "format_version")) != 1) {
         json_decref(man);
-        return trn_errorf(e, "--restore %s: %s is not a trnsim dump manifest of format version 1", dir, path), NULL;
+        return trn_errorf(e, "--restore %s: %s is not a trnsim dump manifest of format version 1",
+                          dir, path),
+               NULL;
     }
     return man;
 }
@@ -44,8 +52,9 @@ static void sets_text(const json_t *sets, char *buf, size_t len) {
     size_t n = 0, i;
     const json_t *v;
     buf[0] = 0;
-    json_array_foreach(sets, i, v) n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s--set %s", i ? " " : "",
-                                                         json_string_value(v) ? json_string_value(v) : "?");
+    json_array_foreach(sets, i, v) n +=
+        (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s--set %s", i ? " " : "",
+                         json_string_value(v) ? json_string_value(v) : "?");
     if (!buf[0]) snprintf(buf, len, "no --set");
 }
 
@@ -54,15 +63,18 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
     trn_dump_program_digest(s, pd);
     const char *dpd = str_at(man, "program", "digest"), *dpath = str_at(man, "program", "path");
     if (!dpd || strcmp(dpd, pd))
-        return trn_errorf(e, "--restore %s: the dump is of program %s (digest %s), this run loads %s (digest %s); "
-                          "restore with the program the dump was made from", dir, dpath ? dpath : "?",
-                          dpd ? dpd : "?", s->prog.path, pd);
+        return trn_errorf(
+            e,
+            "--restore %s: the dump is of program %s (digest %s), this run loads %s (digest %s); "
+            "restore with the program the dump was made from",
+            dir, dpath ? dpath : "?", dpd ? dpd : "?", s->prog.path, pd);
     const char *dcd = str_at(man, "config", "digest");
     if (!dcd || strcmp(dcd, DUMP(s)->cfg_digest)) {
         char had[400], now[400];
         sets_text(json_object_get(json_object_get(man, "config"), "sets"), had, sizeof had);
         json_t *cur = json_array();
-        for (size_t i = 0; i < s->opts.n_sets; ++i) json_array_append_new(cur, json_string(s->opts.sets[i]));
+        for (size_t i = 0; i < s->opts.n_sets; ++i)
+            json_array_append_new(cur, json_string(s->opts.sets[i]));
         sets_text(cur, now, sizeof now);
         json_decref(cur);
         const char *dfile = str_at(man, "config", "file");
@@ -74,10 +86,14 @@ static int check_digests(const trn_sim *s, const char *dir, const json_t *man, t
                 "dump; restore with the config the dump was made with (its manifest.json holds the "
                 "file's text)",
                 dir, dfile, had, dcd ? dcd : "?", DUMP(s)->cfg_digest);
-        return trn_errorf(e, "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
-                          "config %s and %s (digest %s); run with the --config and --set options the dump was made "
-                          "with (its manifest.json lists them)", dir, dfile ? dfile : "?", had, dcd ? dcd : "?",
-                          trn_sim_config_file(s), now, DUMP(s)->cfg_digest);
+        return trn_errorf(
+            e,
+            "--restore %s: the dump was made with config %s and %s (digest %s), this run has "
+            "config %s and %s (digest %s); run with the --config and --set options the dump was "
+            "made "
+            "with (its manifest.json lists them)",
+            dir, dfile ? dfile : "?", had, dcd ? dcd : "?", trn_sim_config_file(s), now,
+            DUMP(s)->cfg_digest);
     }
     return 0;
 }
@@ -89,17 +105,24 @@ static int check_modules(const trn_sim *s, const char *dir, const json_t *man, t
     json_array_foreach(json_object_get(man, "modules"), i, m) {
         const char *fam = str_at(m, "family", NULL), *name = str_at(m, "module", NULL),
                    *ver = str_at(m, "version", NULL), *state = str_at(m, "state", NULL);
-        if (!fam || !name || !ver || !state) return trn_errorf(e, "--restore %s: manifest.json: modules[%zu] is "
-                                                               "incomplete", dir, i);
+        if (!fam || !name || !ver || !state)
+            return trn_errorf(e,
+                              "--restore %s: manifest.json: modules[%zu] is "
+                              "incomplete",
+                              dir, i);
         if (strcmp(state, "saved")) continue;
         const trn_module *found = NULL;
         for (size_t k = 0; k < s->reg.n_mods && !found; ++k)
-            if (s->reg.mods[k].live && !strcmp(s->reg.mods[k].desc->family, fam)) found = &s->reg.mods[k];
-        if (!found || strcmp(found->desc->name, name) || strcmp(found->desc->version ? found->desc->version : "", ver))
-            return trn_errorf(e, "--restore %s: the dump holds the state of module %s %s (family %s); this run "
-                              "loads %s%s%s for that family; restore with the module the dump was made with", dir,
-                              name, ver, fam, found ? found->desc->name : "none",
-                              found ? " " : "", found && found->desc->version ? found->desc->version : "");
+            if (s->reg.mods[k].live && !strcmp(s->reg.mods[k].desc->family, fam))
+                found = &s->reg.mods[k];
+        if (!found || strcmp(found->desc->name, name) ||
+            strcmp(found->desc->version ? found->desc->version : "", ver))
+            return trn_errorf(
+                e,
+                "--restore %s: the dump holds the state of module %s %s (family %s); this run "
+                "loads %s%s%s for that family; restore with the module the dump was made with",
+                dir, name, ver, fam, found ? found->desc->name : "none", found ? " " : "",
+                found && found->desc->version ? found->desc->version : "");
     }
     return 0;
 }
@@ -136,8 +159,8 @@ int trn_dump_check(trn_sim *s, const char *dir, trn_error *e) {
              check_modules(s, dir, man, e);
     const json_t *cores = json_object_get(man, "cores");
     if (rc == 0 && json_array_size(cores) != s->ncores)
-        rc = trn_errorf(e, "--restore %s: manifest.json lists %zu cores, the run has %u", dir, json_array_size(cores),
-                        s->ncores);
+        rc = trn_errorf(e, "--restore %s: manifest.json lists %zu cores, the run has %u", dir,
+                        json_array_size(cores), s->ncores);
     json_decref(man);
     return rc;
 }
@@ -156,15 +179,18 @@ static void clear_memory(trn_memory *m) {
     }
 }
 
-static int read_npy(const char *dir, const char *rel, const char *descr, int ndim, trn_npy *out, trn_error *e) {
+static int read_npy(const char *dir, const char *rel, const char *descr, int ndim, trn_npy *out,
+                    trn_error *e) {
     char path[PATH_MAX + 300];
-    if (!rel || strstr(rel, "..")) return trn_errorf(e, "manifest.json: a file name is missing or leaves the dump");
+    if (!rel || strstr(rel, ".."))
+        return trn_errorf(e, "manifest.json: a file name is missing or leaves the dump");
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     int ok = trn_dump_dump_file(dir, path, e);
     if (ok) return ok < 0 ? -1 : trn_errorf(e, "%s: missing from the dump", path);
     if (trn_npy_read(path, out, e)) return -1;
     if (strcmp(out->descr, descr) || out->ndim != ndim) {
-        trn_errorf(e, "%s: expected %s with %d dims, found %s with %d", path, descr, ndim, out->descr, out->ndim);
+        trn_errorf(e, "%s: expected %s with %d dims, found %s with %d", path, descr, ndim,
+                   out->descr, out->ndim);
         trn_npy_free(out);
         return -1;
     }
@@ -177,8 +203,9 @@ static int apply_memory(trn_sim *s, const char *dir, const json_t *o, trn_error 
     int mi = -1;
     for (int k = 0; k < 3 && mem; ++k)
         if (!strcmp(mem, trn_mem_names[k])) mi = k;
-    if (c < 0 || c >= (int64_t)s->ncores || mi < 0) return trn_errorf(e, "manifest.json: a memory entry names no "
-                                                                     "core or memory of this run");
+    if (c < 0 || c >= (int64_t)s->ncores || mi < 0)
+        return trn_errorf(e, "manifest.json: a memory entry names no "
+                             "core or memory of this run");
     trn_memory *m = &s->cores[c].mem[mi];
     trn_npy w = {0}, b = {0};
     if (read_npy(dir, str_at(o, "written", NULL), "<i8", 2, &w, e)) return -1;
@@ -191,10 +218,13 @@ static int apply_memory(trn_sim *s, const char *dir, const json_t *o, trn_error 
     int rc = w.shape[1] == 2 ? 0 : trn_errorf(e, "%s: the written ranges are not [N][2]", w.name);
     for (size_t i = 0; rc == 0 && i < (size_t)w.shape[0]; ++i) {
         int64_t start = r[2 * i], len = r[2 * i + 1];
-        if (start < 0 || len < 0 || (uint64_t)start > total || (uint64_t)len > total - (uint64_t)start ||
-            (uint64_t)len > b.count - at)
-            rc = trn_errorf(e, "%s: range %zu (%" PRId64 ", %" PRId64 ") lies outside core %" PRId64 " %s or its "
-                            "bytes", w.name, i, start, len, c, mem);
+        if (start < 0 || len < 0 || (uint64_t)start > total ||
+            (uint64_t)len > total - (uint64_t)start || (uint64_t)len > b.count - at)
+            rc = trn_errorf(e,
+                            "%s: range %zu (%" PRId64 ", %" PRId64 ") lies outside core %" PRId64
+                            " %s or its "
+                            "bytes",
+                            w.name, i, start, len, c, mem);
         else {
             memcpy(m->bytes + start, (const uint8_t *)b.data + at, (size_t)len);
             trn_mem_mark_written(m, (uint64_t)start, (uint64_t)len);
@@ -214,10 +244,12 @@ static int apply_registers(trn_sim *s, const char *dir, trn_error *e) {
     uint32_t nregs = s->cfg.machine.registers;
     int rc = 0;
     if (r.shape[0] != s->ncores || r.shape[1] != nregs)
-        rc = trn_errorf(e, "%s: shape (%" PRId64 ", %" PRId64 "), the run has %u cores of %u registers", r.name,
-                        r.shape[0], r.shape[1], s->ncores, nregs);
+        rc = trn_errorf(
+            e, "%s: shape (%" PRId64 ", %" PRId64 "), the run has %u cores of %u registers", r.name,
+            r.shape[0], r.shape[1], s->ncores, nregs);
     for (uint32_t c = 0; c < s->ncores && rc == 0; ++c)
-        memcpy(s->cores[c].regs, (const int64_t *)r.data + (size_t)c * nregs, nregs * sizeof(int64_t));
+        memcpy(s->cores[c].regs, (const int64_t *)r.data + (size_t)c * nregs,
+               nregs * sizeof(int64_t));
     trn_npy_free(&r);
     return rc;
 }
@@ -298,9 +330,11 @@ static int apply_core(trn_sim *s, const json_t *o, uint32_t c, trn_error *e) {
     int64_t index = int_at(o, "index", -1), pc = int_at(o, "entry", -1);
     const json_t *trips = json_object_get(o, "trips");
     if (int_at(o, "core", -1) != c || index < 0 || pc < 0 || (uint64_t)pc > s->prog.n_insts ||
-        json_array_size(trips) != s->prog.n_loops || !json_is_boolean(json_object_get(o, "waiting")) ||
+        json_array_size(trips) != s->prog.n_loops ||
+        !json_is_boolean(json_object_get(o, "waiting")) ||
         !json_is_boolean(json_object_get(o, "done")))
-        return trn_errorf(e, "manifest.json: cores[%u] does not describe a position in this program", c);
+        return trn_errorf(
+            e, "manifest.json: cores[%u] does not describe a position in this program", c);
     for (uint32_t l = 0; l < s->prog.n_loops; ++l) {
         if (!json_is_integer(json_array_get(trips, l)))
             return trn_errorf(e, "manifest.json: cores[%u].trips[%u] is not an integer", c, l);
@@ -344,7 +378,8 @@ int trn_dump_apply(trn_sim *s, const char *dir, trn_error *e) {
     size_t i;
     const json_t *m;
     int rc = 0;
-    json_array_foreach(json_object_get(man, "memories"), i, m) if (rc == 0) rc = apply_memory(s, dir, m, e);
+    json_array_foreach(json_object_get(man, "memories"), i, m) if (rc == 0) rc =
+        apply_memory(s, dir, m, e);
     if (rc == 0) rc = apply_registers(s, dir, e);
     if (rc == 0) rc = apply_schedule(s, man, e);
     if (rc == 0) rc = trn_dump_modules_restore(s, dir, e);

@@ -81,18 +81,20 @@ static int written_ranges(const trn_memory *m, ranges *r) {
     return 0;
 }
 
-static int write_memory(const trn_sim *s, const char *dir, uint32_t c, int mi, json_t *list, trn_error *e) {
+static int write_memory(const trn_sim *s, const char *dir, uint32_t c, int mi, json_t *list,
+                        trn_error *e) {
     const trn_memory *m = &s->cores[c].mem[mi];
     ranges r = {0};
     if (written_ranges(m, &r)) {
         free(r.v);
-        return trn_errorf(e, "out of memory listing the written bytes of core %u %s", c, trn_mem_names[mi]);
+        return trn_errorf(e, "out of memory listing the written bytes of core %u %s", c,
+                          trn_mem_names[mi]);
     }
     uint8_t *bytes = malloc(r.bytes ? r.bytes : 1);
     if (!bytes) {
         free(r.v);
-        return trn_errorf(e, "out of memory for the %" PRIu64 " written bytes of core %u %s", r.bytes, c,
-                          trn_mem_names[mi]);
+        return trn_errorf(e, "out of memory for the %" PRIu64 " written bytes of core %u %s",
+                          r.bytes, c, trn_mem_names[mi]);
     }
     uint64_t at = 0;
     for (size_t i = 0; i < r.n; ++i) {
@@ -105,13 +107,15 @@ static int write_memory(const trn_sim *s, const char *dir, uint32_t c, int mi, j
     snprintf(wpath, sizeof wpath, "%s/%s", dir, wrel);
     snprintf(bpath, sizeof bpath, "%s/%s", dir, brel);
     int64_t wshape[2] = {(int64_t)r.n, 2}, bshape[1] = {(int64_t)r.bytes};
-    int rc = trn_npy_write(wpath, "<i8", 2, wshape, r.v, e) || trn_npy_write(bpath, "|u1", 1, bshape, bytes, e);
+    int rc = trn_npy_write(wpath, "<i8", 2, wshape, r.v, e) ||
+             trn_npy_write(bpath, "|u1", 1, bshape, bytes, e);
     free(r.v);
     free(bytes);
     if (rc) return -1;
-    json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s, s:s}", "core", (int)c, "memory",
-                                          trn_mem_names[mi], "partitions", (json_int_t)m->partitions,
-                                          "partition_bytes", (json_int_t)m->partition_bytes, "written_bytes",
+    json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:I, s:I, s:s, s:s}", "core", (int)c,
+                                          "memory", trn_mem_names[mi], "partitions",
+                                          (json_int_t)m->partitions, "partition_bytes",
+                                          (json_int_t)m->partition_bytes, "written_bytes",
                                           (json_int_t)r.bytes, "written", wrel, "bytes", brel));
     return 0;
 }
@@ -132,7 +136,8 @@ static int write_registers(const trn_sim *s, const char *dir, json_t *man, trn_e
     uint32_t nregs = s->cfg.machine.registers;
     int64_t *regs = calloc((size_t)s->ncores * nregs + 1, sizeof *regs);
     if (!regs) return trn_errorf(e, "out of memory");
-    for (uint32_t c = 0; c < s->ncores; ++c) memcpy(regs + (size_t)c * nregs, s->cores[c].regs, nregs * sizeof *regs);
+    for (uint32_t c = 0; c < s->ncores; ++c)
+        memcpy(regs + (size_t)c * nregs, s->cores[c].regs, nregs * sizeof *regs);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/registers.npy", dir);
     int64_t shape[2] = {s->ncores, nregs};
@@ -151,8 +156,8 @@ static void file_name(const char *name, json_t *taken, char *out, size_t len) {
     size_t n = 0;
     for (const char *p = name; *p && n + 1 < sizeof base; ++p) {
         char ch = *p;
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-                  ch == '-' || (ch == '.' && n > 0);
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || (ch == '.' && n > 0);
         base[n++] = ok ? ch : '_';
     }
     base[n] = 0;
@@ -162,8 +167,8 @@ static void file_name(const char *name, json_t *taken, char *out, size_t len) {
     json_object_set_new(taken, out, json_true());
 }
 
-static int write_tensor(const trn_sim *s, const char *dir, const trn_tensor *t, const char *fname, json_t *entry,
-                        trn_error *e) {
+static int write_tensor(const trn_sim *s, const char *dir, const trn_tensor *t, const char *fname,
+                        json_t *entry, trn_error *e) {
     size_t bytes = (size_t)t->count * trn_dtype_width(t->dtype);
     void *raw = malloc(bytes ? bytes : 1);
     if (!raw) return trn_errorf(e, "tensor '%s': out of memory for %zu bytes", t->name, bytes);
@@ -187,7 +192,8 @@ static int write_tensor(const trn_sim *s, const char *dir, const trn_tensor *t, 
              trn_npy_write(path, descr, t->ndim, t->shape, conv, e);
         free(conv);
         json_array_append_new(files, json_string(rel));
-        json_array_append_new(written, json_boolean(trn_ap_check_access(&strict, &ap, true, NULL) == 0));
+        json_array_append_new(written,
+                              json_boolean(trn_ap_check_access(&strict, &ap, true, NULL) == 0));
     }
     free(raw);
     return rc ? trn_error_prefix(e, "tensor '%s'", t->name) : 0;
@@ -210,8 +216,9 @@ static int write_tensors(const trn_sim *s, const char *dir, json_t *man, trn_err
         file_name(t->name, taken, fname, sizeof fname);
         json_t *shape = json_array();
         for (int d = 0; d < t->ndim; ++d) json_array_append_new(shape, json_integer(t->shape[d]));
-        json_t *entry = json_pack("{s:s, s:s, s:o, s:s}", "name", t->name, "dtype", trn_dtype_name(t->dtype), "shape",
-                                  shape, "memory", trn_mem_names[t->mem]);
+        json_t *entry =
+            json_pack("{s:s, s:s, s:o, s:s}", "name", t->name, "dtype", trn_dtype_name(t->dtype),
+                      "shape", shape, "memory", trn_mem_names[t->mem]);
         json_array_append_new(list, entry);
         rc = write_tensor(s, dir, t, fname, entry, e);
     }
@@ -230,17 +237,18 @@ static const char *op_name_of(const trn_sim *s, uint32_t it) {
 static void write_position(const trn_sim *s, json_t *man) {
     const trn_run *r = s->run;
     json_object_set_new(man, "schedule",
-                        json_pack("{s:i, s:b, s:I, s:I}", "core", (int)r->cursor, "progress", r->progress != 0, "attempts",
-                                  (json_int_t)r->attempts, "executed", (json_int_t)s->executed));
+                        json_pack("{s:i, s:b, s:I, s:I}", "core", (int)r->cursor, "progress",
+                                  r->progress != 0, "attempts", (json_int_t)r->attempts, "executed",
+                                  (json_int_t)s->executed));
     json_t *cores = json_array();
     json_object_set_new(man, "cores", cores);
     for (uint32_t c = 0; c < s->ncores; ++c) {
         json_t *trips = json_array();
         for (uint32_t l = 0; l < s->prog.n_loops; ++l)
             json_array_append_new(trips, json_integer(r->cp[c].trip[l]));
-        json_t *o = json_pack("{s:i, s:I, s:I, s:b, s:b, s:o}", "core", (int)c, "index", (json_int_t)r->cp[c].executed,
-                              "entry", (json_int_t)r->cp[c].pc, "waiting", r->waiting[c], "done", r->done[c], "trips",
-                              trips);
+        json_t *o = json_pack("{s:i, s:I, s:I, s:b, s:b, s:o}", "core", (int)c, "index",
+                              (json_int_t)r->cp[c].executed, "entry", (json_int_t)r->cp[c].pc,
+                              "waiting", r->waiting[c], "done", r->done[c], "trips", trips);
         /* the next instruction it runs, as messages name it (a loop entry: the loop's first) */
         size_t pc = r->cp[c].pc;
         while (pc < s->prog.n_insts && s->prog.insts[pc].kind != TRN_INST_OP) ++pc;
@@ -256,17 +264,19 @@ static void write_position(const trn_sim *s, json_t *man) {
 
 json_t *trn_dump_machine_json(const trn_sim *s) {
     const trn_machine *m = &s->cfg.machine;
-    return json_pack("{s:i, s:i, s:I, s:I, s:I, s:i}", "cores", (int)s->ncores, "partitions", (int)m->partitions,
-                     "sbuf_partition_bytes", (json_int_t)m->sbuf_partition_bytes, "psum_partition_bytes",
-                     (json_int_t)m->psum_partition_bytes, "hbm_bytes", (json_int_t)m->hbm_bytes, "registers",
-                     (int)m->registers);
+    return json_pack("{s:i, s:i, s:I, s:I, s:I, s:i}", "cores", (int)s->ncores, "partitions",
+                     (int)m->partitions, "sbuf_partition_bytes",
+                     (json_int_t)m->sbuf_partition_bytes, "psum_partition_bytes",
+                     (json_int_t)m->psum_partition_bytes, "hbm_bytes", (json_int_t)m->hbm_bytes,
+                     "registers", (int)m->registers);
 }
 
 static json_t *config_json(const trn_sim *s) {
     json_t *sets = json_array();
-    for (size_t i = 0; i < s->opts.n_sets; ++i) json_array_append_new(sets, json_string(s->opts.sets[i]));
-    json_t *o = json_pack("{s:s, s:s, s:o}", "file", trn_sim_config_file(s), "digest", DUMP(s)->cfg_digest, "sets",
-                          sets);
+    for (size_t i = 0; i < s->opts.n_sets; ++i)
+        json_array_append_new(sets, json_string(s->opts.sets[i]));
+    json_t *o = json_pack("{s:s, s:s, s:o}", "file", trn_sim_config_file(s), "digest",
+                          DUMP(s)->cfg_digest, "sets", sets);
     if (DUMP(s)->cfg_text) json_object_set_new(o, "text", json_string(DUMP(s)->cfg_text));
     return o;
 }
@@ -279,8 +289,10 @@ static void manifest_header(trn_sim *s, trn_dump_kind kind, const char *why, jso
     json_object_set_new(man, "format_version", json_integer(1));
     json_object_set_new(man, "trnsim_version", json_string(TRNSIM_VERSION));
     json_object_set_new(man, "reason", json_string(kinds[kind]));
-    if (why) json_object_set_new(man, kind == TRN_DUMP_ON_ERROR ? "error" : "note", json_string(why));
-    json_object_set_new(man, "program", json_pack("{s:s, s:s}", "path", s->prog.path, "digest", pd));
+    if (why)
+        json_object_set_new(man, kind == TRN_DUMP_ON_ERROR ? "error" : "note", json_string(why));
+    json_object_set_new(man, "program",
+                        json_pack("{s:s, s:s}", "path", s->prog.path, "digest", pd));
     json_object_set_new(man, "config", config_json(s));
     json_object_set_new(man, "machine", trn_dump_machine_json(s));
     write_position(s, man);
@@ -294,7 +306,8 @@ static int write_manifest(const char *dir, json_t *man, trn_error *e) {
     return 0;
 }
 
-static int write_into(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why, trn_error *e) {
+static int write_into(trn_sim *s, const char *dir, trn_dump_kind kind, const char *why,
+                      trn_error *e) {
     trn_sim_settle_bindings(s); /* the dump reads memory bytes directly */
     json_t *man = json_object(), *mods = json_array();
     manifest_header(s, kind, why, man);

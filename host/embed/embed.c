@@ -47,14 +47,16 @@ static trn_error *host_error(void) {
 }
 
 static const char *opcode_name(const trn_sim *s, uint32_t it) {
-    if (s && it <= TRN_IT_MAX && trn_sim_registry(s)->table[it].op) return trn_sim_registry(s)->table[it].op->name;
+    if (s && it <= TRN_IT_MAX && trn_sim_registry(s)->table[it].op)
+        return trn_sim_registry(s)->table[it].op->name;
     const trn_known_op *k = trn_known_op_by_it(it);
     return k ? k->name : "";
 }
 
 static const trnsim_error_kind kinds[] = {
-    [TRN_EK_NONE] = TRNSIM_ERR_USAGE,     [TRN_EK_CONFIG] = TRNSIM_ERR_CONFIG, [TRN_EK_MODULE] = TRNSIM_ERR_MODULE,
-    [TRN_EK_PROGRAM] = TRNSIM_ERR_PROGRAM, [TRN_EK_INPUT] = TRNSIM_ERR_INPUT,   [TRN_EK_RUN] = TRNSIM_ERR_RUN,
+    [TRN_EK_NONE] = TRNSIM_ERR_USAGE,    [TRN_EK_CONFIG] = TRNSIM_ERR_CONFIG,
+    [TRN_EK_MODULE] = TRNSIM_ERR_MODULE, [TRN_EK_PROGRAM] = TRNSIM_ERR_PROGRAM,
+    [TRN_EK_INPUT] = TRNSIM_ERR_INPUT,   [TRN_EK_RUN] = TRNSIM_ERR_RUN,
 };
 
 /* Publish last.e (filled by the host) with the file it is about. */
@@ -92,8 +94,10 @@ const char *trnsim_version(void) { return TRNSIM_VERSION; }
 
 static void dir_of(char *path) {
     char *slash = strrchr(path, '/');
-    if (slash && slash != path) *slash = 0;
-    else snprintf(path, 2, slash ? "/" : ".");
+    if (slash && slash != path)
+        *slash = 0;
+    else
+        snprintf(path, 2, slash ? "/" : ".");
 }
 
 /* Where this code lives: the executable, or libtrnsim when loaded as one.
@@ -137,15 +141,26 @@ trnsim_sim *trn_embed_open(const trnsim_options *opts, const trn_embed_extra *ex
     }
     char dir[PATH_MAX];
     bool is_lib = own_dir(dir, sizeof dir);
-    trn_sim_opts so = {.config_path = o.config_path, .config_text = o.config_text, .trace = o.trace != 0,
-                       .stats = o.stats != 0, .module_dir = o.module_dir, .exe_dir = dir, .exe_is_library = is_lib,
-                       .sets = o.sets, .n_sets = o.n_sets, .format = o.format,
-                       .max_instructions = o.max_instructions, .timeout_seconds = o.timeout_seconds,
-                       .module_swaps = extra->module_swaps, .n_module_swaps = extra->n_module_swaps,
+    trn_sim_opts so = {.config_path = o.config_path,
+                       .config_text = o.config_text,
+                       .trace = o.trace != 0,
+                       .stats = o.stats != 0,
+                       .module_dir = o.module_dir,
+                       .exe_dir = dir,
+                       .exe_is_library = is_lib,
+                       .sets = o.sets,
+                       .n_sets = o.n_sets,
+                       .format = o.format,
+                       .max_instructions = o.max_instructions,
+                       .timeout_seconds = o.timeout_seconds,
+                       .module_swaps = extra->module_swaps,
+                       .n_module_swaps = extra->n_module_swaps,
                        .progress = extra->progress};
     trn_error *e = host_error();
     if (trn_sim_open(&h->sim, &so, e)) {
-        publish(NULL, o.config_path ? o.config_path : o.config_text ? "<config text>" : "<embedded default config>");
+        publish(NULL, o.config_path   ? o.config_path
+                      : o.config_text ? "<config text>"
+                                      : "<embedded default config>");
         free(h);
         return NULL;
     }
@@ -162,10 +177,10 @@ trn_sim *trn_embed_host_sim(trnsim_sim *s) { return s ? s->sim : NULL; }
 
 /* ---- programs and tensors ---- */
 
-#define NEED(s, what)                                                                                                 \
-    do {                                                                                                              \
-        clear_error();                                                                                                \
-        if (!(s)) return usage(what ": the simulator handle is NULL");                                                \
+#define NEED(s, what)                                                                              \
+    do {                                                                                           \
+        clear_error();                                                                             \
+        if (!(s)) return usage(what ": the simulator handle is NULL");                             \
     } while (0)
 
 int trnsim_load_program_file(trnsim_sim *s, const char *path) {
@@ -188,7 +203,12 @@ int trnsim_tensor_count(const trnsim_sim *s) { return s ? trn_sim_tensor_count(s
 
 static void to_public(const trn_tensor_info *t, trnsim_tensor *out) {
     uint32_t w = trn_dtype_width((trn_dtype)t->dtype);
-    *out = (trnsim_tensor){t->name, trn_dtype_name((trn_dtype)t->dtype), t->dtype, t->ndim, t->shape, t->count,
+    *out = (trnsim_tensor){t->name,
+                           trn_dtype_name((trn_dtype)t->dtype),
+                           t->dtype,
+                           t->ndim,
+                           t->shape,
+                           t->count,
                            (size_t)t->count * w};
 }
 
@@ -198,7 +218,8 @@ int trnsim_tensor_at(trnsim_sim *s, int index, trnsim_tensor *out) {
     trn_error *e = host_error();
     e->kind = TRN_EK_INPUT;
     if (!out) return usage("trnsim_tensor_at: out is NULL");
-    if (trn_sim_tensor_at(s->sim, index, &t, e)) return publish(s->sim, trn_sim_program_path(s->sim));
+    if (trn_sim_tensor_at(s->sim, index, &t, e))
+        return publish(s->sim, trn_sim_program_path(s->sim));
     to_public(&t, out);
     return 0;
 }
@@ -209,7 +230,8 @@ int trnsim_tensor_find(trnsim_sim *s, const char *name, trnsim_tensor *out) {
     trn_tensor_info t;
     trn_error *e = host_error();
     e->kind = TRN_EK_INPUT;
-    if (trn_sim_tensor_info(s->sim, name, &t, e)) return publish(s->sim, trn_sim_program_path(s->sim));
+    if (trn_sim_tensor_info(s->sim, name, &t, e))
+        return publish(s->sim, trn_sim_program_path(s->sim));
     to_public(&t, out);
     return 0;
 }
@@ -233,7 +255,8 @@ int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, const void *da
 int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core) {
     NEED(s, "trnsim_unbind_tensor");
     if (!name) return usage("trnsim_unbind_tensor: name is NULL");
-    if (trn_sim_unbind_tensor(s->sim, name, core, host_error())) return publish(s->sim, trn_sim_program_path(s->sim));
+    if (trn_sim_unbind_tensor(s->sim, name, core, host_error()))
+        return publish(s->sim, trn_sim_program_path(s->sim));
     return 0;
 }
 
@@ -268,7 +291,8 @@ static int dtype_for_bits(const char *name, trn_dtype *dt) {
     if (!name) return usage("the dtype name is NULL");
     if (trn_dtype_from_name(name, dt, e)) return publish(NULL, NULL);
     if (!trn_dtype_widens(*dt)) {
-        trn_errorf(e, "%s is a packed form with no single fp32 value per element", trn_dtype_name(*dt));
+        trn_errorf(e, "%s is a packed form with no single fp32 value per element",
+                   trn_dtype_name(*dt));
         return publish(NULL, NULL);
     }
     return 0;

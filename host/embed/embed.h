@@ -12,7 +12,7 @@ trn_sim *trn_embed_host_sim(trnsim_sim *s);
 typedef struct trn_embed_extra {
     const char *const *module_swaps; /* FAMILY=PATH (trnsim diff --against-module) */
     size_t n_module_swaps;
-    int progress;                    /* trn_sim_opts.progress */
+    int progress; /* trn_sim_opts.progress */
 } trn_embed_extra;
 
 /* trnsim_open with the extras (NULL: none: no swaps, no progress display). */

@@ -92,7 +92,8 @@ int trnsim_value_append(trnsim_value *list, trnsim_value *item) {
     trn_embed_clear_error();
     if (!json_is_array(J(list)) || !item) {
         json_decref(J(item));
-        return trn_embed_usage("trnsim_value_append: the list is not a list value, or the item is NULL");
+        return trn_embed_usage(
+            "trnsim_value_append: the list is not a list value, or the item is NULL");
     }
     return json_array_append_new(J(list), J(item)) ? out_of_memory() : 0;
 }
@@ -109,7 +110,8 @@ static int set_key(json_t *obj, const char *key, json_t *v, const char *what) {
     if (json_object_get(obj, key)) {
         json_decref(v);
         trn_error *e = trn_embed_host_error();
-        trn_errorf(e, "%s: key '%s' is set twice (a native program's objects take each key once)", what, key);
+        trn_errorf(e, "%s: key '%s' is set twice (a native program's objects take each key once)",
+                   what, key);
         e->kind = TRN_EK_PROGRAM;
         return trn_embed_publish(NULL, NULL);
     }
@@ -133,14 +135,19 @@ static json_t *operand_json(const trnsim_operand *o) {
     int bad = 0;
     if (o->tensor) bad |= json_object_set_new(obj, "tensor", json_string(o->tensor));
     if (o->memory) bad |= json_object_set_new(obj, "memory", json_string(o->memory));
-    static const struct { unsigned bit; const char *key; size_t at; } fields[] = {
+    static const struct {
+        unsigned bit;
+        const char *key;
+        size_t at;
+    } fields[] = {
         {TRNSIM_OPND_PARTITION, "partition", offsetof(trnsim_operand, partition)},
         {TRNSIM_OPND_PARTITIONS, "partitions", offsetof(trnsim_operand, partitions)},
         {TRNSIM_OPND_PARTITION_STEP, "partition_step", offsetof(trnsim_operand, partition_step)},
         {TRNSIM_OPND_OFFSET, "offset", offsetof(trnsim_operand, offset)},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
-        if (o->given & fields[i].bit) bad |= set_int(obj, fields[i].key, *(const int64_t *)((const char *)o + fields[i].at));
+        if (o->given & fields[i].bit)
+            bad |= set_int(obj, fields[i].key, *(const int64_t *)((const char *)o + fields[i].at));
     if (o->ndims > 0) {
         json_t *ap = json_array();
         for (int d = 0; ap && d < o->ndims; ++d) {
@@ -150,7 +157,8 @@ static json_t *operand_json(const trnsim_operand *o) {
         bad |= !ap || json_object_set_new(obj, "ap", ap);
     }
     if (o->dtype) bad |= json_object_set_new(obj, "dtype", json_string(o->dtype));
-    if (o->given & TRNSIM_OPND_OFFSET_REGISTER) bad |= set_int(obj, "offset_register", o->offset_register);
+    if (o->given & TRNSIM_OPND_OFFSET_REGISTER)
+        bad |= set_int(obj, "offset_register", o->offset_register);
     if (o->given & TRNSIM_OPND_CORE) bad |= set_int(obj, "core", o->core);
     if (o->given & TRNSIM_OPND_CORE_OFFSET) bad |= set_int(obj, "core_offset", o->core_offset);
     if (bad) {
@@ -163,7 +171,8 @@ static json_t *operand_json(const trnsim_operand *o) {
 trnsim_value *trnsim_value_operand(const trnsim_operand *o) {
     trn_embed_clear_error();
     if (!o || o->size < sizeof(trnsim_operand)) {
-        trn_embed_usage("trnsim_value_operand: the operand is NULL or its size is not sizeof(trnsim_operand)");
+        trn_embed_usage(
+            "trnsim_value_operand: the operand is NULL or its size is not sizeof(trnsim_operand)");
         return NULL;
     }
     if (o->ndims < 0 || o->ndims > 4) {
@@ -185,7 +194,8 @@ trnsim_program *trnsim_program_new(void) {
         p->tensors = json_array();
         p->lists[0] = json_array();
     }
-    if (!p || !p->root || !p->tensors || !p->lists[0] || json_object_set(p->root, "tensors", p->tensors) ||
+    if (!p || !p->root || !p->tensors || !p->lists[0] ||
+        json_object_set(p->root, "tensors", p->tensors) ||
         json_object_set(p->root, "instructions", p->lists[0])) {
         trnsim_program_free(p);
         out_of_memory();
@@ -202,13 +212,13 @@ void trnsim_program_free(trnsim_program *p) {
     free(p);
 }
 
-#define NEED_PROGRAM(p, what, ...)                                                                                    \
-    do {                                                                                                              \
-        trn_embed_clear_error();                                                                                      \
-        if (!(p)) {                                                                                                   \
-            __VA_ARGS__;                                                                                              \
-            return trn_embed_usage(what ": the program is NULL");                                                     \
-        }                                                                                                             \
+#define NEED_PROGRAM(p, what, ...)                                                                 \
+    do {                                                                                           \
+        trn_embed_clear_error();                                                                   \
+        if (!(p)) {                                                                                \
+            __VA_ARGS__;                                                                           \
+            return trn_embed_usage(what ": the program is NULL");                                  \
+        }                                                                                          \
     } while (0)
 
 int trnsim_program_set(trnsim_program *p, const char *key, trnsim_value *v) {
@@ -231,22 +241,25 @@ static int merge(json_t *obj, json_t *more, const char *what) {
     return rc;
 }
 
-int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memory, const char *dtype, int ndim,
-                          const int64_t *shape, trnsim_value *more) {
+int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memory,
+                          const char *dtype, int ndim, const int64_t *shape, trnsim_value *more) {
     NEED_PROGRAM(p, "trnsim_program_tensor", json_decref(J(more)));
     if (!name || !dtype || ndim < 0 || (ndim && !shape)) {
         json_decref(J(more));
-        return trn_embed_usage("trnsim_program_tensor: the name, the dtype or the shape is NULL (or ndim < 0)");
+        return trn_embed_usage(
+            "trnsim_program_tensor: the name, the dtype or the shape is NULL (or ndim < 0)");
     }
     json_t *t = json_object();
     json_t *sh = J(number_list(shape, NULL, (size_t)ndim, ""));
     int bad = !t || !sh || json_object_set_new(t, "name", json_string(name)) ||
               (memory && json_object_set_new(t, "memory", json_string(memory))) ||
-              json_object_set_new(t, "dtype", json_string(dtype)) || json_object_set_new(t, "shape", sh);
+              json_object_set_new(t, "dtype", json_string(dtype)) ||
+              json_object_set_new(t, "shape", sh);
     if (bad) {
         json_decref(t);
         json_decref(J(more));
-        return trn_embed_usage("trnsim_program_tensor: a string is not UTF-8 text (or out of memory)");
+        return trn_embed_usage(
+            "trnsim_program_tensor: a string is not UTF-8 text (or out of memory)");
     }
     char what[96];
     snprintf(what, sizeof what, "tensor '%.64s'", name);
@@ -254,7 +267,8 @@ int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memor
         json_decref(t);
         return -1;
     }
-    return json_array_append_new(p->tensors, t) ? out_of_memory() : 0; /* takes t, also on failure */
+    return json_array_append_new(p->tensors, t) ? out_of_memory()
+                                                : 0; /* takes t, also on failure */
 }
 
 static int add_entry(trnsim_program *p, json_t *opcode, trnsim_value *inputs, trnsim_value *outputs,
@@ -262,19 +276,25 @@ static int add_entry(trnsim_program *p, json_t *opcode, trnsim_value *inputs, tr
     json_t *obj = json_object();
     int rc = !obj || !opcode || json_object_set_new(obj, "opcode", opcode) ? out_of_memory() : 0;
     if (!obj) json_decref(opcode);
-    if (rc == 0 && inputs) rc = set_key(obj, "inputs", J(inputs), "instruction");
-    else json_decref(J(inputs));
-    if (rc == 0 && outputs) rc = set_key(obj, "outputs", J(outputs), "instruction");
-    else json_decref(J(outputs));
-    if (rc == 0) rc = merge(obj, J(attrs), "instruction");
-    else json_decref(J(attrs));
+    if (rc == 0 && inputs)
+        rc = set_key(obj, "inputs", J(inputs), "instruction");
+    else
+        json_decref(J(inputs));
+    if (rc == 0 && outputs)
+        rc = set_key(obj, "outputs", J(outputs), "instruction");
+    else
+        json_decref(J(outputs));
+    if (rc == 0)
+        rc = merge(obj, J(attrs), "instruction");
+    else
+        json_decref(J(attrs));
     if (rc == 0 && json_array_append_new(p->lists[p->depth], obj)) return out_of_memory();
     if (rc) json_decref(obj);
     return rc;
 }
 
-int trnsim_program_instruction(trnsim_program *p, const char *opcode, trnsim_value *inputs, trnsim_value *outputs,
-                               trnsim_value *attrs) {
+int trnsim_program_instruction(trnsim_program *p, const char *opcode, trnsim_value *inputs,
+                               trnsim_value *outputs, trnsim_value *attrs) {
     NEED_PROGRAM(p, "trnsim_program_instruction", json_decref(J(inputs)), json_decref(J(outputs)),
                  json_decref(J(attrs)));
     if (!opcode) {
@@ -286,10 +306,10 @@ int trnsim_program_instruction(trnsim_program *p, const char *opcode, trnsim_val
     return add_entry(p, json_string(opcode), inputs, outputs, attrs);
 }
 
-int trnsim_program_instruction_it(trnsim_program *p, uint32_t it, trnsim_value *inputs, trnsim_value *outputs,
-                                  trnsim_value *attrs) {
-    NEED_PROGRAM(p, "trnsim_program_instruction_it", json_decref(J(inputs)), json_decref(J(outputs)),
-                 json_decref(J(attrs)));
+int trnsim_program_instruction_it(trnsim_program *p, uint32_t it, trnsim_value *inputs,
+                                  trnsim_value *outputs, trnsim_value *attrs) {
+    NEED_PROGRAM(p, "trnsim_program_instruction_it", json_decref(J(inputs)),
+                 json_decref(J(outputs)), json_decref(J(attrs)));
     return add_entry(p, json_integer((json_int_t)it), inputs, outputs, attrs);
 }
 
@@ -297,12 +317,15 @@ int trnsim_program_loop_begin(trnsim_program *p, int64_t trips, trnsim_value *at
     NEED_PROGRAM(p, "trnsim_program_loop_begin", json_decref(J(attrs)));
     if (p->depth >= MAX_BUILD_DEPTH) {
         json_decref(J(attrs));
-        return trn_embed_usage("trnsim_program_loop_begin: loops nested deeper than 64 while building");
+        return trn_embed_usage(
+            "trnsim_program_loop_begin: loops nested deeper than 64 while building");
     }
     json_t *loop = json_object(), *body = json_array(), *entry = json_object();
     int rc = !loop || !body || !entry || set_int(loop, "trips", trips) ? out_of_memory() : 0;
-    if (rc == 0) rc = merge(loop, J(attrs), "loop");
-    else json_decref(J(attrs));
+    if (rc == 0)
+        rc = merge(loop, J(attrs), "loop");
+    else
+        json_decref(J(attrs));
     if (rc == 0 && (json_object_set(loop, "body", body) || json_object_set(entry, "loop", loop) ||
                     json_array_append(p->lists[p->depth], entry)))
         rc = out_of_memory();
@@ -335,12 +358,16 @@ void trnsim_free(void *text) { free(text); }
 
 int trnsim_load_program(trnsim_sim *s, const trnsim_program *p, const char *name) {
     trn_embed_clear_error();
-    if (!s || !p) return trn_embed_usage("trnsim_load_program: the simulator or the program is NULL");
-    if (p->depth) return trn_embed_usage("trnsim_load_program: a loop is still open (trnsim_program_loop_end)");
+    if (!s || !p)
+        return trn_embed_usage("trnsim_load_program: the simulator or the program is NULL");
+    if (p->depth)
+        return trn_embed_usage(
+            "trnsim_load_program: a loop is still open (trnsim_program_loop_end)");
     if (!name) name = "<program>";
     json_t *copy = json_deep_copy(p->root); /* the caller may go on changing p */
     if (!copy) return out_of_memory();
     trn_sim *sim = trn_embed_host_sim(s);
-    if (trn_sim_load_program_document(sim, copy, name, trn_embed_host_error())) return trn_embed_publish(sim, name);
+    if (trn_sim_load_program_document(sim, copy, name, trn_embed_host_error()))
+        return trn_embed_publish(sim, name);
     return 0;
 }

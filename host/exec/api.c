@@ -23,7 +23,8 @@ static trn_status api_error(trn_ctx *ctx, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (ctx->failed) trn_error_prefix(&ctx->err, "%s", msg); /* add context to the first message */
+    if (ctx->failed)
+        trn_error_prefix(&ctx->err, "%s", msg); /* add context to the first message */
     else { /* the first message: the run loop leaves err unset until now */
         snprintf(ctx->err.msg, sizeof ctx->err.msg, "%s", msg);
         ctx->err.site = (trn_error_site){0};
@@ -33,7 +34,9 @@ static trn_status api_error(trn_ctx *ctx, const char *fmt, ...) {
     return TRN_ERR;
 }
 
-static trn_status host_error(trn_ctx *ctx, const trn_error *e) { return api_error(ctx, "%s", e->msg); }
+static trn_status host_error(trn_ctx *ctx, const trn_error *e) {
+    return api_error(ctx, "%s", e->msg);
+}
 
 static void api_log(trn_ctx *ctx, trn_log_level level, const char *fmt, ...) {
     const trn_sim *s = ctx->sim;
@@ -41,8 +44,8 @@ static void api_log(trn_ctx *ctx, trn_log_level level, const char *fmt, ...) {
     if (level == TRN_LOG_INFO && !s->opts.trace) return;
     static const char *const names[] = {"error", "warning", "info", "trace"};
     FILE *out = s->opts.trace_out ? s->opts.trace_out : stderr;
-    fprintf(out, "%s: core %u #%llu: ", names[level <= TRN_LOG_TRACE ? level : TRN_LOG_TRACE], ctx->core,
-            (unsigned long long)ctx->index);
+    fprintf(out, "%s: core %u #%llu: ", names[level <= TRN_LOG_TRACE ? level : TRN_LOG_TRACE],
+            ctx->core, (unsigned long long)ctx->index);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(out, fmt, ap);
@@ -75,17 +78,20 @@ static trn_status api_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
 int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_error *e) {
     const char *what = dir == TRN_OUT ? "outputs" : "inputs";
     int n = api_operand_count(ctx, dir);
-    if (idx < 0 || idx >= n) return trn_errorf(e, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
+    if (idx < 0 || idx >= n)
+        return trn_errorf(e, "expected %s[%d], the instruction has %d %s", what, idx, n, what);
     const trn_operand *op = dir == TRN_OUT ? &ctx->inst->out[idx] : &ctx->inst->in[idx];
     *out = op->ap;
     int64_t cores = ctx->sim->ncores;
-    out->core = op->core >= 0 ? (uint32_t)op->core : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
+    out->core = op->core >= 0 ? (uint32_t)op->core
+                              : (uint32_t)((ctx->core + op->core_offset % cores + cores) % cores);
     if (op->offset_register >= 0 && ctx->checking) return 0; /* decided when it runs */
     /* A program's own operand in its static check: trn_dispatch_check_program
      * checked its fields and bounds at load, against memories of the sizes
      * every core has, so only the core it names is new. One this process
      * cannot reach takes the full check below, which words the refusal. */
-    if (ctx->checking && ctx->depth == 0 && out->core >= ctx->sim->dist.local_lo && out->core < ctx->sim->dist.local_hi)
+    if (ctx->checking && ctx->depth == 0 && out->core >= ctx->sim->dist.local_lo &&
+        out->core < ctx->sim->dist.local_hi)
         return 0;
     if (op->offset_register >= 0) {
         const trn_core_state *cs = &ctx->sim->cores[ctx->core];
@@ -94,8 +100,9 @@ int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_e
                               op->offset_register, cs->nregs);
         int64_t reg = cs->regs[op->offset_register];
         if (__builtin_add_overflow(out->offset, reg, &out->offset))
-            return trn_errorf(e, "%s[%d]: offset %" PRId64 " + register %d (%" PRId64 ") is outside int64", what, idx,
-                              op->ap.offset, op->offset_register, reg);
+            return trn_errorf(
+                e, "%s[%d]: offset %" PRId64 " + register %d (%" PRId64 ") is outside int64", what,
+                idx, op->ap.offset, op->offset_register, reg);
     }
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error why;
@@ -113,7 +120,9 @@ int trn_ctx_operand(const trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out, trn_e
 
 /* A static check moves no data: a module bug, said as such. */
 static trn_status not_in_check(trn_ctx *ctx, const char *what) {
-    return api_error(ctx, "%s is not available in a static check (a module bug: a check decides without data)", what);
+    return api_error(
+        ctx, "%s is not available in a static check (a module bug: a check decides without data)",
+        what);
 }
 
 /* --stats: the bytes a transfer moved, by memory (elements times width). */
@@ -128,31 +137,31 @@ static void count_bytes(trn_ctx *ctx, const trn_ap *ap, int64_t n, bool written)
  * (remote.c) inside an epoch on its owner: fetched first, a write pushed
  * back after; on success counted for --stats (ap, n elements, written or
  * read). */
-#define TRANSFER(call, ap, n, written)                                                                                \
-    do {                                                                                                              \
-        if (ctx->checking) return not_in_check(ctx, __func__ + 4);                                                    \
-        trn_ap_env env = trn_ctx_env(ctx);                                                                            \
-        trn_error e, e_end;                                                                                           \
-        trn_remote_txn txn;                                                                                           \
-        if (trn_ctx_remote_begin(ctx, ap, written, &txn, &e)) return host_error(ctx, &e);                                 \
-        bool bad = (call) != 0;                                                                                       \
-        if (trn_ctx_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);                          \
-        if (bad) return host_error(ctx, &e);                                                                          \
-        if (ctx->sim->opts.stats) count_bytes(ctx, ap, n, written);                                                   \
-        return TRN_OK;                                                                                                \
+#define TRANSFER(call, ap, n, written)                                                             \
+    do {                                                                                           \
+        if (ctx->checking) return not_in_check(ctx, __func__ + 4);                                 \
+        trn_ap_env env = trn_ctx_env(ctx);                                                         \
+        trn_error e, e_end;                                                                        \
+        trn_remote_txn txn;                                                                        \
+        if (trn_ctx_remote_begin(ctx, ap, written, &txn, &e)) return host_error(ctx, &e);          \
+        bool bad = (call) != 0;                                                                    \
+        if (trn_ctx_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);   \
+        if (bad) return host_error(ctx, &e);                                                       \
+        if (ctx->sim->opts.stats) count_bytes(ctx, ap, n, written);                                \
+        return TRN_OK;                                                                             \
     } while (0)
 
 /* While views are open, the lent bytes may change under the copying calls'
  * feet and the written map is not yet up to date: no writes then. */
 static trn_status views_open(trn_ctx *ctx, const char *what) {
-    return api_error(ctx, "%s while %u lent view(s) are open (a module bug: lend_end them first)", what,
-                     ctx->open_views);
+    return api_error(ctx, "%s while %u lent view(s) are open (a module bug: lend_end them first)",
+                     what, ctx->open_views);
 }
 
-#define WRITE_TRANSFER(...)                                                                                           \
-    do {                                                                                                              \
-        if (ctx->open_views) return views_open(ctx, __func__ + 4);                                                    \
-        TRANSFER(__VA_ARGS__);                                                                                        \
+#define WRITE_TRANSFER(...)                                                                        \
+    do {                                                                                           \
+        if (ctx->open_views) return views_open(ctx, __func__ + 4);                                 \
+        TRANSFER(__VA_ARGS__);                                                                     \
     } while (0)
 
 static trn_status api_read_f32(trn_ctx *ctx, const trn_ap *ap, float *dst) {
@@ -167,11 +176,12 @@ static trn_status api_write_f32(trn_ctx *ctx, const trn_ap *ap, const float *src
 static trn_status api_write_raw(trn_ctx *ctx, const trn_ap *ap, const void *src) {
     WRITE_TRANSFER(trn_ap_write_raw(&env, ap, src, &e), ap, trn_ap_elems(ap), true);
 }
-static trn_status api_read_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, float *dst) {
+static trn_status api_read_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                    float *dst) {
     TRANSFER(trn_ap_read_indirect_f32(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
-static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, const float *src,
-                                     trn_acc_op op) {
+static trn_status api_write_indirect(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                     const float *src, trn_acc_op op) {
     WRITE_TRANSFER(trn_ap_write_indirect_f32(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
@@ -191,18 +201,20 @@ static trn_status api_check_ap(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     if (ctx->checking && has_dynamic_operand(ctx->inst)) return TRN_OK;
     if (ctx->checking) env.allow_uninit = true;
     trn_remote_txn txn; /* reading another process's core: its written bits first */
-    if (dir == TRN_IN && !env.allow_uninit && trn_ctx_remote_begin(ctx, ap, false, &txn, &e)) return host_error(ctx, &e);
+    if (dir == TRN_IN && !env.allow_uninit && trn_ctx_remote_begin(ctx, ap, false, &txn, &e))
+        return host_error(ctx, &e);
     if (trn_ap_check_access(&env, ap, dir == TRN_IN, &e)) return host_error(ctx, &e);
     return TRN_OK;
 }
 static trn_status api_write_raw_op(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op) {
     WRITE_TRANSFER(trn_ap_write_raw_op(&env, ap, src, op, &e), ap, trn_ap_elems(ap), true);
 }
-static trn_status api_read_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, void *dst) {
+static trn_status api_read_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx,
+                                        size_t n, void *dst) {
     TRANSFER(trn_ap_read_indirect_raw(&env, ap, idx, n, dst, &e), ap, (int64_t)n, false);
 }
-static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
-                                         const void *src, trn_acc_op op) {
+static trn_status api_write_indirect_raw(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx,
+                                         size_t n, const void *src, trn_acc_op op) {
     WRITE_TRANSFER(trn_ap_write_indirect_raw(&env, ap, idx, n, src, op, &e), ap, (int64_t)n, true);
 }
 
@@ -211,8 +223,10 @@ static trn_status api_copy_raw(trn_ctx *ctx, const trn_ap *dst, const trn_ap *sr
     if (ctx->open_views) return views_open(ctx, "copy_raw");
     trn_ap_env env = trn_ctx_env(ctx);
     trn_error e, e_end;
-    trn_remote_txn src_txn, txn; /* the source first (a fetch, done with its owner), then dst's epoch */
-    if (trn_ctx_remote_begin(ctx, src, false, &src_txn, &e) || trn_ctx_remote_begin(ctx, dst, true, &txn, &e))
+    trn_remote_txn src_txn,
+        txn; /* the source first (a fetch, done with its owner), then dst's epoch */
+    if (trn_ctx_remote_begin(ctx, src, false, &src_txn, &e) ||
+        trn_ctx_remote_begin(ctx, dst, true, &txn, &e))
         return host_error(ctx, &e);
     bool bad = trn_ap_copy_raw(&env, dst, src, op, &e) != 0;
     if (trn_ctx_remote_end(ctx, &txn, !bad, &e_end) && !bad) return host_error(ctx, &e_end);
@@ -236,9 +250,12 @@ static const trn_value *api_attr(trn_ctx *ctx, const char *key) {
 
 static trn_lookup value_int(trn_ctx *ctx, const trn_value *v, const char *key, int64_t *out) {
     const json_t *j = (const json_t *)v;
-    if (json_is_integer(j)) *out = json_integer_value(j);
-    else if (json_is_boolean(j)) *out = json_is_true(j);
-    else if (json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) && fabs(json_real_value(j)) < 9e18)
+    if (json_is_integer(j))
+        *out = json_integer_value(j);
+    else if (json_is_boolean(j))
+        *out = json_is_true(j);
+    else if (json_is_real(j) && json_real_value(j) == floor(json_real_value(j)) &&
+             fabs(json_real_value(j)) < 9e18)
         *out = (int64_t)json_real_value(j);
     else {
         api_error(ctx, "attribute '%s' must be an integer", key);
@@ -254,9 +271,12 @@ static trn_lookup value_float(trn_ctx *ctx, const trn_value *v, const char *key,
         return TRN_FOUND;
     }
     const char *s = json_string_value(j);
-    if (s && (!strcasecmp(s, "inf") || !strcasecmp(s, "+inf") || !strcasecmp(s, "infinity"))) *out = INFINITY;
-    else if (s && (!strcasecmp(s, "-inf") || !strcasecmp(s, "-infinity"))) *out = -INFINITY;
-    else if (s && !strcasecmp(s, "nan")) *out = NAN;
+    if (s && (!strcasecmp(s, "inf") || !strcasecmp(s, "+inf") || !strcasecmp(s, "infinity")))
+        *out = INFINITY;
+    else if (s && (!strcasecmp(s, "-inf") || !strcasecmp(s, "-infinity")))
+        *out = -INFINITY;
+    else if (s && !strcasecmp(s, "nan"))
+        *out = NAN;
     else {
         api_error(ctx, "attribute '%s' must be a number or \"inf\", \"-inf\", \"nan\"", key);
         return TRN_BADTYPE;
@@ -266,7 +286,8 @@ static trn_lookup value_float(trn_ctx *ctx, const trn_value *v, const char *key,
 
 /* The schema's entry of an ENUM attribute of the executing opcode, or NULL. */
 static const trn_attr_desc *enum_attr(const trn_ctx *ctx, const char *key) {
-    const trn_attr_desc *a = ctx->slot && ctx->slot->op ? trn_schema_find(ctx->slot->op, key) : NULL;
+    const trn_attr_desc *a =
+        ctx->slot && ctx->slot->op ? trn_schema_find(ctx->slot->op, key) : NULL;
     return a && (a->types & TRN_ATTR_ENUM) ? a : NULL;
 }
 
@@ -294,7 +315,8 @@ static trn_lookup api_attr_enum(trn_ctx *ctx, const char *key, int64_t *out) {
         *out = x->value;
         return TRN_FOUND;
     }
-    return value_int(ctx, v, key, out); /* an ENUM | INT number, range-checked when the program loaded */
+    return value_int(ctx, v, key,
+                     out); /* an ENUM | INT number, range-checked when the program loaded */
 }
 
 static int api_checking(const trn_ctx *ctx) { return ctx->checking; }
@@ -317,7 +339,8 @@ static trn_lookup api_attr_string(trn_ctx *ctx, const char *key, const char **ou
     return TRN_FOUND;
 }
 
-static trn_lookup api_attr_int_array(trn_ctx *ctx, const char *key, int64_t *out, size_t cap, size_t *n) {
+static trn_lookup api_attr_int_array(trn_ctx *ctx, const char *key, int64_t *out, size_t cap,
+                                     size_t *n) {
     const json_t *v = (const json_t *)api_attr(ctx, key);
     if (!v) return TRN_ABSENT;
     if (!json_is_array(v)) {
@@ -330,21 +353,22 @@ static trn_lookup api_attr_int_array(trn_ctx *ctx, const char *key, int64_t *out
         return TRN_BADTYPE;
     }
     for (size_t i = 0; i < *n; ++i)
-        if (value_int(ctx, (const trn_value *)json_array_get(v, i), key, &out[i]) != TRN_FOUND) return TRN_BADTYPE;
+        if (value_int(ctx, (const trn_value *)json_array_get(v, i), key, &out[i]) != TRN_FOUND)
+            return TRN_BADTYPE;
     return TRN_FOUND;
 }
 
 static trn_value_kind api_value_kind(const trn_value *v) {
     if (!v) return TRN_V_NULL; /* absent: attr() and value_at() give NULL */
     switch (json_typeof((const json_t *)v)) {
-    case JSON_TRUE:
-    case JSON_FALSE: return TRN_V_BOOL;
-    case JSON_INTEGER: return TRN_V_INT;
-    case JSON_REAL: return TRN_V_FLOAT;
-    case JSON_STRING: return TRN_V_STRING;
-    case JSON_ARRAY: return TRN_V_LIST;
-    case JSON_OBJECT: return TRN_V_OBJECT;
-    default: return TRN_V_NULL;
+        case JSON_TRUE:
+        case JSON_FALSE: return TRN_V_BOOL;
+        case JSON_INTEGER: return TRN_V_INT;
+        case JSON_REAL: return TRN_V_FLOAT;
+        case JSON_STRING: return TRN_V_STRING;
+        case JSON_ARRAY: return TRN_V_LIST;
+        case JSON_OBJECT: return TRN_V_OBJECT;
+        default: return TRN_V_NULL;
     }
 }
 
@@ -355,7 +379,9 @@ static const trn_value *api_value_at(const trn_value *v, size_t i) {
 static const trn_value *api_value_get(const trn_value *v, const char *key) {
     return (const trn_value *)json_object_get((const json_t *)v, key);
 }
-static const char *api_value_string(const trn_value *v) { return json_string_value((const json_t *)v); }
+static const char *api_value_string(const trn_value *v) {
+    return json_string_value((const json_t *)v);
+}
 static trn_lookup api_value_int(trn_ctx *ctx, const trn_value *v, int64_t *out) {
     return v ? value_int(ctx, v, "(value)", out) : TRN_ABSENT;
 }
@@ -368,7 +394,8 @@ static trn_lookup api_value_float(trn_ctx *ctx, const trn_value *v, double *out)
 static trn_status api_reg_read(trn_ctx *ctx, uint32_t reg, int64_t *out) {
     if (ctx->checking) return not_in_check(ctx, "reg_read");
     const trn_core_state *cs = &ctx->sim->cores[ctx->core];
-    if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
+    if (reg >= cs->nregs)
+        return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
     *out = cs->regs[reg];
     return TRN_OK;
 }
@@ -376,7 +403,8 @@ static trn_status api_reg_read(trn_ctx *ctx, uint32_t reg, int64_t *out) {
 static trn_status api_reg_write(trn_ctx *ctx, uint32_t reg, int64_t value) {
     if (ctx->checking) return not_in_check(ctx, "reg_write");
     trn_core_state *cs = &ctx->sim->cores[ctx->core];
-    if (reg >= cs->nregs) return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
+    if (reg >= cs->nregs)
+        return api_error(ctx, "register %u does not exist (the core has %u)", reg, cs->nregs);
     cs->regs[reg] = value;
     return TRN_OK;
 }
@@ -410,7 +438,8 @@ static trn_lookup api_setting_string(const trn_settings *s, const char *key, con
     return TRN_FOUND;
 }
 
-static trn_lookup api_setting_int_array(const trn_settings *s, const char *key, int64_t *out, size_t cap, size_t *n) {
+static trn_lookup api_setting_int_array(const trn_settings *s, const char *key, int64_t *out,
+                                        size_t cap, size_t *n) {
     const trn_setting_val *v = setting(s, key, TRN_SET_INT_ARRAY);
     if (!v) return TRN_ABSENT;
     *n = v->n;
@@ -421,11 +450,14 @@ static trn_lookup api_setting_int_array(const trn_settings *s, const char *key, 
 
 /* ---- arithmetic core ---- */
 
-static float api_widen(trn_dtype dt, const void *src) { return trn_dtype_widens(dt) ? trn_widen(dt, src) : NAN; }
+static float api_widen(trn_dtype dt, const void *src) {
+    return trn_dtype_widens(dt) ? trn_widen(dt, src) : NAN;
+}
 static void api_narrow(trn_dtype dt, float v, void *dst) {
     if (trn_dtype_widens(dt)) trn_narrow(dt, v, dst);
 }
-static trn_status api_accumulate(trn_ctx *ctx, trn_acc_op op, void *dst, const void *src, trn_dtype dt) {
+static trn_status api_accumulate(trn_ctx *ctx, trn_acc_op op, void *dst, const void *src,
+                                 trn_dtype dt) {
     trn_error e;
     if (trn_cast_copy_or_accumulate(op, dst, src, dt, &e)) return host_error(ctx, &e);
     return TRN_OK;

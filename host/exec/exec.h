@@ -15,18 +15,18 @@
 
 /* One collective instruction of the program, over its executions. */
 typedef struct trn_coll_stat {
-    uint64_t number;       /* the instruction's number */
-    const char *kind;      /* "AllReduce", ..., "Send", "Recv" */
-    const char *redop;     /* "add", ...; NULL: none */
-    uint32_t dtype;        /* trn_dtype of the data */
-    uint64_t bytes;        /* nccl-tests' size: the larger of one rank's input and output */
-    uint32_t ranks;        /* the group size */
-    uint32_t first_core;   /* executions are counted on this core */
+    uint64_t number;     /* the instruction's number */
+    const char *kind;    /* "AllReduce", ..., "Send", "Recv" */
+    const char *redop;   /* "add", ...; NULL: none */
+    uint32_t dtype;      /* trn_dtype of the data */
+    uint64_t bytes;      /* nccl-tests' size: the larger of one rank's input and output */
+    uint32_t ranks;      /* the group size */
+    uint32_t first_core; /* executions are counted on this core */
     uint64_t executions;
-    uint64_t completions;  /* on every core */
-    double seconds;        /* handler time on every core */
-    bool checked;          /* a check compared its outputs (trnsim diff) */
-    uint64_t wrong;        /* elements the check found differing */
+    uint64_t completions; /* on every core */
+    double seconds;       /* handler time on every core */
+    bool checked;         /* a check compared its outputs (trnsim diff) */
+    uint64_t wrong;       /* elements the check found differing */
 } trn_coll_stat;
 
 typedef struct trn_stats {
@@ -35,7 +35,7 @@ typedef struct trn_stats {
     double seconds[TRN_IT_MAX + 1];
     uint64_t elements[TRN_IT_MAX + 1]; /* elements of the outputs of the completed instructions */
     uint64_t nan[TRN_IT_MAX + 1], inf[TRN_IT_MAX + 1]; /* of them, NaN and +-Inf */
-    uint64_t bytes_read[3], bytes_written[3];           /* by trn_mem */
+    uint64_t bytes_read[3], bytes_written[3];          /* by trn_mem */
     trn_coll_stat *coll;
     size_t n_coll, cap_coll;
 } trn_stats;
@@ -73,7 +73,8 @@ uint64_t trn_budget_instruction_limit(const trn_machine *m);
  * bytes with its outputs, at most TRN_STREAM_PIECE_BYTES an operand.
  * Refuses an operand over the per-instruction budget, naming it, its element
  * count and the budget. *bytes gets the instruction's total. */
-int trn_budget_instruction(const trn_machine *m, const trn_inst *in, bool streams, uint64_t *bytes, trn_error *e);
+int trn_budget_instruction(const trn_machine *m, const trn_inst *in, bool streams, uint64_t *bytes,
+                           trn_error *e);
 
 /* The same in two steps, for a caller that keeps each operand list's sums
  * (they depend only on the list): the sums of one list, then the charge of
@@ -84,8 +85,8 @@ typedef struct trn_budget_sum {
     uint64_t largest;  /* the largest whole working copy */
 } trn_budget_sum;
 void trn_budget_list(const trn_operand *ops, int n, trn_budget_sum *sum);
-int trn_budget_charge(const trn_machine *m, const trn_inst *in, bool streams, const trn_budget_sum sum[2],
-                      uint64_t *bytes, trn_error *e);
+int trn_budget_charge(const trn_machine *m, const trn_inst *in, bool streams,
+                      const trn_budget_sum sum[2], uint64_t *bytes, trn_error *e);
 
 /* The run's memory: cores x (SBUF + PSUM + HBM + their written-byte maps +
  * registers), the staging of the largest tensor, and the largest
@@ -148,14 +149,16 @@ typedef struct trn_sim_opts {
     const char *module_dir;  /* searched before anything else; NULL: none */
     const char *exe_dir;     /* the executable's (or the library's) directory; NULL: none */
     bool exe_is_library;     /* exe_dir holds libtrnsim: also search exe_dir/trnsim */
-    const char *const *sets; /* KEY=VALUE overrides (--set) applied in order over the config (docs/config.md) */
+    const char *const
+        *sets; /* KEY=VALUE overrides (--set) applied in order over the config (docs/config.md) */
     size_t n_sets;
-    int format;              /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
+    int format; /* programs' format: 0 from the content, 1 native, 2 BIR (docs/bir.md) */
     uint64_t max_instructions; /* a run stops with an error before instruction N+1; 0: no limit */
     double timeout_seconds;    /* a run stops with an error once this much time passed; 0: none */
-    const char *const *module_swaps; /* FAMILY=PATH: that family's module loaded from PATH instead */
+    const char *const
+        *module_swaps; /* FAMILY=PATH: that family's module loaded from PATH instead */
     size_t n_module_swaps;
-    int progress;              /* progress line on stderr: 0 never, 1 when stderr is a terminal, 2 always */
+    int progress; /* progress line on stderr: 0 never, 1 when stderr is a terminal, 2 always */
 } trn_sim_opts;
 
 /* Read the config, load and validate every module, seal dispatch.
@@ -174,8 +177,10 @@ int trn_sim_load_program_document(trn_sim *s, struct json_t *root, const char *n
 
 /* Raw bytes of a whole tensor in its dtype, C order. core -1 = every core
  * (set) / core 0 (get). Marks the bytes written. */
-int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
-int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e);
+int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes,
+                       trn_error *e);
+int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
+                       trn_error *e);
 /* The same, refusing bytes nothing wrote (the message names the element),
  * as an instruction reading them would. */
 int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
@@ -186,7 +191,8 @@ int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *dat
  * and unchanged that long and be aligned to the dtype's width. A tensor
  * whose rows do not abut in one partition range, or a distributed run, gets
  * a copy instead. */
-int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e);
+int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes,
+                        trn_error *e);
 /* Settle the tensor's bindings on core (-1: every core) into simulator memory. */
 int trn_sim_unbind_tensor(trn_sim *s, const char *name, int core, trn_error *e);
 /* Copy every binding into simulator memory (for readers of raw memory). */
@@ -200,8 +206,10 @@ void trn_sim_settle_bindings(trn_sim *s);
  * process (a distributed run) is passed as NULL runs of the same lengths,
  * so a reader can skip its bytes. Filled bytes are marked written. */
 typedef int (*trn_sim_span_fn)(void *ctx, uint8_t *bytes, size_t len, trn_error *e);
-int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx, trn_error *e);
-int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx, trn_error *e);
+int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx,
+                        trn_error *e);
+int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx,
+                         trn_error *e);
 
 /* Run the loaded program from its first instruction on every core.
  * Memories keep their contents between runs (the benchmark reruns). */
@@ -214,7 +222,7 @@ int trn_sim_run(trn_sim *s, trn_error *e);
  * trn_sim_run. trn_sim_run_end frees the run's state (also after an error). */
 typedef struct trn_step {
     uint32_t core;
-    uint64_t index;             /* in the core's stream (loops written out) */
+    uint64_t index;              /* in the core's stream (loops written out) */
     const struct trn_inst *inst; /* the instruction (program/program.h) */
 } trn_step;
 int trn_sim_run_start(trn_sim *s, trn_error *e);
@@ -301,7 +309,7 @@ void trn_sim_remove_observer(trn_sim *s, const trn_observer_desc *desc, void *st
 
 /* What the folders above exec/ (observers, reports, the embedding API)
  * read of a simulator, instead of its fields (sim_info.c). */
-const trn_program *trn_sim_program(const trn_sim *s); /* NULL: none loaded */
+const trn_program *trn_sim_program(const trn_sim *s);   /* NULL: none loaded */
 const trn_registry *trn_sim_registry(const trn_sim *s); /* the modules and the IT table */
 /* An opcode name to its IT, loaded or known; -1 with a "did you mean". */
 int trn_sim_resolve_opcode(const trn_sim *s, const char *name, uint32_t *it, trn_error *e);

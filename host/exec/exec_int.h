@@ -40,10 +40,10 @@ struct trn_run {
     size_t *pc;
     int64_t *trips;
     bool *waiting, *done;
-    uint32_t left;    /* local cores not done */
-    uint32_t cursor;  /* the core running now */
-    int progress;     /* this round completed or reached something */
-    double since;     /* when the local cores stopped making progress */
+    uint32_t left;      /* local cores not done */
+    uint32_t cursor;    /* the core running now */
+    int progress;       /* this round completed or reached something */
+    double since;       /* when the local cores stopped making progress */
     uint32_t last_core; /* the core of the last instruction a step completed */
     uint64_t attempts;  /* handler calls of program instructions in the run so far */
 };
@@ -60,15 +60,15 @@ typedef struct trn_party_log {
 struct trn_ctx {
     trn_sim *sim;
     uint32_t core;
-    uint64_t index;       /* index in the core's stream */
+    uint64_t index; /* index in the core's stream */
     const trn_inst *inst;
     const trn_slot *slot;
-    int depth;            /* sub-instruction nesting */
+    int depth; /* sub-instruction nesting */
     bool parent_allows_uninit;
     bool checking; /* the opcode's static check runs, not its handler */
     bool failed;
-    uint32_t open_views; /* views lent to this handler and not yet ended (api_lend.c) */
-    bool party_reported; /* rendezvous_met was called (once per call) */
+    uint32_t open_views;      /* views lent to this handler and not yet ended (api_lend.c) */
+    bool party_reported;      /* rendezvous_met was called (once per call) */
     trn_party_log *party_log; /* observed: where the report goes; NULL: checked, not kept */
     trn_error err;
 };
@@ -91,25 +91,25 @@ struct trn_sim {
     trn_core_state *cores;
     uint32_t ncores;
     trn_stats stats;
-    trn_dist dist; /* the processes this run is spread over (dist/dist.h) */
+    trn_dist dist;        /* the processes this run is spread over (dist/dist.h) */
     uint64_t max_scratch; /* the largest instruction's working memory (budget.h) */
     uint64_t executed;    /* instructions started in this run */
     double run_started;
     double load_seconds;
     uint64_t run_need_bytes; /* the run's memories by trn_budget_run */
     uint64_t kept_bytes;
-        /* what modules keep between instructions (host API keep_bytes), this run */ /* the last
-                                                                                        program
-                                                                                        load's; the
-                                                                                        first run
-                                                                                        after it
-                                                                                        counts them
-                                                                                        (--timeout)
-                                                                                      */
+    /* what modules keep between instructions (host API keep_bytes), this run */ /* the last
+                                                                                    program
+                                                                                    load's; the
+                                                                                    first run
+                                                                                    after it
+                                                                                    counts them
+                                                                                    (--timeout)
+                                                                                  */
     uint64_t run_started_ns; /* the same moment, for observers' times */
-    trn_run *run;      /* the run in progress (dispatch.c), NULL between runs */
-    trn_progress *progress; /* the progress display of the run in progress, NULL: none */
-    bool watched;      /* a budget, a timeout or the progress display is on: checked per instruction */
+    trn_run *run;            /* the run in progress (dispatch.c), NULL between runs */
+    trn_progress *progress;  /* the progress display of the run in progress, NULL: none */
+    bool watched; /* a budget, a timeout or the progress display is on: checked per instruction */
     /* Parts of the run a folder above took over (dump/: --dump-at,
      * --dump-on-error, --restore), NULL: none; tested on the slow path only. */
     const trn_run_hooks *hooks;
@@ -127,9 +127,10 @@ extern const trn_host_api trn_host_api_table;
 
 /* A top-level instruction's context. The error message buffer (1 KiB) is
  * left as it is: it is read only after api_error wrote it (failed). */
-static inline __attribute__((always_inline)) void ctx_begin(trn_ctx *ctx, trn_sim *s, uint32_t core, uint64_t index,
-                                                            const trn_inst *in) {
-    _Static_assert(offsetof(trn_ctx, err) + sizeof ctx->err == sizeof *ctx, "err must stay the last field");
+static inline __attribute__((always_inline)) void ctx_begin(trn_ctx *ctx, trn_sim *s, uint32_t core,
+                                                            uint64_t index, const trn_inst *in) {
+    _Static_assert(offsetof(trn_ctx, err) + sizeof ctx->err == sizeof *ctx,
+                   "err must stay the last field");
     memset(ctx, 0, offsetof(trn_ctx, err));
     ctx->sim = s;
     ctx->core = core;
@@ -152,7 +153,8 @@ int trn_exec_unhandled(const trn_sim *s, uint32_t it, trn_error *e);
 int trn_exec_lookup_sub(void *arg, const json_t *inst, const trn_opcode_desc **op, trn_error *e);
 
 /* sim.c: set the copy of a tensor on any core, local or not. */
-int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes, trn_error *e);
+int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data,
+                            size_t bytes, trn_error *e);
 
 /* stats_collect.c: --stats of one completed instruction (dt: its handler time) */
 void trn_stats_after(trn_sim *s, trn_ctx *c, double dt);
@@ -183,7 +185,8 @@ void trn_dispatch_context(const trn_ctx *c, trn_error *e);
  * (remote DMA; not the transport's own accesses, not a static check), and
  * the epoch around one host transfer on it (no-ops for a local AP). */
 bool trn_ctx_remote(const trn_ctx *ctx, const trn_ap *ap);
-int trn_ctx_remote_begin(const trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t, trn_error *e);
+int trn_ctx_remote_begin(const trn_ctx *ctx, const trn_ap *ap, bool write, trn_remote_txn *t,
+                         trn_error *e);
 int trn_ctx_remote_end(const trn_ctx *ctx, trn_remote_txn *t, bool ok, trn_error *e);
 
 /* api.c: an operand as operand() resolves it, with the reason in e on failure. */

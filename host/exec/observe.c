@@ -15,11 +15,10 @@
 typedef struct obs_event {
     trn_observation pub;
     trn_sim *sim;
-    bool live;     /* callbacks are running: its reads are allowed */
-    bool stopped;  /* an observer asked to end the run */
+    bool live;    /* callbacks are running: its reads are allowed */
+    bool stopped; /* an observer asked to end the run */
     trn_error stop;
 } obs_event;
-
 
 static obs_event *event_of(const trn_observation *ob) {
     obs_event *ev = (obs_event *)ob;
@@ -27,7 +26,8 @@ static obs_event *event_of(const trn_observation *ob) {
 }
 
 int trn_sim_add_observer(trn_sim *s, const trn_observer_desc *desc, void *state, trn_error *e) {
-    if (!desc || desc->size < sizeof *desc) return trn_errorf(e, "an observer needs a trn_observer_desc of its size");
+    if (!desc || desc->size < sizeof *desc)
+        return trn_errorf(e, "an observer needs a trn_observer_desc of its size");
     trn_observer_reg *grown = realloc(s->observers, (s->n_observers + 1) * sizeof *grown);
     if (!grown) return trn_errorf(e, "out of memory for an observer");
     s->observers = grown;
@@ -38,7 +38,8 @@ int trn_sim_add_observer(trn_sim *s, const trn_observer_desc *desc, void *state,
 void trn_sim_remove_observer(trn_sim *s, const trn_observer_desc *desc, void *state) {
     for (size_t i = s->n_module_observers; i < s->n_observers; ++i)
         if (s->observers[i].desc == desc && s->observers[i].state == state) {
-            memmove(&s->observers[i], &s->observers[i + 1], (s->n_observers - i - 1) * sizeof *s->observers);
+            memmove(&s->observers[i], &s->observers[i + 1],
+                    (s->n_observers - i - 1) * sizeof *s->observers);
             --s->n_observers;
             return;
         }
@@ -76,11 +77,22 @@ static void resolve_operands(const trn_ctx *c, trn_dir dir, trn_obs_operand *ops
 
 static void describe(obs_event *ev, trn_sim *s, const trn_ctx *c, trn_obs_operand *ops) {
     const trn_inst *in = c->inst;
-    ev->pub = (trn_observation){
-        .size = sizeof ev->pub, .core = c->core, .it = in->it, .depth = (uint32_t)c->depth, .index = c->index,
-        .number = in->number, .opcode = c->slot->op->name, .family = c->slot->owner->desc->family,
-        .module = c->slot->owner->desc->name, .where = in->where, .n_in = (uint32_t)in->n_in,
-        .n_out = (uint32_t)in->n_out, .in = ops, .out = ops + in->n_in, .cores = s->ncores, .status = TRN_OK};
+    ev->pub = (trn_observation){.size = sizeof ev->pub,
+                                .core = c->core,
+                                .it = in->it,
+                                .depth = (uint32_t)c->depth,
+                                .index = c->index,
+                                .number = in->number,
+                                .opcode = c->slot->op->name,
+                                .family = c->slot->owner->desc->family,
+                                .module = c->slot->owner->desc->name,
+                                .where = in->where,
+                                .n_in = (uint32_t)in->n_in,
+                                .n_out = (uint32_t)in->n_out,
+                                .in = ops,
+                                .out = ops + in->n_in,
+                                .cores = s->ncores,
+                                .status = TRN_OK};
     ev->sim = s;
     ev->stopped = false;
     resolve_operands(c, TRN_IN, ops, in->n_in);
@@ -104,7 +116,8 @@ static void call_all(trn_sim *s, obs_event *ev, bool after) {
 
 trn_status trn_observe_exec(trn_sim *s, trn_ctx *c, trn_error *e) {
     int n = c->inst->n_in + c->inst->n_out;
-    trn_obs_operand stack_ops[STACK_OPERANDS], *ops = n <= STACK_OPERANDS ? stack_ops : calloc((size_t)n, sizeof *ops);
+    trn_obs_operand stack_ops[STACK_OPERANDS],
+        *ops = n <= STACK_OPERANDS ? stack_ops : calloc((size_t)n, sizeof *ops);
     if (!ops) {
         trn_errorf(e, "out of memory for an observation of %d operands", n);
         if (c->depth == 0) trn_dispatch_context(c, e);
@@ -140,7 +153,8 @@ trn_status trn_observe_exec(trn_sim *s, trn_ctx *c, trn_error *e) {
 
 void trn_observe_run_end(trn_sim *s, int rc) {
     for (size_t i = 0; i < s->n_observers; ++i)
-        if (s->observers[i].desc->run_end) s->observers[i].desc->run_end(&trn_host_api_table, s->observers[i].state, rc);
+        if (s->observers[i].desc->run_end)
+            s->observers[i].desc->run_end(&trn_host_api_table, s->observers[i].state, rc);
 }
 
 /* Memory as an observer may read it: any local core, bounds-checked, with
@@ -165,7 +179,8 @@ static int digest_into(const trn_ap_env *env, const trn_ap *ap, void *out, trn_e
     return trn_ap_digest(env, ap, out, e);
 }
 
-static trn_status observed(const trn_observation *ob, const trn_ap *ap, void *out, observed_reader read) {
+static trn_status observed(const trn_observation *ob, const trn_ap *ap, void *out,
+                           observed_reader read) {
     obs_event *ev = event_of(ob);
     if (!ev || !ap) return TRN_ERR;
     trn_ap_env env = observer_env(ev->sim);

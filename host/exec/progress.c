@@ -10,10 +10,10 @@
 
 #include "exec/exec_int.h"
 
-#define SHOW_AFTER 1.0       /* seconds before an unforced display appears */
-#define TTY_INTERVAL 0.25    /* seconds between redraws on a terminal */
-#define FILE_INTERVAL 1.0    /* seconds between lines in a file */
-#define CORES_LISTED 8       /* more cores than this: their range instead */
+#define SHOW_AFTER    1.0  /* seconds before an unforced display appears */
+#define TTY_INTERVAL  0.25 /* seconds between redraws on a terminal */
+#define FILE_INTERVAL 1.0  /* seconds between lines in a file */
+#define CORES_LISTED  8    /* more cores than this: their range instead */
 
 struct trn_progress {
     trn_sim *sim;
@@ -44,8 +44,10 @@ trn_progress *trn_progress_start(trn_sim *s, int mode, FILE *out) {
 }
 
 static void print_seconds(FILE *f, double t) {
-    if (t < 60) fprintf(f, "%.1f s", t);
-    else fprintf(f, "%d min %02d s", (int)(t / 60), (int)t % 60);
+    if (t < 60)
+        fprintf(f, "%.1f s", t);
+    else
+        fprintf(f, "%d min %02d s", (int)(t / 60), (int)t % 60);
 }
 
 /* Each core's instructions done of its stream, or their range over many. */
@@ -54,7 +56,8 @@ static void print_cores(const trn_progress *p) {
     uint32_t n = s->dist.local_hi - s->dist.local_lo;
     if (n <= CORES_LISTED) {
         for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c)
-            fprintf(p->out, "%s%" PRIu64, c == s->dist.local_lo ? "" : " ", trn_dispatch_core_done(s, c));
+            fprintf(p->out, "%s%" PRIu64, c == s->dist.local_lo ? "" : " ",
+                    trn_dispatch_core_done(s, c));
         return;
     }
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -66,11 +69,14 @@ static void print_cores(const trn_progress *p) {
     fprintf(p->out, "%" PRIu64 "..%" PRIu64 " over %u cores", lo, hi, n);
 }
 
-/* "progress: 12288/50000 instructions (24.6%); per core (of 25000): 6144 6144; elapsed 1.2 s; ETA 3.7 s" */
+/* "progress: 12288/50000 instructions (24.6%); per core (of 25000): 6144 6144; elapsed 1.2 s;
+ * ETA 3.7 s" */
 static void draw(trn_progress *p, uint64_t done, double now, const char *end) {
     double elapsed = now - p->start;
     double pct = p->total ? 100.0 * (double)done / (double)p->total : 100.0;
-    fprintf(p->out, "%sprogress: %" PRIu64 "/%" PRIu64 " instructions (%.1f%%); per core (of %" PRIu64 "): ",
+    fprintf(p->out,
+            "%sprogress: %" PRIu64 "/%" PRIu64 " instructions (%.1f%%); per core (of %" PRIu64
+            "): ",
             p->tty ? "\r" : "", done, p->total, pct, p->per_core);
     print_cores(p);
     if (p->sim->dist.transport && p->sim->dist.tinfo.ranks > 1)
@@ -78,9 +84,13 @@ static void draw(trn_progress *p, uint64_t done, double now, const char *end) {
     fputs("; elapsed ", p->out);
     print_seconds(p->out, elapsed);
     fputs("; ETA ", p->out);
-    if (end) fputs(end, p->out);
-    else if (done == 0) fputs("?", p->out);
-    else print_seconds(p->out, elapsed * (double)(p->total - (done < p->total ? done : p->total)) / (double)done);
+    if (end)
+        fputs(end, p->out);
+    else if (done == 0)
+        fputs("?", p->out);
+    else
+        print_seconds(p->out, elapsed * (double)(p->total - (done < p->total ? done : p->total)) /
+                                  (double)done);
     fputs(p->tty ? "\033[K" : "\n", p->out);
     fflush(p->out);
     p->shown = true;
@@ -95,7 +105,8 @@ void trn_progress_tick(trn_progress *p, uint64_t executed) {
 
 void trn_progress_finish(trn_progress *p, int failed) {
     if (!p) return;
-    if (p->shown || p->forced) draw(p, p->sim->executed, trn_now(), failed ? "- (stopped)" : "0 s (done)");
+    if (p->shown || p->forced)
+        draw(p, p->sim->executed, trn_now(), failed ? "- (stopped)" : "0 s (done)");
     if (p->shown && p->tty) fputc('\n', p->out);
     free(p);
 }

@@ -12,7 +12,8 @@
 /* The common case of exec, for a top-level instruction with a handler in a
  * run that nothing watches (see slow_path): the handler, then one test of
  * its status and its open views together; anything else goes the long way. */
-static inline __attribute__((always_inline)) trn_status exec_fast(trn_sim *s, trn_ctx *c, trn_error *e) {
+static inline __attribute__((always_inline)) trn_status exec_fast(trn_sim *s, trn_ctx *c,
+                                                                  trn_error *e) {
     trn_status st = c->slot->op->handler(&trn_host_api_table, c, c->slot->owner->state);
     if (__builtin_expect(((uint32_t)st | c->open_views) == TRN_OK, 1)) {
         s->stats.count[c->inst->it]++; /* and seconds += 0: no time is taken untimed */
@@ -22,9 +23,9 @@ static inline __attribute__((always_inline)) trn_status exec_fast(trn_sim *s, tr
     return trn_exec_handler_done(s, c, st, 0, e);
 }
 
-
 static int run_begin(trn_sim *s, trn_error *e) {
-    trn_run_info info = {sizeof info, s->ncores, s->cfg.machine.partitions, s->cfg.machine.registers};
+    trn_run_info info = {sizeof info, s->ncores, s->cfg.machine.partitions,
+                         s->cfg.machine.registers};
     for (size_t i = 0; i < s->reg.n_mods; ++i) {
         const trn_module *m = &s->reg.mods[i];
         if (!m->live || !m->desc->run_begin) continue;
@@ -32,36 +33,41 @@ static int run_begin(trn_sim *s, trn_error *e) {
         trn_status st = m->desc->run_begin(m->state, &info, msg, sizeof msg);
         msg[sizeof msg - 1] = 0; /* a module may leave it unterminated */
         if (st != TRN_OK)
-            return trn_errorf(e, "module '%s': run_begin failed: %s", m->desc->name, msg[0] ? msg : "(no message)");
+            return trn_errorf(e, "module '%s': run_begin failed: %s", m->desc->name,
+                              msg[0] ? msg : "(no message)");
     }
     return 0;
 }
 
 static int deadlock(const trn_sim *s, const size_t *pc, const bool *done, trn_error *e) {
     char buf[TRN_ERROR_MAX];
-    size_t n = (size_t)snprintf(buf, sizeof buf, "%s: deadlock: every unfinished core waits and none can proceed:",
-                                s->prog.path);
+    size_t n = (size_t)snprintf(
+        buf, sizeof buf,
+        "%s: deadlock: every unfinished core waits and none can proceed:", s->prog.path);
     if (s->dist.transport && s->dist.tinfo.ranks > 1)
-        n = (size_t)snprintf(buf, sizeof buf,
-                             "%s: deadlock: no core of MPI process %u made progress for %g s (the timeout, setting "
-                             "collective.mpi_timeout):",
-                             s->prog.path, s->dist.tinfo.rank, s->dist.tinfo.timeout);
+        n = (size_t)snprintf(
+            buf, sizeof buf,
+            "%s: deadlock: no core of MPI process %u made progress for %g s (the timeout, setting "
+            "collective.mpi_timeout):",
+            s->prog.path, s->dist.tinfo.rank, s->dist.tinfo.timeout);
     for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && n < sizeof buf; ++c) {
         if (done[c]) continue;
         const trn_inst *in = &s->prog.insts[pc[c]];
-        n += (size_t)snprintf(buf + n, sizeof buf - n, " core %u waits at instruction %" PRIu64 " (%s/%u);", c,
-                              in->number, trn_exec_op_name(s, in->it), in->it);
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              " core %u waits at instruction %" PRIu64 " (%s/%u);", c, in->number,
+                              trn_exec_op_name(s, in->it), in->it);
     }
     return trn_errorf(e, "%s", buf);
 }
-
 
 /* A loop entry: start a trip, or step past the loop. Returns the next pc. */
 static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in) {
     const trn_loop *l = &in->loop;
     int64_t *t = &cp->trip[l->id];
-    if (in->kind == TRN_INST_LOOP) *t = 0;
-    else ++*t;
+    if (in->kind == TRN_INST_LOOP)
+        *t = 0;
+    else
+        ++*t;
     if (*t >= l->trips) return in->kind == TRN_INST_LOOP ? in->jump + 1 : cp->pc + 1;
     /* start + trip * step was checked to fit int64 when the program was read */
     if (l->reg >= 0) s->cores[c].regs[l->reg] = l->start + *t * l->step;
@@ -72,16 +78,24 @@ static size_t loop_step(trn_sim *s, uint32_t c, core_pos *cp, const trn_inst *in
  * each instruction when any is on (s->watched), so a run ends with a message
  * between two instructions, never by a kill, and a run with none of them
  * pays one test. */
-static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const trn_inst *in, trn_error *e) {
-    if (s->progress && s->executed && (s->executed & TRN_PROGRESS_EVERY) == 0) trn_progress_tick(s->progress, s->executed);
+static int execution_budget(trn_sim *s, uint32_t c, const core_pos *cp, const trn_inst *in,
+                            trn_error *e) {
+    if (s->progress && s->executed && (s->executed & TRN_PROGRESS_EVERY) == 0)
+        trn_progress_tick(s->progress, s->executed);
     if (s->opts.max_instructions && s->executed >= s->opts.max_instructions)
-        return trn_errorf(e, "%s: stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64 "), before "
-                          "instruction %" PRIu64 " on core %u (%s/%u)", s->prog.path, s->executed,
-                          s->opts.max_instructions, cp->executed, c, trn_exec_op_name(s, in->it), in->it);
+        return trn_errorf(e,
+                          "%s: stopped after %" PRIu64 " instructions (--max-instructions %" PRIu64
+                          "), before "
+                          "instruction %" PRIu64 " on core %u (%s/%u)",
+                          s->prog.path, s->executed, s->opts.max_instructions, cp->executed, c,
+                          trn_exec_op_name(s, in->it), in->it);
     if (s->opts.timeout_seconds > 0 && trn_now() - s->run_started > s->opts.timeout_seconds)
-        return trn_errorf(e, "%s: stopped after %.3f s (--timeout %g), before instruction %" PRIu64 " on core %u "
-                          "(%s/%u), %" PRIu64 " instructions executed", s->prog.path, trn_now() - s->run_started,
-                          s->opts.timeout_seconds, cp->executed, c, trn_exec_op_name(s, in->it), in->it, s->executed);
+        return trn_errorf(e,
+                          "%s: stopped after %.3f s (--timeout %g), before instruction %" PRIu64
+                          " on core %u "
+                          "(%s/%u), %" PRIu64 " instructions executed",
+                          s->prog.path, trn_now() - s->run_started, s->opts.timeout_seconds,
+                          cp->executed, c, trn_exec_op_name(s, in->it), in->it, s->executed);
     return 0;
 }
 
@@ -102,7 +116,8 @@ static bool slow_path(const trn_sim *s) {
  * (dump/dump.h), else whether it made progress (completed an
  * instruction or arrived at a new one). At a dump point and on an error
  * the progress so far is in s->run->progress already, so a dump sees it. */
-static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget, trn_error *e) {
+static int run_core(trn_sim *s, uint32_t c, core_pos *cp, bool *waiting, uint64_t *budget,
+                    trn_error *e) {
     int progress = 0;
     uint64_t left = *budget; /* a local: the loop keeps it in a register */
     const trn_inst *insts = s->prog.insts;
@@ -166,7 +181,6 @@ static int stalled(trn_sim *s, const size_t *pc, const bool *done, double *since
     if (now - *since > s->dist.tinfo.timeout) return deadlock(s, pc, done, e);
     return trn_dist_idle(&s->dist, e);
 }
-
 
 void trn_dispatch_run_free(trn_sim *s) {
     trn_run *r = s->run;
@@ -248,7 +262,8 @@ int trn_dispatch_step(trn_sim *s, trn_step *out, trn_error *e) {
     if (rc <= 0) return rc;
     const core_pos *cp = &s->run->cp[s->run->last_core];
     /* run_core stops right after the instruction that used up the budget */
-    *out = (trn_step){.core = s->run->last_core, .index = cp->executed - 1, .inst = &s->prog.insts[cp->pc - 1]};
+    *out = (trn_step){
+        .core = s->run->last_core, .index = cp->executed - 1, .inst = &s->prog.insts[cp->pc - 1]};
     return 1;
 }
 
@@ -282,4 +297,3 @@ int trn_dispatch_run(trn_sim *s, trn_error *e) {
     trn_observe_run_end(s, rc);
     return rc;
 }
-

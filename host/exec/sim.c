@@ -21,14 +21,16 @@ static int swap_modules(trn_config *c, const char *const *swaps, size_t n, trn_e
     for (size_t i = 0; i < n; ++i) {
         const char *eq = strchr(swaps[i], '=');
         if (!eq || eq == swaps[i] || !eq[1])
-            return trn_errorf(e, "module swap '%s': expected FAMILY=PATH, e.g. search=./my-search.so", swaps[i]);
+            return trn_errorf(
+                e, "module swap '%s': expected FAMILY=PATH, e.g. search=./my-search.so", swaps[i]);
         trn_plugin_cfg *p = NULL;
         for (size_t k = 0; k < c->n_plugins; ++k)
             if (strlen(c->plugins[k].family) == (size_t)(eq - swaps[i]) &&
                 !strncmp(c->plugins[k].family, swaps[i], (size_t)(eq - swaps[i])))
                 p = &c->plugins[k];
-        if (!p) return trn_errorf(e, "module swap '%s': the config loads no module of family '%.*s'", swaps[i],
-                                  (int)(eq - swaps[i]), swaps[i]);
+        if (!p)
+            return trn_errorf(e, "module swap '%s': the config loads no module of family '%.*s'",
+                              swaps[i], (int)(eq - swaps[i]), swaps[i]);
         char *path = strdup(eq + 1);
         if (!path) return trn_errorf(e, "out of memory");
         free(p->module);
@@ -53,13 +55,18 @@ int trn_sim_open(trn_sim **out, const trn_sim_opts *opts, trn_error *e) {
     if (!s) return trn_errorf(e, "out of memory");
     s->opts = *opts;
     if (!s->opts.trace_out) s->opts.trace_out = stderr;
-    int rc = trn_config_load_sets(&s->cfg, opts->config_path, opts->config_path ? NULL : opts->config_text, opts->sets,
-                             opts->n_sets, e);
+    int rc = trn_config_load_sets(&s->cfg, opts->config_path,
+                                  opts->config_path ? NULL : opts->config_text, opts->sets,
+                                  opts->n_sets, e);
     if (rc == 0) rc = swap_modules(&s->cfg, opts->module_swaps, opts->n_module_swaps, e);
-    if (rc) trn_error_kind_default(e, TRN_EK_CONFIG);
-    else if ((rc = trn_loader_load_all(registry_of(s), e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
-    else if ((rc = trn_dist_attach(&s->dist, &s->reg, &s->cfg, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
-    else if ((rc = trn_observe_add_modules(s, e)) != 0) trn_error_kind_default(e, TRN_EK_MODULE);
+    if (rc)
+        trn_error_kind_default(e, TRN_EK_CONFIG);
+    else if ((rc = trn_loader_load_all(registry_of(s), e)) != 0)
+        trn_error_kind_default(e, TRN_EK_MODULE);
+    else if ((rc = trn_dist_attach(&s->dist, &s->reg, &s->cfg, e)) != 0)
+        trn_error_kind_default(e, TRN_EK_MODULE);
+    else if ((rc = trn_observe_add_modules(s, e)) != 0)
+        trn_error_kind_default(e, TRN_EK_MODULE);
     if (rc) {
         trn_sim_close(s);
         return -1;
@@ -99,22 +106,29 @@ static int json_number(const json_t *v, double *out) {
     }
     const char *t = json_string_value(v);
     if (!t) return -1;
-    if (!strcasecmp(t, "inf")) *out = INFINITY;
-    else if (!strcasecmp(t, "-inf")) *out = -INFINITY;
-    else if (!strcasecmp(t, "nan")) *out = NAN;
-    else return -1;
+    if (!strcasecmp(t, "inf"))
+        *out = INFINITY;
+    else if (!strcasecmp(t, "-inf"))
+        *out = -INFINITY;
+    else if (!strcasecmp(t, "nan"))
+        *out = NAN;
+    else
+        return -1;
     return 0;
 }
 
 /* Integer dtypes take integers in range; stored little-endian. */
 static int store_int(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e) {
-    if (!json_is_integer(v)) return trn_errorf(e, "expected an integer for a %s tensor", trn_dtype_name(dt));
+    if (!json_is_integer(v))
+        return trn_errorf(e, "expected an integer for a %s tensor", trn_dtype_name(dt));
     int64_t x = json_integer_value(v);
     uint32_t w = trn_dtype_width(dt);
-    bool is_signed = dt == TRN_DT_INT8 || dt == TRN_DT_INT16 || dt == TRN_DT_INT32 || dt == TRN_DT_INT64;
+    bool is_signed =
+        dt == TRN_DT_INT8 || dt == TRN_DT_INT16 || dt == TRN_DT_INT32 || dt == TRN_DT_INT64;
     int64_t lo = is_signed ? (w == 8 ? INT64_MIN : -(1ll << (8 * w - 1))) : 0;
     int64_t hi = w == 8 ? INT64_MAX : is_signed ? (1ll << (8 * w - 1)) - 1 : (1ll << (8 * w)) - 1;
-    if (x < lo || x > hi) return trn_errorf(e, "%" PRId64 " does not fit %s", x, trn_dtype_name(dt));
+    if (x < lo || x > hi)
+        return trn_errorf(e, "%" PRId64 " does not fit %s", x, trn_dtype_name(dt));
     uint64_t u = (uint64_t)x;
     for (uint32_t i = 0; i < w; ++i) dst[i] = (uint8_t)(u >> (8 * i));
     return 0;
@@ -128,12 +142,13 @@ static int store_value(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e
     return 0;
 }
 
-static int tensor_init_bytes(const trn_tensor *t, const json_t *list, const json_t *fill, uint8_t *buf,
-                             trn_error *e) {
+static int tensor_init_bytes(const trn_tensor *t, const json_t *list, const json_t *fill,
+                             uint8_t *buf, trn_error *e) {
     uint32_t w = trn_dtype_width(t->dtype);
     for (int64_t i = 0; i < t->count; ++i) {
         const json_t *v = fill ? fill : json_array_get(list, (size_t)i);
-        if (store_value(t->dtype, v, buf + i * w, e)) return trn_error_prefix(e, "element %" PRId64, i);
+        if (store_value(t->dtype, v, buf + i * w, e))
+            return trn_error_prefix(e, "element %" PRId64, i);
     }
     return 0;
 }
@@ -143,13 +158,14 @@ static int init_tensor(trn_sim *s, const trn_tensor *t, trn_error *e) {
     size_t bytes = (size_t)t->count * trn_dtype_width(t->dtype);
     uint8_t *buf = malloc(bytes ? bytes : 1);
     if (!buf)
-        return trn_errorf(e, "%s: tensor '%s': out of memory for %zu bytes of initial data", s->prog.path, t->name,
-                          bytes);
+        return trn_errorf(e, "%s: tensor '%s': out of memory for %zu bytes of initial data",
+                          s->prog.path, t->name, bytes);
     int rc = 0;
     bool per_core = !strcmp(t->init_kind, "data_per_core");
     const json_t *fill = !strcmp(t->init_kind, "fill") ? t->init : NULL;
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
-    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && rc == 0; ++c) { /* the other processes fill theirs */
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi && rc == 0;
+         ++c) { /* the other processes fill theirs */
         const json_t *list = per_core ? json_array_get(t->init, c) : t->init;
         if (c == s->dist.local_lo || per_core) rc = tensor_init_bytes(t, list, fill, buf, e);
         trn_ap ap = t->ap;
@@ -195,7 +211,8 @@ static int load_parts(trn_sim *s, const char *path, const char *text, json_t *ro
                        .schema = opcode_schema,
                        .function = s->cfg.bir_function,
                        .arg = s};
-    if (root ? trn_program_load_document(&s->prog, path, root, &o, e) : trn_program_load(&s->prog, path, text, &o, e))
+    if (root ? trn_program_load_document(&s->prog, path, root, &o, e)
+             : trn_program_load(&s->prog, path, text, &o, e))
         return -1;
     s->have_prog = true;
     if (trn_dispatch_check_program(s, e)) return -1;
@@ -241,7 +258,9 @@ static int load_common(trn_sim *s, const char *path, const char *text, json_t *r
     return -1;
 }
 
-int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) { return load_common(s, path, NULL, NULL, e); }
+int trn_sim_load_program(trn_sim *s, const char *path, trn_error *e) {
+    return load_common(s, path, NULL, NULL, e);
+}
 
 int trn_sim_load_program_text(trn_sim *s, const char *text, const char *name, trn_error *e) {
     return load_common(s, name, text, NULL, e);
@@ -263,13 +282,15 @@ static const trn_tensor *find_named(const trn_sim *s, const char *name, int core
     }
     const trn_tensor *t = &s->prog.tensors[i];
     if (core >= (int)s->ncores || core < -1) {
-        trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+        trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core,
+                   s->ncores);
         return NULL;
     }
     return t;
 }
 
-static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes, trn_error *e) {
+static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int core, size_t bytes,
+                                     trn_error *e) {
     const trn_tensor *t = find_named(s, name, core, e);
     if (!t) return NULL;
     if (bytes != (size_t)t->count * trn_dtype_width(t->dtype)) {
@@ -280,17 +301,20 @@ static const trn_tensor *find_tensor(const trn_sim *s, const char *name, int cor
     return t;
 }
 
-int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e) {
+int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes,
+                       trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
-    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi; ++c) { /* a distributed run: this process's cores */
+    for (uint32_t c = s->dist.local_lo; c < s->dist.local_hi;
+         ++c) { /* a distributed run: this process's cores */
         if (core >= 0 && (uint32_t)core != c) continue;
         trn_ap ap = t->ap;
         ap.core = c;
         trn_memory *m = &s->cores[c].mem[ap.mem];
-        if (m->n_bound && trn_ap_check(&env, &ap, NULL) == 0) trn_mem_drop_within(m, trn_ap_box(&ap));
+        if (m->n_bound && trn_ap_check(&env, &ap, NULL) == 0)
+            trn_mem_drop_within(m, trn_ap_box(&ap));
         if (trn_ap_write_raw(&env, &ap, data, e)) return -1;
     }
     return 0;
@@ -299,7 +323,8 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
 /* The tensor's box when its rows abut in one run of partitions: the
  * caller's buffer then holds it row for row. */
 static bool bindable_box(const trn_sim *s, const trn_tensor *t, trn_box *box) {
-    if (s->dist.transport || s->dist.local_lo != 0 || s->dist.local_hi != s->ncores) return false; /* other processes read memory */
+    if (s->dist.transport || s->dist.local_lo != 0 || s->dist.local_hi != s->ncores)
+        return false; /* other processes read memory */
     const trn_ap *ap = &t->ap;
     int64_t expect = 1;
     for (int d = (int)ap->ndims - 1; d >= 0; --d) {
@@ -312,15 +337,18 @@ static bool bindable_box(const trn_sim *s, const trn_tensor *t, trn_box *box) {
     return box->b_hi - box->b_lo == (uint64_t)expect * trn_dtype_width(ap->dtype);
 }
 
-int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes, trn_error *e) {
+int trn_sim_bind_tensor(trn_sim *s, const char *name, int core, const void *data, size_t bytes,
+                        trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
     uint32_t w = trn_dtype_width(t->dtype);
     if ((uintptr_t)data % w)
         return trn_errorf(e,
-                          "tensor '%s': a bound buffer must be aligned to the %u-byte width of %s, this one is %u "
-                          "byte(s) past it (use an aligned buffer, or copy it in: trnsim_set_tensor, Simulator.set)",
+                          "tensor '%s': a bound buffer must be aligned to the %u-byte width of %s, "
+                          "this one is %u "
+                          "byte(s) past it (use an aligned buffer, or copy it in: "
+                          "trnsim_set_tensor, Simulator.set)",
                           name, w, trn_dtype_name(t->dtype), (unsigned)((uintptr_t)data % w));
     trn_box box;
     if (!bindable_box(s, t, &box)) return trn_sim_set_tensor(s, name, core, data, bytes, e);
@@ -340,7 +368,8 @@ int trn_sim_unbind_tensor(trn_sim *s, const char *name, int core, trn_error *e) 
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     if (trn_ap_check(&env, &t->ap, e)) return -1;
     for (uint32_t c = 0; c < s->ncores; ++c)
-        if (core < 0 || (uint32_t)core == c) trn_mem_settle(&s->cores[c].mem[t->ap.mem], trn_ap_box(&t->ap));
+        if (core < 0 || (uint32_t)core == c)
+            trn_mem_settle(&s->cores[c].mem[t->ap.mem], trn_ap_box(&t->ap));
     return 0;
 }
 
@@ -349,8 +378,8 @@ void trn_sim_settle_bindings(trn_sim *s) {
         for (int m = 0; m < 3; ++m) trn_mem_settle_all(&s->cores[c].mem[m]);
 }
 
-int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data, size_t bytes,
-                            trn_error *e) {
+int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const void *data,
+                            size_t bytes, trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, (int)core, bytes, e);
     if (!t) return -1;
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
@@ -359,7 +388,8 @@ int trn_sim_set_tensor_copy(trn_sim *s, const char *name, uint32_t core, const v
     return trn_ap_write_raw(&env, &ap, data, e);
 }
 
-int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes, trn_error *e) {
+int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
+                       trn_error *e) {
     const trn_tensor *t = find_tensor(s, name, core, bytes, e);
     if (e) e->kind = TRN_EK_INPUT;
     if (!t) return -1;
@@ -370,9 +400,9 @@ int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_
 }
 
 int trn_sim_run_start(trn_sim *s, trn_error *e) {
-    int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
+    int rc = !s->have_prog                         ? trn_errorf(e, "no program is loaded")
              : trn_dist_check_program(&s->dist, e) ? -1
-                                            : trn_dispatch_run_start(s, e);
+                                                   : trn_dispatch_run_start(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;
 }
@@ -397,14 +427,17 @@ static int skip_span(void *arg, uint8_t *bytes, size_t len, trn_error *e) {
     return k->fn(k->ctx, NULL, len, e);
 }
 
-int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx, trn_error *e) {
+int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn fill, void *ctx,
+                        trn_error *e) {
     if (e) e->kind = TRN_EK_INPUT;
     if (!s->have_prog) return trn_errorf(e, "no program is loaded");
     int i = trn_program_find_tensor(&s->prog, name);
-    if (i >= s->prog.n_tensors) return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+    if (i >= s->prog.n_tensors)
+        return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
     const trn_tensor *t = &s->prog.tensors[i];
     if (core >= (int)s->ncores || core < -1)
-        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name,
+                          core, s->ncores);
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     trn_ap ap = t->ap;
     if (core >= 0 && !trn_dist_is_local(&s->dist, (uint32_t)core)) {
@@ -414,7 +447,8 @@ int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn 
     }
     ap.core = core >= 0 ? (uint32_t)core : s->dist.local_lo;
     if (trn_ap_spans(&env, &ap, true, fill, ctx, e)) return -1;
-    for (uint32_t c = s->dist.local_lo; core < 0 && c < s->dist.local_hi; ++c) { /* the same bytes on every local core */
+    for (uint32_t c = s->dist.local_lo; core < 0 && c < s->dist.local_hi;
+         ++c) { /* the same bytes on every local core */
         if (c == s->dist.local_lo) continue;
         ap.core = c;
         if (trn_ap_spans_copy(&env, &ap, s->dist.local_lo, e)) return -1;
@@ -422,13 +456,16 @@ int trn_sim_fill_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn 
     return 0;
 }
 
-int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx, trn_error *e) {
+int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn drain, void *ctx,
+                         trn_error *e) {
     if (e) e->kind = TRN_EK_INPUT;
     if (!s->have_prog) return trn_errorf(e, "no program is loaded");
     int i = trn_program_find_tensor(&s->prog, name);
-    if (i >= s->prog.n_tensors) return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+    if (i >= s->prog.n_tensors)
+        return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
     if (core >= (int)s->ncores || core < -1)
-        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name, core, s->ncores);
+        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name,
+                          core, s->ncores);
     trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
     trn_ap ap = s->prog.tensors[i].ap;
     ap.core = core < 0 ? 0 : (uint32_t)core;
@@ -436,9 +473,9 @@ int trn_sim_drain_tensor(trn_sim *s, const char *name, int core, trn_sim_span_fn
 }
 
 int trn_sim_run(trn_sim *s, trn_error *e) {
-    int rc = !s->have_prog ? trn_errorf(e, "no program is loaded")
+    int rc = !s->have_prog                         ? trn_errorf(e, "no program is loaded")
              : trn_dist_check_program(&s->dist, e) ? -1
-                                            : trn_dispatch_run(s, e);
+                                                   : trn_dispatch_run(s, e);
     if (rc && e) e->kind = TRN_EK_RUN;
     return rc;
 }
@@ -449,13 +486,17 @@ int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *dat
     /* the tensor exists (the read checked it): read again as an instruction
      * reads, refusing bytes nothing wrote, and say which element */
     const trn_tensor *t = &s->prog.tensors[trn_program_find_tensor(&s->prog, name)];
-    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores, .namer = trn_tensor_name_byte,
+    trn_ap_env env = {.cores = s->cores,
+                      .ncores = s->ncores,
+                      .namer = trn_tensor_name_byte,
                       .namer_arg = &s->prog};
     trn_ap ap = t->ap;
     ap.core = core < 0 ? 0 : (uint32_t)core;
     if (trn_ap_all_written(&env, &ap)) return 0;
     trn_ap_read_raw(&env, &ap, data, e);
     e->kind = TRN_EK_INPUT;
-    return trn_error_prefix(e, "tensor '%s' on core %u: nothing wrote some of its bytes, so they "
-                               "hold no value; the get", name, ap.core);
+    return trn_error_prefix(e,
+                            "tensor '%s' on core %u: nothing wrote some of its bytes, so they "
+                            "hold no value; the get",
+                            name, ap.core);
 }

@@ -28,7 +28,9 @@ bool trn_sim_dist_healthy(const trn_sim *s) {
     return s && trn_dist_active(&s->dist) && !s->dist.broken;
 }
 
-int trn_sim_agree(trn_sim *s, int rc, trn_error *e) { return s ? trn_dist_agree(&s->dist, rc, e) : rc; }
+int trn_sim_agree(trn_sim *s, int rc, trn_error *e) {
+    return s ? trn_dist_agree(&s->dist, rc, e) : rc;
+}
 
 int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e) {
     if (!trn_sim_is_distributed(s)) return 0;
@@ -40,7 +42,8 @@ int trn_sim_gather_tensor(trn_sim *s, const char *name, int core, trn_error *e) 
     const trn_dist *d = &s->dist;
     uint32_t per = d->local_hi - d->local_lo;
     int rc = 0;
-    for (uint32_t c = per; c < s->ncores && rc == 0; ++c) { /* rank 0's own cores are there already */
+    for (uint32_t c = per; c < s->ncores && rc == 0;
+         ++c) { /* rank 0's own cores are there already */
         if (core >= 0 && (uint32_t)core != c) continue;
         uint32_t from = c / per;
         bool mine = from == d->tinfo.rank, root = d->tinfo.rank == 0;

@@ -22,7 +22,8 @@ int trn_sim_tensor_count(const trn_sim *s) { return s->have_prog ? s->prog.n_ten
 
 int trn_sim_tensor_at(const trn_sim *s, int index, trn_tensor_info *out, trn_error *e) {
     if (index < 0 || index >= trn_sim_tensor_count(s))
-        return trn_errorf(e, "tensor index %d is outside 0..%d", index, trn_sim_tensor_count(s) - 1);
+        return trn_errorf(e, "tensor index %d is outside 0..%d", index,
+                          trn_sim_tensor_count(s) - 1);
     return trn_sim_tensor_info(s, s->prog.tensors[index].name, out, e);
 }
 
@@ -54,7 +55,9 @@ const trn_stats *trn_sim_stats(const trn_sim *s) { return &s->stats; }
 
 const trn_config *trn_sim_config(const trn_sim *s) { return &s->cfg; }
 
-const trn_core_state *trn_sim_core_state(const trn_sim *s, uint32_t core) { return &s->cores[core]; }
+const trn_core_state *trn_sim_core_state(const trn_sim *s, uint32_t core) {
+    return &s->cores[core];
+}
 
 trn_ap_env trn_sim_env(const trn_sim *s) {
     return (trn_ap_env){.cores = s->cores, .ncores = s->ncores, .allow_uninit = true};
@@ -62,7 +65,8 @@ trn_ap_env trn_sim_env(const trn_sim *s) {
 
 int trn_sim_step_output(trn_sim *s, const trn_step *st, int k, trn_ap *out, trn_error *e) {
     const trn_inst *in = st->inst;
-    trn_ctx ctx = {.sim = s, .core = st->core, .index = st->index, .inst = in, .slot = &s->reg.table[in->it]};
+    trn_ctx ctx = {
+        .sim = s, .core = st->core, .index = st->index, .inst = in, .slot = &s->reg.table[in->it]};
     if (trn_host_api_table.operand(&ctx, TRN_OUT, k, out) == TRN_OK) return 0;
     *e = ctx.err; /* the message the handler would have been given */
     return -1;

@@ -47,46 +47,56 @@ double trn_stats_busbw_factor(const char *kind, uint32_t n) {
 static void stats_json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-        else fputc(*p, out);
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
     }
     fputc('"', out);
 }
 
 static void print_opcodes(const trn_stats *st, const char *const *names, FILE *out, int json) {
     int first = 1;
-    if (json) fprintf(out, "{\"opcodes\": [");
+    if (json)
+        fprintf(out, "{\"opcodes\": [");
     else
-        fprintf(out, "%-4s %-28s %10s %8s %12s %14s %10s %10s\n", "IT", "opcode", "count", "skipped", "seconds",
-                "elements", "nan", "inf");
+        fprintf(out, "%-4s %-28s %10s %8s %12s %14s %10s %10s\n", "IT", "opcode", "count",
+                "skipped", "seconds", "elements", "nan", "inf");
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it) {
         if (!st->count[it] && !st->skipped[it]) continue;
         const char *name = names[it] ? names[it] : "?";
-        unsigned long long c = st->count[it], sk = st->skipped[it], el = st->elements[it], nan = st->nan[it],
-                           inf = st->inf[it];
+        unsigned long long c = st->count[it], sk = st->skipped[it], el = st->elements[it],
+                           nan = st->nan[it], inf = st->inf[it];
         if (json) {
             fprintf(out, "%s\n  {\"it\": %d, \"name\": ", first ? "" : ",", it);
             stats_json_string(out, name);
-            fprintf(out, ", \"count\": %llu, \"skipped\": %llu, \"seconds\": %.9f, \"elements\": %llu, \"nan\": %llu, "
-                    "\"inf\": %llu}", c, sk, st->seconds[it], el, nan, inf);
+            fprintf(out,
+                    ", \"count\": %llu, \"skipped\": %llu, \"seconds\": %.9f, \"elements\": %llu, "
+                    "\"nan\": %llu, "
+                    "\"inf\": %llu}",
+                    c, sk, st->seconds[it], el, nan, inf);
         } else
-            fprintf(out, "%-4d %-28s %10llu %8llu %12.6f %14llu %10llu %10llu\n", it, name, c, sk, st->seconds[it], el,
-                    nan, inf);
+            fprintf(out, "%-4d %-28s %10llu %8llu %12.6f %14llu %10llu %10llu\n", it, name, c, sk,
+                    st->seconds[it], el, nan, inf);
         first = 0;
     }
     if (json) fprintf(out, "\n]");
 }
 
 static void print_memories(const trn_stats *st, FILE *out, int json) {
-    if (json) fprintf(out, ", \"memories\": [");
-    else fprintf(out, "\n%-6s %16s %16s\n", "memory", "bytes read", "bytes written");
+    if (json)
+        fprintf(out, ", \"memories\": [");
+    else
+        fprintf(out, "\n%-6s %16s %16s\n", "memory", "bytes read", "bytes written");
     for (int m = 0; m < 3; ++m) {
         unsigned long long r = st->bytes_read[m], w = st->bytes_written[m];
         if (json)
-            fprintf(out, "%s\n  {\"name\": \"%s\", \"bytes_read\": %llu, \"bytes_written\": %llu}", m ? "," : "",
-                    trn_mem_names[m], r, w);
-        else fprintf(out, "%-6s %16llu %16llu\n", trn_mem_names[m], r, w);
+            fprintf(out, "%s\n  {\"name\": \"%s\", \"bytes_read\": %llu, \"bytes_written\": %llu}",
+                    m ? "," : "", trn_mem_names[m], r, w);
+        else
+            fprintf(out, "%-6s %16llu %16llu\n", trn_mem_names[m], r, w);
     }
     if (json) fprintf(out, "\n]");
 }
@@ -94,31 +104,41 @@ static void print_memories(const trn_stats *st, FILE *out, int json) {
 /* nccl-tests' columns; time is one execution's handler time summed over
  * the cores (the simulator runs them one after another), in us. */
 static void print_collectives(const trn_stats *st, FILE *out, int json) {
-    if (json) fprintf(out, ", \"collectives\": [");
+    if (json)
+        fprintf(out, ", \"collectives\": [");
     else if (st->n_coll)
-        fprintf(out, "\n%11s %-22s %12s %10s %-9s %-6s %5s %10s %11s %11s %8s\n", "instruction", "collective",
-                "size(B)", "count", "type", "redop", "ranks", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+        fprintf(out, "\n%11s %-22s %12s %10s %-9s %-6s %5s %10s %11s %11s %8s\n", "instruction",
+                "collective", "size(B)", "count", "type", "redop", "ranks", "time(us)",
+                "algbw(GB/s)", "busbw(GB/s)", "#wrong");
     for (size_t i = 0; i < st->n_coll; ++i) {
         const trn_coll_stat *c = &st->coll[i];
         uint32_t w = trn_dtype_width((trn_dtype)c->dtype);
         double t = c->executions ? c->seconds / (double)c->executions : 0;
-        double alg = t > 0 ? (double)c->bytes / t / 1e9 : 0, bus = alg * trn_stats_busbw_factor(c->kind, c->ranks);
-        unsigned long long n = (unsigned long long)c->number, size = c->bytes, count = w ? c->bytes / w : 0;
+        double alg = t > 0 ? (double)c->bytes / t / 1e9 : 0,
+               bus = alg * trn_stats_busbw_factor(c->kind, c->ranks);
+        unsigned long long n = (unsigned long long)c->number, size = c->bytes,
+                           count = w ? c->bytes / w : 0;
         if (json) {
-            fprintf(out, "%s\n  {\"instruction\": %llu, \"collective\": \"%s\", \"size\": %llu, \"count\": %llu, "
-                    "\"type\": \"%s\", \"redop\": %s%s%s, \"ranks\": %u, \"executions\": %llu, \"time_us\": %.3f, "
-                    "\"algbw\": %.6f, \"busbw\": %.6f, \"busbw_factor\": %.6f, \"wrong\": ", i ? "," : "", n, c->kind,
-                    size, count, trn_dtype_name((trn_dtype)c->dtype), c->redop ? "\"" : "", c->redop ? c->redop : "null",
-                    c->redop ? "\"" : "", c->ranks, (unsigned long long)c->executions, t * 1e6, alg, bus,
+            fprintf(out,
+                    "%s\n  {\"instruction\": %llu, \"collective\": \"%s\", \"size\": %llu, "
+                    "\"count\": %llu, "
+                    "\"type\": \"%s\", \"redop\": %s%s%s, \"ranks\": %u, \"executions\": %llu, "
+                    "\"time_us\": %.3f, "
+                    "\"algbw\": %.6f, \"busbw\": %.6f, \"busbw_factor\": %.6f, \"wrong\": ",
+                    i ? "," : "", n, c->kind, size, count, trn_dtype_name((trn_dtype)c->dtype),
+                    c->redop ? "\"" : "", c->redop ? c->redop : "null", c->redop ? "\"" : "",
+                    c->ranks, (unsigned long long)c->executions, t * 1e6, alg, bus,
                     trn_stats_busbw_factor(c->kind, c->ranks));
-            if (c->checked) fprintf(out, "%llu}", (unsigned long long)c->wrong);
-            else fprintf(out, "null}");
+            if (c->checked)
+                fprintf(out, "%llu}", (unsigned long long)c->wrong);
+            else
+                fprintf(out, "null}");
         } else {
             char wrong[24] = "N/A";
             if (c->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)c->wrong);
-            fprintf(out, "%11llu %-22s %12llu %10llu %-9s %-6s %5u %10.2f %11.4f %11.4f %8s\n", n, c->kind, size, count,
-                    trn_dtype_name((trn_dtype)c->dtype), c->redop ? c->redop : "none", c->ranks, t * 1e6, alg, bus,
-                    wrong);
+            fprintf(out, "%11llu %-22s %12llu %10llu %-9s %-6s %5u %10.2f %11.4f %11.4f %8s\n", n,
+                    c->kind, size, count, trn_dtype_name((trn_dtype)c->dtype),
+                    c->redop ? c->redop : "none", c->ranks, t * 1e6, alg, bus, wrong);
         }
     }
     if (json) fprintf(out, "\n]");

@@ -12,7 +12,8 @@
 
 #define CHUNK 4096 /* elements widened at a time */
 
-static void count_nonfinite(trn_stats *st, uint32_t it, trn_dtype dt, const uint8_t *raw, int64_t n) {
+static void count_nonfinite(trn_stats *st, uint32_t it, trn_dtype dt, const uint8_t *raw,
+                            int64_t n) {
     if (!trn_dtype_is_float(dt) || !trn_dtype_widens(dt)) return;
     float buf[CHUNK];
     uint32_t w = trn_dtype_width(dt);
@@ -37,10 +38,12 @@ static void output_values(trn_sim *s, trn_ctx *c) {
         if (!trn_dtype_is_float((trn_dtype)ap.dtype)) continue;
         uint8_t *raw = malloc((size_t)n * trn_dtype_width((trn_dtype)ap.dtype) + 1);
         trn_error e;
-        if (raw && trn_ap_read_raw(&env, &ap, raw, &e) == 0) count_nonfinite(&s->stats, it, (trn_dtype)ap.dtype, raw, n);
+        if (raw && trn_ap_read_raw(&env, &ap, raw, &e) == 0)
+            count_nonfinite(&s->stats, it, (trn_dtype)ap.dtype, raw, n);
         free(raw);
     }
-    c->failed = false; /* an operand that did not resolve is the handler's business, not a statistic's */
+    c->failed =
+        false; /* an operand that did not resolve is the handler's business, not a statistic's */
 }
 
 /* An ENUM attribute's canonical name, or NULL. */
@@ -52,8 +55,8 @@ static const char *enum_name(const trn_ctx *c, const char *key) {
 }
 
 static bool reduces(const char *kind) {
-    return !strcmp(kind, "AllReduce") || !strcmp(kind, "ReduceScatter") || !strcmp(kind, "PermuteReduce") ||
-           !strcmp(kind, "PermuteReduceImplicit");
+    return !strcmp(kind, "AllReduce") || !strcmp(kind, "ReduceScatter") ||
+           !strcmp(kind, "PermuteReduce") || !strcmp(kind, "PermuteReduceImplicit");
 }
 
 /* The group size: the first replica group's, or every core. */
@@ -65,7 +68,8 @@ static uint32_t ranks_of(const trn_ctx *c) {
 
 static int64_t operand_bytes(trn_ctx *c, trn_dir dir, uint32_t *dtype) {
     trn_ap ap;
-    if (c->inst->n_out + c->inst->n_in == 0 || trn_host_api_table.operand(c, dir, 0, &ap) != TRN_OK) return 0;
+    if (c->inst->n_out + c->inst->n_in == 0 || trn_host_api_table.operand(c, dir, 0, &ap) != TRN_OK)
+        return 0;
     *dtype = ap.dtype;
     return trn_ap_elems(&ap) * trn_dtype_width((trn_dtype)ap.dtype);
 }
@@ -74,7 +78,8 @@ static int64_t operand_bytes(trn_ctx *c, trn_dir dir, uint32_t *dtype) {
  * collective family. */
 static void collective(trn_sim *s, trn_ctx *c, double dt) {
     uint32_t it = c->inst->it;
-    if ((it < 48 || it > 50) || strcmp(c->slot->owner->desc->family, "collective") || c->depth) return;
+    if ((it < 48 || it > 50) || strcmp(c->slot->owner->desc->family, "collective") || c->depth)
+        return;
     trn_coll_stat *r = trn_stats_coll(&s->stats, c->inst->number);
     if (!r) return;
     if (r->completions == 0) {

@@ -21,7 +21,8 @@ int trn_exec_lookup_sub(void *arg, const json_t *inst, const trn_opcode_desc **o
     if (json_is_integer(o) && json_integer_value(o) >= 0 && json_integer_value(o) <= TRN_IT_MAX)
         it = (uint32_t)json_integer_value(o);
     else if (json_is_integer(o))
-        return trn_errorf(e, "opcode %" PRId64 " is outside 0..%u", (int64_t)json_integer_value(o), TRN_IT_MAX);
+        return trn_errorf(e, "opcode %" PRId64 " is outside 0..%u", (int64_t)json_integer_value(o),
+                          TRN_IT_MAX);
     else if (json_is_string(o)) {
         if (trn_dispatch_resolve_name(s, json_string_value(o), &it, e)) return -1;
     } else
@@ -39,7 +40,8 @@ const char *trn_exec_op_name(const trn_sim *s, uint32_t it) {
 /* The live module of a family, or NULL. */
 static const trn_module *family_module(const trn_sim *s, const char *family) {
     for (size_t i = 0; i < s->reg.n_mods; ++i)
-        if (s->reg.mods[i].live && strcmp(s->reg.mods[i].desc->family, family) == 0) return &s->reg.mods[i];
+        if (s->reg.mods[i].live && strcmp(s->reg.mods[i].desc->family, family) == 0)
+            return &s->reg.mods[i];
     return NULL;
 }
 
@@ -51,22 +53,33 @@ int trn_exec_unhandled(const trn_sim *s, uint32_t it, trn_error *e) {
     const trn_module *owner = k && k->family ? family_module(s, k->family) : NULL;
     if (owner) { /* the family is loaded, its module lacks the opcode: like any unhandled opcode */
         if (s->cfg.unknown_skip) return 0;
-        return trn_errorf(e, "opcode %s (IT %u) of family '%s' is not implemented by the loaded module '%s'; set "
-                          "unknown_opcode = \"skip\" to skip it", k->name, it, k->family, owner->desc->name);
+        return trn_errorf(
+            e,
+            "opcode %s (IT %u) of family '%s' is not implemented by the loaded module '%s'; set "
+            "unknown_opcode = \"skip\" to skip it",
+            k->name, it, k->family, owner->desc->name);
     }
     if (k && k->family && !trn_family_built(k->family)) {
         char hint[300];
-        return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which this trnsim was built without (loaded: "
-                          "%s); configure the build with %s to add it", k->name, it, k->family, fams,
+        return trn_errorf(e,
+                          "opcode %s (IT %u) belongs to family '%s', which this trnsim was built "
+                          "without (loaded: "
+                          "%s); configure the build with %s to add it",
+                          k->name, it, k->family, fams,
                           trn_family_build_hint(k->family, hint, sizeof hint));
     }
     if (k && k->family)
-        return trn_errorf(e, "opcode %s (IT %u) belongs to family '%s', which the config does not load (loaded: %s); "
-                          "add { family = \"%s\"; module = \"trnsim-%s\"; } to plugins", k->name, it, k->family, fams,
-                          k->family, k->family);
+        return trn_errorf(e,
+                          "opcode %s (IT %u) belongs to family '%s', which the config does not "
+                          "load (loaded: %s); "
+                          "add { family = \"%s\"; module = \"trnsim-%s\"; } to plugins",
+                          k->name, it, k->family, fams, k->family, k->family);
     if (s->cfg.unknown_skip) return 0;
-    return trn_errorf(e, "no loaded module handles opcode %s (IT %u) (loaded families: %s); set unknown_opcode = "
-                      "\"skip\" for the reference's skip-and-note", trn_exec_op_name(s, it), it, fams);
+    return trn_errorf(
+        e,
+        "no loaded module handles opcode %s (IT %u) (loaded families: %s); set unknown_opcode = "
+        "\"skip\" for the reference's skip-and-note",
+        trn_exec_op_name(s, it), it, fams);
 }
 
 /* " (WHERE)" of an instruction with BIR context, else "". */
@@ -86,14 +99,15 @@ typedef struct checked_list {
 
 static checked_list *list_memo(checked_list *memo, const trn_inst *in, const trn_operand *ops) {
     if (!in->shared_operands || !ops) return NULL;
-    return &memo[(size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (CHECKED_LISTS - 1)];
+    return &memo[(size_t)(((uintptr_t)ops >> 4) * 0x9e3779b97f4a7c15ull >> 56) &
+                 (CHECKED_LISTS - 1)];
 }
 
 /* The operands' budget (*scratch: their working memory) then their bounds,
  * each list's once; d_fail / k_fail name the operand that failed its bounds. */
-static int check_operands(const trn_program *p, const trn_machine *m, uint64_t limit, const trn_ap_env *env,
-                          checked_list *memo, const trn_inst *in, bool streams, uint64_t *scratch, int *d_fail,
-                          int *k_fail, trn_error *e) {
+static int check_operands(const trn_program *p, const trn_machine *m, uint64_t limit,
+                          const trn_ap_env *env, checked_list *memo, const trn_inst *in,
+                          bool streams, uint64_t *scratch, int *d_fail, int *k_fail, trn_error *e) {
     checked_list *slot[2];
     bool known[2];
     trn_budget_sum sum[2];
@@ -102,14 +116,18 @@ static int check_operands(const trn_program *p, const trn_machine *m, uint64_t l
         const trn_operand *ops = d ? in->out : in->in;
         slot[d] = list_memo(memo, in, ops);
         known[d] = slot[d] && slot[d]->ops == ops;
-        if (known[d]) sum[d] = slot[d]->sum;
-        else trn_budget_list(ops, d ? in->n_out : in->n_in, &sum[d]);
+        if (known[d])
+            sum[d] = slot[d]->sum;
+        else
+            trn_budget_list(ops, d ? in->n_out : in->n_in, &sum[d]);
     }
     /* The usual instruction: every operand within one piece and the budget,
      * where streaming changes no charge. */
     uint64_t fits = limit < TRN_STREAM_PIECE_BYTES ? limit : TRN_STREAM_PIECE_BYTES;
-    if (sum[0].largest <= fits && sum[1].largest <= fits) *scratch = sum[0].whole + sum[1].whole;
-    else if (trn_budget_charge(m, in, streams, sum, scratch, e)) return -1;
+    if (sum[0].largest <= fits && sum[1].largest <= fits)
+        *scratch = sum[0].whole + sum[1].whole;
+    else if (trn_budget_charge(m, in, streams, sum, scratch, e))
+        return -1;
     for (int d = 0; d < 2; ++d) {
         if (known[d]) continue; /* the same interned list passed before */
         const trn_operand *ops = d ? in->out : in->in;
@@ -117,7 +135,8 @@ static int check_operands(const trn_program *p, const trn_machine *m, uint64_t l
             trn_ap ap = ops[k].ap;
             ap.core = 0;
             if (ops[k].offset_register >= 0 ||
-                (trn_ap_check(env, &ap, e) == 0 && (ops[k].tensor < 0 || trn_tensor_check_ap(p, ops[k].tensor, &ap, e) == 0)))
+                (trn_ap_check(env, &ap, e) == 0 &&
+                 (ops[k].tensor < 0 || trn_tensor_check_ap(p, ops[k].tensor, &ap, e) == 0)))
                 continue;
             *d_fail = d;
             *k_fail = k;
@@ -172,17 +191,17 @@ int trn_dispatch_check_program(trn_sim *s, trn_error *e) {
         if (check_operands(p, &m, limit, &env, memo, in, streams, &scratch, &d, &k, e)) {
             trn_error_at(e, in->number, -1, in->it);
             if (k < 0) /* the budget's */
-                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u)", p->path,
-                                        in->number, where, core, name, in->it);
-            return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s), %s[%d]",
-                                    p->path, in->number, where, core, name, in->it,
-                                    slot->op ? slot->owner->desc->family : "-", d ? "outputs" : "inputs", k);
+                return trn_error_prefix(e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u)",
+                                        p->path, in->number, where, core, name, in->it);
+            return trn_error_prefix(
+                e, "%s: instruction %" PRIu64 "%s (%sopcode %s/%u, family %s), %s[%d]", p->path,
+                in->number, where, core, name, in->it, slot->op ? slot->owner->desc->family : "-",
+                d ? "outputs" : "inputs", k);
         }
         if (scratch > s->max_scratch) s->max_scratch = scratch;
     }
     return 0;
 }
-
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
@@ -201,7 +220,8 @@ int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
         const trn_inst *in = &s->prog.insts[i];
         if (in->kind == TRN_INST_LOOP || in->kind == TRN_INST_END) {
             if (depth >= MAX_CHECK_DEPTH && in->kind == TRN_INST_LOOP)
-                return trn_errorf(e, "%s: loops nested deeper than %d", s->prog.path, MAX_CHECK_DEPTH);
+                return trn_errorf(e, "%s: loops nested deeper than %d", s->prog.path,
+                                  MAX_CHECK_DEPTH);
             if (in->kind == TRN_INST_LOOP) {
                 head_n[depth] = n;
                 head_trips[depth++] = in->loop.trips;
@@ -210,16 +230,19 @@ int trn_dispatch_static_checks(trn_sim *s, trn_error *e) {
                 --depth;
                 dead -= head_trips[depth] < 1;
                 uint64_t body = n - head_n[depth], trips = (uint64_t)head_trips[depth];
-                n = sat_add(head_n[depth], body && trips > UINT64_MAX / body ? UINT64_MAX : body * trips);
+                n = sat_add(head_n[depth],
+                            body && trips > UINT64_MAX / body ? UINT64_MAX : body * trips);
             }
             continue;
         }
         uint64_t index = dead ? UINT64_MAX : n;
         n = sat_add(n, 1);
-        if (in->kind != TRN_INST_OP || !s->reg.table[in->it].op || !s->reg.table[in->it].op->check) continue;
+        if (in->kind != TRN_INST_OP || !s->reg.table[in->it].op || !s->reg.table[in->it].op->check)
+            continue;
         if (index == UINT64_MAX) continue;
         for (uint32_t c = 0; c < s->ncores; ++c) {
-            if (!trn_dist_is_local(&s->dist, c)) continue; /* another process checks its own cores */
+            if (!trn_dist_is_local(&s->dist, c))
+                continue; /* another process checks its own cores */
             trn_ctx ctx;
             ctx_begin(&ctx, s, c, index, in);
             ctx.checking = true;

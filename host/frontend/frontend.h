@@ -27,16 +27,18 @@ typedef const trn_opcode_desc *(*trn_opcode_schema)(void *arg, uint32_t it);
 typedef struct trn_load_opts {
     const trn_machine *machine;
     uint32_t default_cores;
-    uint64_t max_executions;      /* 0: TRN_DEFAULT_MAX_EXECUTIONS */
-    trn_format format;            /* AUTO: from the content */
-    bool unknown_skip;            /* unknown_opcode = "skip" */
-    const char *families;         /* loaded families, for messages */
+    uint64_t max_executions; /* 0: TRN_DEFAULT_MAX_EXECUTIONS */
+    trn_format format;       /* AUTO: from the content */
+    bool unknown_skip;       /* unknown_opcode = "skip" */
+    const char *families;    /* loaded families, for messages */
     trn_opname_resolver resolve;
-    trn_opcode_handled handled;   /* may be NULL: every resolved IT counts as handled */
-    trn_opcode_schema schema;     /* may be NULL: no schemas (the BIR reader keeps fields as written) */
-    const char *function;         /* BIR: the function to run when the file has several (NULL: the only one) */
-    bool document_only;           /* read the file as one jansson document (no text fast path; tests compare the two) */
-    void *arg;                    /* for resolve and handled */
+    trn_opcode_handled handled; /* may be NULL: every resolved IT counts as handled */
+    trn_opcode_schema schema; /* may be NULL: no schemas (the BIR reader keeps fields as written) */
+    const char
+        *function; /* BIR: the function to run when the file has several (NULL: the only one) */
+    bool document_only; /* read the file as one jansson document (no text fast path; tests compare
+                           the two) */
+    void *arg;          /* for resolve and handled */
     /* The BIR writer: parses a native instruction object (a DMATrigger's
      * descriptors as stored), handed in so bir/ does not call native/. */
     int (*parse_inst)(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve,
@@ -45,18 +47,20 @@ typedef struct trn_load_opts {
 
 /* Read a program (path, or text when non-NULL, then path names it in
  * messages), whichever format it is. On failure *p is freed. */
-int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e);
+int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o,
+                     trn_error *e);
 /* Read a native program from a document built in memory (the embedding
  * API's builder) exactly as the document of a native file is read; path
  * names it in messages. Takes root (freed with *p, also on failure). */
-int trn_program_load_document(trn_program *p, const char *path, json_t *root, const trn_load_opts *o, trn_error *e);
+int trn_program_load_document(trn_program *p, const char *path, json_t *root,
+                              const trn_load_opts *o, trn_error *e);
 
 /* The format a parsed document is in (trn_format), or -1 with a message. */
 int trn_program_detect(json_t *root, trn_format *out, trn_error *e);
 
 /* Parse one native instruction object (descriptor lists, sub-instructions). */
-int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve, void *arg,
-                   trn_error *e);
+int trn_inst_parse(const trn_program *p, json_t *obj, trn_inst *out, trn_opname_resolver resolve,
+                   void *arg, trn_error *e);
 
 /* The loaded program as the compiler's BIR JSON (bir/bir_write.c, `trnsim
  * convert --to bir`): what reading it gives is the same program, entry for

@@ -17,8 +17,8 @@ int trn_key_known(const char *key, const char *const *keys);
  * "WHERE: unknown key 'K' (did you mean 'X'?)". */
 int trn_check_keys(json_t *obj, const char *const *keys, const char *where, trn_error *e);
 /* An optional integer member in [min, max], def when absent. */
-int trn_get_int(json_t *obj, const char *key, int64_t def, int64_t min, int64_t max, int64_t *out, const char *where,
-                trn_error *e);
+int trn_get_int(json_t *obj, const char *key, int64_t def, int64_t min, int64_t max, int64_t *out,
+                const char *where, trn_error *e);
 
 /* Scanning JSON text in place, for the front ends' fast paths (native_fast.c,
  * bir_fast.c): whitespace, punctuation, plain strings and integers, and
@@ -38,7 +38,8 @@ typedef struct trn_scan {
 } trn_scan;
 
 static inline void trn_scan_ws(trn_scan *sc) {
-    while (sc->i < sc->n && (sc->s[sc->i] == ' ' || sc->s[sc->i] == '\n' || sc->s[sc->i] == '\t' || sc->s[sc->i] == '\r'))
+    while (sc->i < sc->n && (sc->s[sc->i] == ' ' || sc->s[sc->i] == '\n' || sc->s[sc->i] == '\t' ||
+                             sc->s[sc->i] == '\r'))
         sc->i++;
 }
 

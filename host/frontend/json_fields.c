@@ -49,21 +49,23 @@ int trn_check_keys(json_t *obj, const char *const *keys, const char *where, trn_
     json_object_foreach(obj, key, v) {
         if (trn_key_known(key, keys)) continue;
         const char *near = trn_closest_key(key, keys);
-        if (near) return trn_errorf(e, "%s: unknown key '%s' (did you mean '%s'?)", where, key, near);
+        if (near)
+            return trn_errorf(e, "%s: unknown key '%s' (did you mean '%s'?)", where, key, near);
         return trn_errorf(e, "%s: unknown key '%s'", where, key);
     }
     return 0;
 }
 
-int trn_get_int(json_t *obj, const char *key, int64_t def, int64_t min, int64_t max, int64_t *out, const char *where,
-                trn_error *e) {
+int trn_get_int(json_t *obj, const char *key, int64_t def, int64_t min, int64_t max, int64_t *out,
+                const char *where, trn_error *e) {
     json_t *v = json_object_get(obj, key);
     *out = def;
     if (!v) return 0;
     if (!json_is_integer(v)) return trn_errorf(e, "%s: '%s' must be an integer", where, key);
     int64_t x = json_integer_value(v);
     if (x < min || x > max)
-        return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", where, key, x, min, max);
+        return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", where,
+                          key, x, min, max);
     *out = x;
     return 0;
 }

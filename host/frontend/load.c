@@ -14,12 +14,18 @@ int trn_program_detect(json_t *root, trn_format *out, trn_error *e) {
     if (!json_is_object(root)) return trn_errorf(e, "the program must be a JSON object");
     bool bir = json_object_get(root, "functions") && json_object_get(root, "version");
     bool native = json_object_get(root, "instructions") != NULL;
-    if (bir && !native) *out = TRN_FORMAT_BIR;
-    else if (native && !bir) *out = TRN_FORMAT_NATIVE;
-    else if (bir) return trn_errorf(e, "the file has both BIR keys (functions, version) and native keys (instructions); "
-                                     "give --format bir or --format native");
-    else return trn_errorf(e, "neither a native program ('tensors', 'instructions') nor BIR JSON ('functions', "
-                           "'version'); give --format bir or --format native to be told what is missing");
+    if (bir && !native)
+        *out = TRN_FORMAT_BIR;
+    else if (native && !bir)
+        *out = TRN_FORMAT_NATIVE;
+    else if (bir)
+        return trn_errorf(
+            e, "the file has both BIR keys (functions, version) and native keys (instructions); "
+               "give --format bir or --format native");
+    else
+        return trn_errorf(
+            e, "neither a native program ('tensors', 'instructions') nor BIR JSON ('functions', "
+               "'version'); give --format bir or --format native to be told what is missing");
     return 0;
 }
 
@@ -53,8 +59,11 @@ static int summarize(trn_program *p, uint64_t limit, trn_error *e) {
         }
     }
     if (s->executions > limit)
-        return trn_errorf(e, "the program executes %s%" PRIu64 " instructions per core (loops multiplied out), more than "
-                          "the limit of %" PRIu64 "; raise max_executions in the config if that is meant",
+        return trn_errorf(e,
+                          "the program executes %s%" PRIu64
+                          " instructions per core (loops multiplied out), more than "
+                          "the limit of %" PRIu64
+                          "; raise max_executions in the config if that is meant",
                           s->executions == UINT64_MAX ? "at least " : "", s->executions, limit);
     return 0;
 }
@@ -63,7 +72,8 @@ static int finish(trn_program *p, const trn_load_opts *o, trn_error *e);
 
 static int read_json(trn_program *p, const char *path, const char *text, trn_error *e) {
     json_error_t je;
-    p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je)
+                   : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (p->root) return 0;
     if (je.line < 0) return trn_errorf(e, "%s: %s", path, je.text);
     return trn_errorf(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
@@ -98,24 +108,29 @@ static int start(trn_program *p, const char *path, const trn_load_opts *o, trn_e
 
 /* The text readers (native_fast.c, bir_fast.c), each where the format
  * allows it; 1 when neither read the program (p is then empty again). */
-static int load_text(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
+static int load_text(trn_program *p, const char *path, const char *text, const trn_load_opts *o,
+                     trn_error *e) {
     size_t len = 0;
     char *own = text ? NULL : slurp(path, &len);
     if (!text && !own) return 1;
     const char *s = text ? text : own;
     if (text) len = strlen(text);
     int rc = 1;
-    if (o->format != TRN_FORMAT_BIR && (rc = trn_native_read_text(p, s, len, o)) == 0) p->format = TRN_FORMAT_NATIVE;
+    if (o->format != TRN_FORMAT_BIR && (rc = trn_native_read_text(p, s, len, o)) == 0)
+        p->format = TRN_FORMAT_NATIVE;
     if (rc && o->format != TRN_FORMAT_NATIVE) {
-        if (start(p, path, o, e)) rc = -1;
-        else if ((rc = trn_bir_read_text(p, s, len, o)) == 0) p->format = TRN_FORMAT_BIR;
+        if (start(p, path, o, e))
+            rc = -1;
+        else if ((rc = trn_bir_read_text(p, s, len, o)) == 0)
+            p->format = TRN_FORMAT_BIR;
     }
     free(own);
     return rc;
 }
 
 /* p->root, parsed or built, read by the front end of its format. */
-static int read_document(trn_program *p, const char *path, trn_format format, const trn_load_opts *o, trn_error *e) {
+static int read_document(trn_program *p, const char *path, trn_format format,
+                         const trn_load_opts *o, trn_error *e) {
     p->format = format;
     if (p->format == TRN_FORMAT_AUTO && trn_program_detect(p->root, &p->format, e))
         return trn_error_prefix(e, "%s", path);
@@ -127,7 +142,8 @@ static int read_document(trn_program *p, const char *path, trn_format format, co
     return finish(p, o, e);
 }
 
-static int load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
+static int load(trn_program *p, const char *path, const char *text, const trn_load_opts *o,
+                trn_error *e) {
     if (start(p, path, o, e)) return -1;
     if (!o->document_only) {
         int rc = load_text(p, path, text, o, e);
@@ -147,18 +163,21 @@ static int finish(trn_program *p, const trn_load_opts *o, trn_error *e) {
     return 0;
 }
 
-int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o, trn_error *e) {
+int trn_program_load(trn_program *p, const char *path, const char *text, const trn_load_opts *o,
+                     trn_error *e) {
     memset(p, 0, sizeof *p);
     if (load(p, path, text, o, e) == 0) return 0;
     trn_program_free(p);
     return -1;
 }
 
-int trn_program_load_document(trn_program *p, const char *path, json_t *root, const trn_load_opts *o, trn_error *e) {
+int trn_program_load_document(trn_program *p, const char *path, json_t *root,
+                              const trn_load_opts *o, trn_error *e) {
     memset(p, 0, sizeof *p);
     p->root = root;
     p->cores = o->default_cores ? o->default_cores : 1;
-    int rc = !(p->path = strdup(path)) ? trn_errorf(e, "out of memory") : read_document(p, path, TRN_FORMAT_NATIVE, o, e);
+    int rc = !(p->path = strdup(path)) ? trn_errorf(e, "out of memory")
+                                       : read_document(p, path, TRN_FORMAT_NATIVE, o, e);
     if (rc) trn_program_free(p);
     return rc;
 }

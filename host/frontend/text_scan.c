@@ -25,7 +25,8 @@ json_t *trn_scan_value(trn_scan *sc) {
     char ch = sc->s[sc->i];
     if (ch == '{' || ch == '[') {
         json_error_t je;
-        json_t *v = json_loadb(sc->s + sc->i, sc->n - sc->i, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+        json_t *v = json_loadb(sc->s + sc->i, sc->n - sc->i,
+                               JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
         if (v) sc->i += (size_t)je.position;
         return v;
     }

@@ -32,8 +32,9 @@ void trn_ap_view_fill(const trn_ap_env *env, const trn_ap *ap, bool read_only, t
             int64_t row = (int64_t)(b->box.b_hi - b->box.b_lo);
             v->part_stride = (int64_t)ap->part_step * row;
             /* a READ view is never written through (plugin.h) */
-            v->base = (uint8_t *)(uintptr_t)b->data + (int64_t)(ap->part_start - b->box.p_lo) * row +
-                      ap->offset * (int64_t)w - (int64_t)b->box.b_lo;
+            v->base = (uint8_t *)(uintptr_t)b->data +
+                      (int64_t)(ap->part_start - b->box.p_lo) * row + ap->offset * (int64_t)w -
+                      (int64_t)b->box.b_lo;
         } else {
             trn_mem_settle(m, box);
         }
@@ -44,15 +45,18 @@ void trn_ap_view_fill(const trn_ap_env *env, const trn_ap *ap, bool read_only, t
         v->num[d] = ap->ndims ? ap->dims[d].num : 1;
         v->stride[d] = ap->ndims ? ap->dims[d].step * (int64_t)w : 0;
         int64_t span = v->stride[d] * (v->num[d] - 1);
-        if (span < 0) lo += span;
-        else hi += span;
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
     }
     v->free_elems = trn_ap_free_elems(ap);
     v->lo = v->base + lo;
     v->hi = v->base + (int64_t)(ap->part_count - 1) * v->part_stride + hi + w;
     if (rows_contiguous(ap)) {
         v->flags |= TRN_VIEW_ROWS;
-        if (ap->part_count == 1 || v->part_stride == v->free_elems * (int64_t)w) v->flags |= TRN_VIEW_BLOCK;
+        if (ap->part_count == 1 || v->part_stride == v->free_elems * (int64_t)w)
+            v->flags |= TRN_VIEW_BLOCK;
     }
 }
 
@@ -75,8 +79,10 @@ bool trn_ap_injective(const trn_ap_env *env, const trn_ap *ap) {
     int n = 0;
     for (uint32_t d = 0; d < ap->ndims; ++d)
         if (ap->dims[d].num > 1)
-            ax[n++] = (axis){llabs(ap->dims[d].step) * (int64_t)trn_dtype_width(ap->dtype), ap->dims[d].num};
-    if (ap->part_count > 1) ax[n++] = (axis){(int64_t)ap->part_step * (int64_t)m->partition_bytes, ap->part_count};
+            ax[n++] = (axis){llabs(ap->dims[d].step) * (int64_t)trn_dtype_width(ap->dtype),
+                             ap->dims[d].num};
+    if (ap->part_count > 1)
+        ax[n++] = (axis){(int64_t)ap->part_step * (int64_t)m->partition_bytes, ap->part_count};
     qsort(ax, (size_t)n, sizeof ax[0], by_stride);
     int64_t extent = trn_dtype_width(ap->dtype);
     for (int i = 0; i < n; ++i) {

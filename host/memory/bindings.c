@@ -14,7 +14,8 @@ static bool inside(trn_box in, trn_box out) {
 static void copy_in(trn_memory *m, const trn_binding *b) {
     uint64_t row = b->box.b_hi - b->box.b_lo;
     for (uint32_t p = b->box.p_lo; p < b->box.p_hi; ++p)
-        memcpy(m->bytes + trn_mem_addr(m, p, b->box.b_lo), b->data + (uint64_t)(p - b->box.p_lo) * row, row);
+        memcpy(m->bytes + trn_mem_addr(m, p, b->box.b_lo),
+               b->data + (uint64_t)(p - b->box.p_lo) * row, row);
 }
 
 static void remove_at(trn_memory *m, uint32_t i) { m->bound[i] = m->bound[--m->n_bound]; }
@@ -39,8 +40,10 @@ void trn_mem_settle_all(trn_memory *m) {
 
 void trn_mem_drop_within(trn_memory *m, trn_box box) {
     for (uint32_t i = 0; i < m->n_bound;) {
-        if (inside(m->bound[i].box, box)) remove_at(m, i);
-        else ++i;
+        if (inside(m->bound[i].box, box))
+            remove_at(m, i);
+        else
+            ++i;
     }
     trn_mem_settle(m, box);
 }
@@ -57,9 +60,11 @@ int trn_mem_bind(trn_memory *m, const uint8_t *data, trn_box box, trn_error *e) 
     m->bound[m->n_bound++] = (trn_binding){data, box};
     uint64_t row = box.b_hi - box.b_lo;
     if (box.b_lo == 0 && row == m->partition_bytes) /* whole partitions: one range */
-        trn_mem_mark_written(m, trn_mem_addr(m, box.p_lo, 0), (uint64_t)(box.p_hi - box.p_lo) * row);
+        trn_mem_mark_written(m, trn_mem_addr(m, box.p_lo, 0),
+                             (uint64_t)(box.p_hi - box.p_lo) * row);
     else
-        for (uint32_t p = box.p_lo; p < box.p_hi; ++p) trn_mem_mark_written(m, trn_mem_addr(m, p, box.b_lo), row);
+        for (uint32_t p = box.p_lo; p < box.p_hi; ++p)
+            trn_mem_mark_written(m, trn_mem_addr(m, p, box.b_lo), row);
     return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "memory/memory.h"
 
-
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,7 +14,8 @@ const char *const trn_mem_names[3] = {"sbuf", "psum", "hbm"};
  * that mirrors it, are free. Both start all-zero, which is what "never
  * written" means. */
 static void *lazy_zeroed(uint64_t bytes) {
-    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -30,7 +30,8 @@ static uint64_t map_bytes(const trn_memory *m) {
 uint64_t trn_mem_map_bytes(const trn_memory *m) { return map_bytes(m); }
 
 static uint64_t summary_bytes(const trn_memory *m) {
-    return ((uint64_t)m->partitions * m->partition_bytes / TRN_MEM_CHUNK / 64 + 1) * sizeof(uint64_t);
+    return ((uint64_t)m->partitions * m->partition_bytes / TRN_MEM_CHUNK / 64 + 1) *
+           sizeof(uint64_t);
 }
 
 int trn_mem_enable_remote_map(trn_memory *m, trn_error *e) {
@@ -39,8 +40,8 @@ int trn_mem_enable_remote_map(trn_memory *m, trn_error *e) {
     return m->remote_written ? 0 : trn_errorf(e, "out of memory for the remote written-byte map");
 }
 
-static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_bytes, const char *name,
-                       trn_error *e) {
+static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_bytes,
+                       const char *name, trn_error *e) {
     uint64_t total = (uint64_t)partitions * partition_bytes;
     m->partitions = partitions;
     m->partition_bytes = partition_bytes;
@@ -48,7 +49,8 @@ static int memory_init(trn_memory *m, uint32_t partitions, uint64_t partition_by
     m->written = lazy_zeroed(map_bytes(m));
     m->full = lazy_zeroed(summary_bytes(m));
     if (!m->bytes || !m->written || !m->full)
-        return trn_errorf(e, "out of memory allocating %s (%llu bytes)", name, (unsigned long long)total);
+        return trn_errorf(e, "out of memory allocating %s (%llu bytes)", name,
+                          (unsigned long long)total);
     return 0;
 }
 
@@ -89,7 +91,8 @@ static void advise_huge(void *p, uint64_t len) {
 #ifdef MADV_HUGEPAGE
     uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     uintptr_t hi = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure changes nothing but speed */
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure changes nothing but speed */
 #else
     (void)p, (void)len;
 #endif
@@ -108,8 +111,12 @@ static inline uint64_t bit_mask(unsigned lo, unsigned hi) {
 
 #define CHUNK_WORDS (TRN_MEM_CHUNK / 64) /* map words per summary bit */
 
-static inline bool chunk_full(const trn_memory *m, uint64_t chunk) { return m->full[chunk >> 6] >> (chunk & 63) & 1; }
-static inline void set_full(const trn_memory *m, uint64_t chunk) { m->full[chunk >> 6] |= 1ull << (chunk & 63); }
+static inline bool chunk_full(const trn_memory *m, uint64_t chunk) {
+    return m->full[chunk >> 6] >> (chunk & 63) & 1;
+}
+static inline void set_full(const trn_memory *m, uint64_t chunk) {
+    m->full[chunk >> 6] |= 1ull << (chunk & 63);
+}
 
 /* Whole words [w, end) to all ones: chunks covered whole are skipped when
  * already full, else filled and marked full. */
@@ -158,7 +165,8 @@ void trn_mem_clear_written(trn_memory *m, uint64_t addr, uint64_t len) {
     uint64_t end = addr + len;
     while (addr < end) {
         uint64_t word_end = (addr | 63) + 1, stop = end < word_end ? end : word_end;
-        m->written[addr >> 6] &= ~bit_mask((unsigned)(addr & 63), stop == word_end ? 64 : (unsigned)(stop & 63));
+        m->written[addr >> 6] &=
+            ~bit_mask((unsigned)(addr & 63), stop == word_end ? 64 : (unsigned)(stop & 63));
         addr = stop;
     }
 }
@@ -200,12 +208,14 @@ static bool words_written(const trn_memory *m, uint64_t w, uint64_t end, uint64_
     return true;
 }
 
-bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten) {
+bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len,
+                        uint64_t *first_unwritten) {
     uint64_t end = addr + len;
     if ((addr & 63) && addr < end) {
         uint64_t word_end = (addr | 63) + 1;
         unsigned hi = end < word_end ? (unsigned)(end & 63 ? end & 63 : 64) : 64;
-        if (first_missing(m, addr >> 6, bit_mask((unsigned)(addr & 63), hi), first_unwritten)) return false;
+        if (first_missing(m, addr >> 6, bit_mask((unsigned)(addr & 63), hi), first_unwritten))
+            return false;
         addr = word_end;
     }
     if (addr + 64 <= end) {
@@ -213,7 +223,9 @@ bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64
         if (!words_written(m, addr >> 6, (addr >> 6) + words, first_unwritten)) return false;
         addr += words << 6;
     }
-    if (addr < end && first_missing(m, addr >> 6, bit_mask(0, (unsigned)(end - addr)), first_unwritten)) return false;
+    if (addr < end &&
+        first_missing(m, addr >> 6, bit_mask(0, (unsigned)(end - addr)), first_unwritten))
+        return false;
     return true;
 }
 

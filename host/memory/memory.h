@@ -15,7 +15,7 @@
 
 typedef struct trn_memory {
     uint8_t *bytes;
-    uint64_t *written;        /* bit per byte */
+    uint64_t *written; /* bit per byte */
     /* Bit k set: bytes [k*TRN_MEM_CHUNK, (k+1)*TRN_MEM_CHUNK) are all
      * written (their 64 words of `written` are all ones). Clear says
      * nothing; a check that finds a chunk whole sets it. */
@@ -73,7 +73,8 @@ void trn_mem_mark_written(trn_memory *m, uint64_t addr, uint64_t len);
 /* True when every byte of [addr, addr+len) was written (here or, in a
  * distributed run, by another process); else *first_unwritten (if not
  * NULL) is the lowest byte that was not. */
-bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *first_unwritten);
+bool trn_mem_is_written(const trn_memory *m, uint64_t addr, uint64_t len,
+                        uint64_t *first_unwritten);
 /* The map's bytes [map_off, map_off+map_len) were overwritten from
  * elsewhere (a remote fetch): drop the summary bits over them. */
 void trn_mem_map_overwritten(trn_memory *m, uint64_t map_off, uint64_t map_len);
@@ -115,7 +116,6 @@ static inline bool trn_mem_elem_written(const trn_memory *m, uint64_t addr, uint
 #include <stdbool.h>
 #include <stdint.h>
 
-
 /* Partitions [p_lo, p_hi) x bytes [b_lo, b_hi) within each partition. */
 typedef struct trn_box {
     uint32_t p_lo, p_hi;
@@ -155,7 +155,8 @@ void trn_mem_free_bindings(trn_memory *m);
 /* Says what holds byte `byte` of partition `part` (e.g. "element 3 of tensor
  * 'x'") and how to give it data, for the uninitialised-read message; writes
  * "" when nothing does. */
-typedef void (*trn_byte_namer)(const void *arg, uint32_t mem, uint64_t part, uint64_t byte, char *buf, size_t len);
+typedef void (*trn_byte_namer)(const void *arg, uint32_t mem, uint64_t part, uint64_t byte,
+                               char *buf, size_t len);
 
 typedef struct trn_ap_env {
     trn_core_state *cores;
@@ -177,25 +178,28 @@ int trn_ap_read_f32(const trn_ap_env *env, const trn_ap *ap, float *dst, trn_err
 int trn_ap_read_raw(const trn_ap_env *env, const trn_ap *ap, void *dst, trn_error *e);
 /* Narrow then cast_copy_or_accumulate(op). An accumulate into a byte range
  * never written stores the value (the reference's runAP "seen" flag). */
-int trn_ap_write_f32(const trn_ap_env *env, const trn_ap *ap, const float *src, trn_acc_op op, trn_error *e);
+int trn_ap_write_f32(const trn_ap_env *env, const trn_ap *ap, const float *src, trn_acc_op op,
+                     trn_error *e);
 int trn_ap_write_raw(const trn_ap_env *env, const trn_ap *ap, const void *src, trn_error *e);
-int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n, float *dst,
-                             trn_error *e);
+int trn_ap_read_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
+                             float *dst, trn_error *e);
 int trn_ap_write_indirect_f32(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
                               const float *src, trn_acc_op op, trn_error *e);
 
 /* Bounds and, when reading, the uninitialised-read guard; moves nothing. */
 int trn_ap_check_access(const trn_ap_env *env, const trn_ap *ap, bool reading, trn_error *e);
 /* src in the AP's dtype; copy, or cast_copy_or_accumulate in that dtype. */
-int trn_ap_write_raw_op(const trn_ap_env *env, const trn_ap *ap, const void *src, trn_acc_op op, trn_error *e);
-int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n, void *dst,
-                             trn_error *e);
+int trn_ap_write_raw_op(const trn_ap_env *env, const trn_ap *ap, const void *src, trn_acc_op op,
+                        trn_error *e);
+int trn_ap_read_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
+                             void *dst, trn_error *e);
 int trn_ap_write_indirect_raw(const trn_ap_env *env, const trn_ap *ap, const int64_t *idx, size_t n,
                               const void *src, trn_acc_op op, trn_error *e);
 
 /* dst <- src (one dtype, equal element counts), as if src were read whole
  * first; op as in trn_ap_write_raw_op. One memmove per pair of contiguous runs. */
-int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src, trn_acc_op op, trn_error *e);
+int trn_ap_copy_raw(const trn_ap_env *env, const trn_ap *dst, const trn_ap *src, trn_acc_op op,
+                    trn_error *e);
 
 /* XXH64 (common/common.h) of the AP's bytes in visiting order, hashed in
  * place (strided runs through a small buffer); bounds as trn_ap_read_raw,
@@ -236,7 +240,6 @@ bool trn_ap_injective(const trn_ap_env *env, const trn_ap *ap);
 #include <stddef.h>
 #include <stdint.h>
 
-
 /* One run of bytes, in the AP's element order. NULL bytes: the run lives
  * in another process's memory (a distributed run); skip len bytes. */
 typedef int (*trn_span_fn)(void *ctx, uint8_t *bytes, size_t len, trn_error *e);
@@ -245,7 +248,8 @@ typedef int (*trn_span_fn)(void *ctx, uint8_t *bytes, size_t len, trn_error *e);
  * fn once per run of adjacent partitions, in element order. writing: the
  * bytes are marked written once fn returned 0 for them (fn then filled
  * every byte). Bounds as trn_ap_check; another AP shape is refused. */
-int trn_ap_spans(const trn_ap_env *env, const trn_ap *ap, bool writing, trn_span_fn fn, void *ctx, trn_error *e);
+int trn_ap_spans(const trn_ap_env *env, const trn_ap *ap, bool writing, trn_span_fn fn, void *ctx,
+                 trn_error *e);
 
 /* The AP's bytes on core `from` copied to the same place on ap->core, and
  * marked written there: one tensor's data on every core, read once. */

@@ -30,8 +30,8 @@ static int check_dense(const trn_ap_env *env, const trn_ap *ap, uint64_t *run, t
 /* Calls visit(mem, addr, len) for each run of adjacent partitions. */
 typedef int (*run_visit)(void *arg, trn_memory *m, uint64_t addr, uint64_t len, trn_error *e);
 
-static int for_each_run(const trn_ap_env *env, const trn_ap *ap, uint32_t core, run_visit visit, void *arg,
-                        trn_error *e) {
+static int for_each_run(const trn_ap_env *env, const trn_ap *ap, uint32_t core, run_visit visit,
+                        void *arg, trn_error *e) {
     uint64_t run;
     if (check_dense(env, ap, &run, e)) return -1;
     trn_memory *m = &env->cores[core].mem[ap->mem];
@@ -60,7 +60,8 @@ static int visit_span(void *arg, trn_memory *m, uint64_t addr, uint64_t len, trn
     return 0;
 }
 
-int trn_ap_spans(const trn_ap_env *env, const trn_ap *ap, bool writing, trn_span_fn fn, void *ctx, trn_error *e) {
+int trn_ap_spans(const trn_ap_env *env, const trn_ap *ap, bool writing, trn_span_fn fn, void *ctx,
+                 trn_error *e) {
     span_arg s = {fn, ctx, writing};
     return for_each_run(env, ap, ap->core, visit_span, &s, e);
 }
@@ -81,7 +82,8 @@ static int visit_copy(void *arg, trn_memory *from, uint64_t addr, uint64_t len, 
 }
 
 int trn_ap_spans_copy(const trn_ap_env *env, const trn_ap *ap, uint32_t from, trn_error *e) {
-    if (from >= env->ncores) return trn_errorf(e, "AP names core %u, the run has %u", from, env->ncores);
+    if (from >= env->ncores)
+        return trn_errorf(e, "AP names core %u, the run has %u", from, env->ncores);
     if (trn_ap_check(env, ap, e)) return -1;
     trn_memory *to = &env->cores[ap->core].mem[ap->mem];
     if (to->n_bound) trn_mem_drop_within(to, trn_ap_box(ap)); /* overwritten whole */
@@ -95,7 +97,9 @@ void trn_ap_advise_dense(const trn_ap_env *env, const trn_ap *ap) {
     trn_memory *m = &env->cores[ap->core].mem[ap->mem];
     uint64_t first = (uint64_t)ap->offset * trn_dtype_width(ap->dtype);
     uint64_t lo = trn_mem_addr(m, ap->part_start, first);
-    uint64_t hi = trn_mem_addr(m, ap->part_start + (ap->part_count - 1) * ap->part_step, first) + run;
-    if (hi > (uint64_t)m->partitions * m->partition_bytes || run * ap->part_count < (hi - lo) / 2) return;
+    uint64_t hi =
+        trn_mem_addr(m, ap->part_start + (ap->part_count - 1) * ap->part_step, first) + run;
+    if (hi > (uint64_t)m->partitions * m->partition_bytes || run * ap->part_count < (hi - lo) / 2)
+        return;
     trn_mem_advise_dense(m, lo, hi - lo);
 }

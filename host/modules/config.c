@@ -24,7 +24,8 @@ static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
 /* "file:line: message", or "--set KEY=VALUE: message" for a setting given
  * on the command line. */
-static int cfg_error(const trn_config *c, const config_setting_t *at, trn_error *e, const char *what) {
+static int cfg_error(const trn_config *c, const config_setting_t *at, trn_error *e,
+                     const char *what) {
     const char *file;
     int line;
     trn_cfg_where(at, c->file, &file, &line);
@@ -45,8 +46,8 @@ static int known_key(const char *key, const char *const *keys) {
 }
 
 /* Every member of a group must be one of keys. */
-static int check_keys(const trn_config *c, const config_setting_t *group, const char *const *keys, const char *where,
-                      trn_error *e) {
+static int check_keys(const trn_config *c, const config_setting_t *group, const char *const *keys,
+                      const char *where, trn_error *e) {
     int n = config_setting_length(group);
     for (int i = 0; i < n; ++i) {
         const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
@@ -61,8 +62,8 @@ static int check_keys(const trn_config *c, const config_setting_t *group, const 
     return 0;
 }
 
-static int get_u64(const trn_config *c, const config_setting_t *g, const char *key, uint64_t min, uint64_t max,
-                   uint64_t *out, trn_error *e) {
+static int get_u64(const trn_config *c, const config_setting_t *g, const char *key, uint64_t min,
+                   uint64_t max, uint64_t *out, trn_error *e) {
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s) return 0;
     int t = config_setting_type(s);
@@ -74,7 +75,8 @@ static int get_u64(const trn_config *c, const config_setting_t *g, const char *k
     long long v = config_setting_get_int64(s);
     if (v < 0 || (uint64_t)v < min || (uint64_t)v > max) {
         char buf[200];
-        snprintf(buf, sizeof buf, "machine.%s = %lld is outside [%" PRIu64 ", %" PRIu64 "]", key, v, min, max);
+        snprintf(buf, sizeof buf, "machine.%s = %lld is outside [%" PRIu64 ", %" PRIu64 "]", key, v,
+                 min, max);
         return cfg_error(c, s, e, buf);
     }
     *out = (uint64_t)v;
@@ -82,16 +84,26 @@ static int get_u64(const trn_config *c, const config_setting_t *g, const char *k
 }
 
 static int parse_machine(trn_config *c, const config_setting_t *m, trn_error *e) {
-    static const char *const keys[] = {"cores", "partitions", "sbuf_partition_bytes", "psum_partition_bytes",
-                                       "hbm_bytes", "registers", "allow_uninit_read", "max_bytes",
-                                       "max_instruction_bytes", NULL};
+    static const char *const keys[] = {"cores",
+                                       "partitions",
+                                       "sbuf_partition_bytes",
+                                       "psum_partition_bytes",
+                                       "hbm_bytes",
+                                       "registers",
+                                       "allow_uninit_read",
+                                       "max_bytes",
+                                       "max_instruction_bytes",
+                                       NULL};
     if (!m) return 0;
     if (!config_setting_is_group(m)) return cfg_error(c, m, e, "machine must be a group { ... }");
     if (check_keys(c, m, keys, "machine", e)) return -1;
     uint64_t cores = c->cores, parts = c->machine.partitions, regs = c->machine.registers;
-    if (get_u64(c, m, "cores", 1, 1024, &cores, e) || get_u64(c, m, "partitions", 1, 128, &parts, e) ||
-        get_u64(c, m, "sbuf_partition_bytes", 64, 1ull << 24, &c->machine.sbuf_partition_bytes, e) ||
-        get_u64(c, m, "psum_partition_bytes", 64, 1ull << 24, &c->machine.psum_partition_bytes, e) ||
+    if (get_u64(c, m, "cores", 1, 1024, &cores, e) ||
+        get_u64(c, m, "partitions", 1, 128, &parts, e) ||
+        get_u64(c, m, "sbuf_partition_bytes", 64, 1ull << 24, &c->machine.sbuf_partition_bytes,
+                e) ||
+        get_u64(c, m, "psum_partition_bytes", 64, 1ull << 24, &c->machine.psum_partition_bytes,
+                e) ||
         get_u64(c, m, "hbm_bytes", 64, 1ull << 36, &c->machine.hbm_bytes, e) ||
         get_u64(c, m, "registers", 1, 4096, &regs, e) ||
         get_u64(c, m, "max_bytes", 1, 1ull << 50, &c->machine.max_bytes, e) ||
@@ -109,8 +121,8 @@ static int parse_machine(trn_config *c, const config_setting_t *m, trn_error *e)
     return 0;
 }
 
-static int get_str_member(const trn_config *c, const config_setting_t *g, const char *key, bool required,
-                          char **out, trn_error *e) {
+static int get_str_member(const trn_config *c, const config_setting_t *g, const char *key,
+                          bool required, char **out, trn_error *e) {
     const config_setting_t *s = config_setting_get_member(g, key);
     if (!s) {
         if (!required) return 0;
@@ -141,8 +153,10 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
         const char *file;
         trn_cfg_where(g, c->file, &file, &p->line);
         if (!(p->file = strdup(file))) return trn_errorf(e, "out of memory");
-        if (!config_setting_is_group(g)) return cfg_error(c, g, e, "each plugins entry must be a group { ... }");
-        if (check_keys(c, g, keys, "a plugins entry", e) || get_str_member(c, g, "family", true, &p->family, e) ||
+        if (!config_setting_is_group(g))
+            return cfg_error(c, g, e, "each plugins entry must be a group { ... }");
+        if (check_keys(c, g, keys, "a plugins entry", e) ||
+            get_str_member(c, g, "family", true, &p->family, e) ||
             get_str_member(c, g, "module", true, &p->module, e) ||
             get_str_member(c, g, "replaces", false, &p->replaces, e))
             return -1;
@@ -152,7 +166,8 @@ static int parse_plugins(trn_config *c, const config_setting_t *list, trn_error 
         free(p->file);
         if (!(p->file = strdup(file))) return trn_errorf(e, "out of memory");
         const config_setting_t *s = config_setting_get_member(g, "settings");
-        if (s && !config_setting_is_group(s)) return cfg_error(c, s, e, "settings must be a group { ... }");
+        if (s && !config_setting_is_group(s))
+            return cfg_error(c, s, e, "settings must be a group { ... }");
         p->settings = s;
     }
     return 0;
@@ -172,36 +187,49 @@ static int parse_paths(trn_config *c, const config_setting_t *list, trn_error *e
         const char *p = config_setting_get_string(s), *file;
         int line;
         trn_cfg_where(s, c->file, &file, &line);
-        const char *slash = line >= 0 && c->dir ? strrchr(file, '/') : NULL; /* relative to the file that says it */
+        const char *slash =
+            line >= 0 && c->dir ? strrchr(file, '/') : NULL; /* relative to the file that says it */
         char buf[4096];
-        if (p[0] != '/' && slash) snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - file), file, p);
-        else if (p[0] != '/' && line >= 0 && c->dir) snprintf(buf, sizeof buf, "%s/%s", c->dir, p);
-        else snprintf(buf, sizeof buf, "%s", p);
+        if (p[0] != '/' && slash)
+            snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - file), file, p);
+        else if (p[0] != '/' && line >= 0 && c->dir)
+            snprintf(buf, sizeof buf, "%s/%s", c->dir, p);
+        else
+            snprintf(buf, sizeof buf, "%s", p);
         if (!(c->plugin_paths[c->n_paths++] = strdup(buf))) return trn_errorf(e, "out of memory");
     }
     return 0;
 }
 
 static int parse_root(trn_config *c, trn_error *e) {
-    static const char *const keys[] = {"machine", "unknown_opcode", "max_executions", "direct_access",
-                                       "bir_function", "plugins", "plugin_paths", NULL};
+    static const char *const keys[] = {
+        "machine",      "unknown_opcode", "max_executions", "direct_access",
+        "bir_function", "plugins",        "plugin_paths",   NULL};
     config_t *lc = c->lc;
     const config_setting_t *root = config_root_setting(lc);
     if (check_keys(c, root, keys, "the top level", e)) return -1;
     if (parse_machine(c, config_setting_get_member(root, "machine"), e)) return -1;
     const config_setting_t *u = config_setting_get_member(root, "unknown_opcode");
     if (u) {
-        const char *v = config_setting_type(u) == CONFIG_TYPE_STRING ? config_setting_get_string(u) : "";
-        if (strcmp(v, "error") == 0) c->unknown_skip = false;
-        else if (strcmp(v, "skip") == 0) c->unknown_skip = true;
-        else return cfg_error(c, u, e, "unknown_opcode must be \"error\" or \"skip\"");
+        const char *v =
+            config_setting_type(u) == CONFIG_TYPE_STRING ? config_setting_get_string(u) : "";
+        if (strcmp(v, "error") == 0)
+            c->unknown_skip = false;
+        else if (strcmp(v, "skip") == 0)
+            c->unknown_skip = true;
+        else
+            return cfg_error(c, u, e, "unknown_opcode must be \"error\" or \"skip\"");
     }
     const config_setting_t *mx = config_setting_get_member(root, "max_executions");
     c->max_executions = TRN_DEFAULT_MAX_EXECUTIONS;
     if (mx) {
         int t = config_setting_type(mx);
-        long long v = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? config_setting_get_int64(mx) : 0;
-        if (v < 1) return cfg_error(c, mx, e, "max_executions must be a positive integer (instruction executions per core)");
+        long long v =
+            t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? config_setting_get_int64(mx) : 0;
+        if (v < 1)
+            return cfg_error(
+                c, mx, e,
+                "max_executions must be a positive integer (instruction executions per core)");
         c->max_executions = (uint64_t)v;
     }
     const config_setting_t *bf = config_setting_get_member(root, "bir_function");
@@ -233,11 +261,14 @@ static int parse_root(trn_config *c, trn_error *e) {
 
 static int scan_includes(const char *file, const char *text, int depth, int *budget, trn_error *e);
 
-static int check_config_path(const char *from, int line, const char *path, int depth, int *budget, trn_error *e) {
+static int check_config_path(const char *from, int line, const char *path, int depth, int *budget,
+                             trn_error *e) {
     struct stat st;
     if (stat(path, &st) != 0) return 0;
     if (S_ISDIR(st.st_mode)) {
-        if (from) return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from, line, path);
+        if (from)
+            return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from,
+                              line, path);
         return trn_errorf(e, "%s: cannot read config: it is a directory", path);
     }
     /* libconfig reads an included file itself, to its end: only a regular
@@ -251,8 +282,12 @@ static int check_config_path(const char *from, int line, const char *path, int d
     if (!from) return 0; /* the top file is read and scanned when its layer is read */
     char *text;
     size_t len;
-    if (trn_config_read_bounded(path, &text, &len, e)) return trn_error_prefix(e, "%s:%d: @include", from, line);
-    int rc = trn_config_prescan(path, text, len, e) || scan_includes(path, text, depth + 1, budget, e) ? -1 : 0;
+    if (trn_config_read_bounded(path, &text, &len, e))
+        return trn_error_prefix(e, "%s:%d: @include", from, line);
+    int rc =
+        trn_config_prescan(path, text, len, e) || scan_includes(path, text, depth + 1, budget, e)
+            ? -1
+            : 0;
     free(text);
     return rc;
 }
@@ -282,8 +317,8 @@ static int scan_includes(const char *file, const char *text, int depth, int *bud
     return 0;
 }
 
-int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
-                         trn_error *e) {
+int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets,
+                         size_t n_sets, trn_error *e) {
     memset(c, 0, sizeof *c);
     c->machine = (trn_machine){128, 196608, 16384, 268435456, 64, 0, 0};
     c->cores = 1;
@@ -304,7 +339,11 @@ int trn_config_load_sets(trn_config *c, const char *path, const char *text, cons
         int budget = INCLUDE_SCAN_FILES;
         if (scan_includes(c->file, text ? text : trn_embedded_config, 1, &budget, e)) return -1;
     }
-    if (trn_cfg_read_layers(lc, path, path ? NULL : text ? text : trn_embedded_config, c->file, trn_embedded_config, e))
+    if (trn_cfg_read_layers(lc, path,
+                            path   ? NULL
+                            : text ? text
+                                   : trn_embedded_config,
+                            c->file, trn_embedded_config, e))
         return -1;
     for (size_t i = 0; i < n_sets; ++i)
         if (trn_cfg_apply_set(lc, sets[i], e)) return -1;
@@ -352,7 +391,9 @@ void trn_config_free(trn_config *c) {
 static const char *const type_names[] = {"an integer", "a number", "true or false", "a string",
                                          "a list of integers"};
 
-static int in_range(const trn_setting_desc *d, double v) { return d->min > d->max || (v >= d->min && v <= d->max); }
+static int in_range(const trn_setting_desc *d, double v) {
+    return d->min > d->max || (v >= d->min && v <= d->max);
+}
 
 static int choice_ok(const char *choices, const char *v) {
     if (!choices) return 1;
@@ -372,88 +413,97 @@ static int default_value(const trn_setting_desc *d, trn_setting_val *v) {
     const char *t = d->def ? d->def : "";
     char *end;
     switch (d->type) {
-    case TRN_SET_INT:
-        errno = 0;
-        v->i = strtoll(t, &end, 0);
-        return end == t || *end || errno ? -1 : 0;
-    case TRN_SET_FLOAT: v->f = strtod(t, &end); return end == t || *end ? -1 : 0;
-    case TRN_SET_BOOL: v->i = strcmp(t, "true") == 0; return (v->i || strcmp(t, "false") == 0) ? 0 : -1;
-    case TRN_SET_STRING: v->s = strdup(t); return v->s ? 0 : -1;
-    case TRN_SET_INT_ARRAY: {
-        size_t cap = 8;
-        v->arr = calloc(cap, sizeof(int64_t));
-        if (!v->arr) return -1;
-        for (const char *p = t; *p;) {
-            while (*p == ' ' || *p == ',') ++p;
-            if (!*p) break;
-            long long x = strtoll(p, &end, 0);
-            if (end == p) return -1;
-            if (v->n == cap) {
-                int64_t *grown = realloc(v->arr, (cap *= 2) * sizeof(int64_t));
-                if (!grown) return -1;
-                v->arr = grown;
+        case TRN_SET_INT:
+            errno = 0;
+            v->i = strtoll(t, &end, 0);
+            return end == t || *end || errno ? -1 : 0;
+        case TRN_SET_FLOAT: v->f = strtod(t, &end); return end == t || *end ? -1 : 0;
+        case TRN_SET_BOOL:
+            v->i = strcmp(t, "true") == 0;
+            return (v->i || strcmp(t, "false") == 0) ? 0 : -1;
+        case TRN_SET_STRING: v->s = strdup(t); return v->s ? 0 : -1;
+        case TRN_SET_INT_ARRAY: {
+            size_t cap = 8;
+            v->arr = calloc(cap, sizeof(int64_t));
+            if (!v->arr) return -1;
+            for (const char *p = t; *p;) {
+                while (*p == ' ' || *p == ',') ++p;
+                if (!*p) break;
+                long long x = strtoll(p, &end, 0);
+                if (end == p) return -1;
+                if (v->n == cap) {
+                    int64_t *grown = realloc(v->arr, (cap *= 2) * sizeof(int64_t));
+                    if (!grown) return -1;
+                    v->arr = grown;
+                }
+                v->arr[v->n++] = x;
+                p = end;
             }
-            v->arr[v->n++] = x;
-            p = end;
+            return 0;
         }
-        return 0;
-    }
     }
     return -1;
 }
 
-static int setting_from_config(const trn_config *c, const config_setting_t *s, trn_setting_val *v, trn_error *e) {
+static int setting_from_config(const trn_config *c, const config_setting_t *s, trn_setting_val *v,
+                               trn_error *e) {
     const trn_setting_desc *d = v->desc;
     int t = config_setting_type(s);
     char buf[320];
     snprintf(buf, sizeof buf, "setting '%s' must be %s", d->key, type_names[d->type]);
     switch (d->type) {
-    case TRN_SET_INT:
-        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return cfg_error(c, s, e, buf);
-        v->i = config_setting_get_int64(s);
-        if (!in_range(d, (double)v->i)) {
-            snprintf(buf, sizeof buf, "setting '%s' = %" PRId64 " is outside [%g, %g]", d->key, v->i, d->min, d->max);
-            return cfg_error(c, s, e, buf);
+        case TRN_SET_INT:
+            if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return cfg_error(c, s, e, buf);
+            v->i = config_setting_get_int64(s);
+            if (!in_range(d, (double)v->i)) {
+                snprintf(buf, sizeof buf, "setting '%s' = %" PRId64 " is outside [%g, %g]", d->key,
+                         v->i, d->min, d->max);
+                return cfg_error(c, s, e, buf);
+            }
+            return 0;
+        case TRN_SET_FLOAT:
+            if (t == CONFIG_TYPE_FLOAT)
+                v->f = config_setting_get_float(s);
+            else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+                v->f = (double)config_setting_get_int64(s);
+            else
+                return cfg_error(c, s, e, buf);
+            if (!in_range(d, v->f)) {
+                snprintf(buf, sizeof buf, "setting '%s' = %g is outside [%g, %g]", d->key, v->f,
+                         d->min, d->max);
+                return cfg_error(c, s, e, buf);
+            }
+            return 0;
+        case TRN_SET_BOOL:
+            if (t != CONFIG_TYPE_BOOL) return cfg_error(c, s, e, buf);
+            v->i = config_setting_get_bool(s);
+            return 0;
+        case TRN_SET_STRING:
+            if (t != CONFIG_TYPE_STRING) return cfg_error(c, s, e, buf);
+            if (!choice_ok(d->choices, config_setting_get_string(s))) {
+                snprintf(buf, sizeof buf, "setting '%s' = \"%s\" is not one of %s", d->key,
+                         config_setting_get_string(s), d->choices);
+                return cfg_error(c, s, e, buf);
+            }
+            free(v->s);
+            v->s = strdup(config_setting_get_string(s));
+            return v->s ? 0 : trn_errorf(e, "out of memory");
+        case TRN_SET_INT_ARRAY: {
+            if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) return cfg_error(c, s, e, buf);
+            int n = config_setting_length(s);
+            free(v->arr);
+            v->arr = calloc((size_t)n + 1, sizeof(int64_t));
+            v->n = 0;
+            if (!v->arr) return trn_errorf(e, "out of memory");
+            for (int i = 0; i < n; ++i) {
+                const config_setting_t *x = config_setting_get_elem(s, (unsigned)i);
+                int xt = config_setting_type(x);
+                if (xt != CONFIG_TYPE_INT && xt != CONFIG_TYPE_INT64)
+                    return cfg_error(c, x, e, buf);
+                v->arr[v->n++] = config_setting_get_int64(x);
+            }
+            return 0;
         }
-        return 0;
-    case TRN_SET_FLOAT:
-        if (t == CONFIG_TYPE_FLOAT) v->f = config_setting_get_float(s);
-        else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) v->f = (double)config_setting_get_int64(s);
-        else return cfg_error(c, s, e, buf);
-        if (!in_range(d, v->f)) {
-            snprintf(buf, sizeof buf, "setting '%s' = %g is outside [%g, %g]", d->key, v->f, d->min, d->max);
-            return cfg_error(c, s, e, buf);
-        }
-        return 0;
-    case TRN_SET_BOOL:
-        if (t != CONFIG_TYPE_BOOL) return cfg_error(c, s, e, buf);
-        v->i = config_setting_get_bool(s);
-        return 0;
-    case TRN_SET_STRING:
-        if (t != CONFIG_TYPE_STRING) return cfg_error(c, s, e, buf);
-        if (!choice_ok(d->choices, config_setting_get_string(s))) {
-            snprintf(buf, sizeof buf, "setting '%s' = \"%s\" is not one of %s", d->key, config_setting_get_string(s),
-                     d->choices);
-            return cfg_error(c, s, e, buf);
-        }
-        free(v->s);
-        v->s = strdup(config_setting_get_string(s));
-        return v->s ? 0 : trn_errorf(e, "out of memory");
-    case TRN_SET_INT_ARRAY: {
-        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) return cfg_error(c, s, e, buf);
-        int n = config_setting_length(s);
-        free(v->arr);
-        v->arr = calloc((size_t)n + 1, sizeof(int64_t));
-        v->n = 0;
-        if (!v->arr) return trn_errorf(e, "out of memory");
-        for (int i = 0; i < n; ++i) {
-            const config_setting_t *x = config_setting_get_elem(s, (unsigned)i);
-            int xt = config_setting_type(x);
-            if (xt != CONFIG_TYPE_INT && xt != CONFIG_TYPE_INT64) return cfg_error(c, x, e, buf);
-            v->arr[v->n++] = config_setting_get_int64(x);
-        }
-        return 0;
-    }
     }
     return cfg_error(c, s, e, "bad setting type in module schema");
 }
@@ -471,13 +521,16 @@ static const char *schema_entry_problem(const trn_plugin_desc *d, uint32_t i, tr
     const trn_setting_desc *sd = &d->settings[i];
     if (!sd->key || !*sd->key) return "has no key";
     for (uint32_t j = 0; j < i; ++j)
-        if (d->settings[j].key && strcmp(d->settings[j].key, sd->key) == 0) return "repeats the key of an earlier entry";
+        if (d->settings[j].key && strcmp(d->settings[j].key, sd->key) == 0)
+            return "repeats the key of an earlier entry";
     if ((unsigned)sd->type > TRN_SET_INT_ARRAY) return "has an unknown type";
     v->desc = sd;
     if (default_value(sd, v)) return "has a default that does not parse as its type";
-    if (sd->type == TRN_SET_INT && !in_range(sd, (double)v->i)) return "has a default outside [min, max]";
+    if (sd->type == TRN_SET_INT && !in_range(sd, (double)v->i))
+        return "has a default outside [min, max]";
     if (sd->type == TRN_SET_FLOAT && !in_range(sd, v->f)) return "has a default outside [min, max]";
-    if (sd->type == TRN_SET_STRING && !choice_ok(sd->choices, v->s)) return "has a default that is not one of its choices";
+    if (sd->type == TRN_SET_STRING && !choice_ok(sd->choices, v->s))
+        return "has a default that is not one of its choices";
     return NULL;
 }
 
@@ -495,8 +548,8 @@ int trn_settings_check_schema(const trn_plugin_desc *d, trn_error *e) {
     return 0;
 }
 
-int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d, trn_settings *out,
-                       trn_error *e) {
+int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d,
+                       trn_settings *out, trn_error *e) {
     memset(out, 0, sizeof *out);
     if (trn_settings_check_schema(d, e)) return -1;
     out->vals = calloc(d->n_settings + 1, sizeof *out->vals);
@@ -505,7 +558,8 @@ int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_p
     for (uint32_t i = 0; i < d->n_settings; ++i) {
         out->vals[i].desc = &d->settings[i];
         if (default_value(&d->settings[i], &out->vals[i])) /* checked above: only out of memory */
-            return trn_errorf(e, "out of memory for the default of setting '%s'", d->settings[i].key);
+            return trn_errorf(e, "out of memory for the default of setting '%s'",
+                              d->settings[i].key);
     }
     const config_setting_t *g = p->settings;
     int n = g ? config_setting_length(g) : 0;
@@ -522,7 +576,8 @@ int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_p
             for (uint32_t k = 0; k < d->n_settings && nk < 64; ++k) keys[nk++] = d->settings[k].key;
             known_settings(d, known, sizeof known);
             trn_suggest_text(key, keys, nk, hint, sizeof hint);
-            snprintf(buf, sizeof buf, "unknown setting '%s' for module %s (known: %s)%s", key, d->name, known, hint);
+            snprintf(buf, sizeof buf, "unknown setting '%s' for module %s (known: %s)%s", key,
+                     d->name, known, hint);
             return cfg_error(c, s, e, buf);
         }
         if (setting_from_config(c, s, v, e)) return -1;

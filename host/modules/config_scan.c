@@ -35,8 +35,9 @@ static int string_literal(scan *s) {
     if (s->p < s->end) s->p++;
     s->joined += len;
     if (s->joined > TRN_CONFIG_MAX_STRING)
-        return trn_errorf(s->e, "%s:%d: a string of more than %u bytes (the most a config string may hold)", s->file,
-                          start_line, TRN_CONFIG_MAX_STRING);
+        return trn_errorf(
+            s->e, "%s:%d: a string of more than %u bytes (the most a config string may hold)",
+            s->file, start_line, TRN_CONFIG_MAX_STRING);
     return 0;
 }
 
@@ -48,9 +49,10 @@ static int number(scan *s) {
     bool hex = s->p + 1 < s->end && s->p[0] == '0' && (s->p[1] == 'x' || s->p[1] == 'X');
     bool is_float = false;
     if (hex) s->p += 2;
-    while (s->p < s->end && (isxdigit((unsigned char)*s->p) || *s->p == '.' ||
-                             (!hex && (*s->p == 'e' || *s->p == 'E')) ||
-                             ((*s->p == '-' || *s->p == '+') && !hex && (s->p[-1] == 'e' || s->p[-1] == 'E')))) {
+    while (s->p < s->end &&
+           (isxdigit((unsigned char)*s->p) || *s->p == '.' ||
+            (!hex && (*s->p == 'e' || *s->p == 'E')) ||
+            ((*s->p == '-' || *s->p == '+') && !hex && (s->p[-1] == 'e' || s->p[-1] == 'E')))) {
         if (!hex && !isdigit((unsigned char)*s->p)) is_float = true;
         s->p++;
     }
@@ -62,7 +64,8 @@ static int number(scan *s) {
     int n = (int)(s->p - t) < (int)sizeof text - 1 ? (int)(s->p - t) : (int)sizeof text - 1;
     snprintf(text, sizeof text, "%.*s", n, t);
     char digits[80];
-    snprintf(digits, sizeof digits, "%.*s", (int)(digits_end - t) < 79 ? (int)(digits_end - t) : 79, t);
+    snprintf(digits, sizeof digits, "%.*s", (int)(digits_end - t) < 79 ? (int)(digits_end - t) : 79,
+             t);
     errno = 0;
     char *end;
     bool ok;
@@ -71,13 +74,14 @@ static int number(scan *s) {
     (void)strtoll(digits, &end, hex ? 16 : 10);
     ok = errno == 0;
     if (ok) return 0;
-    return trn_errorf(s->e, "%s:%d: integer %s is outside the 64-bit range [-2^63, 2^63-1]", s->file, s->line, text);
+    return trn_errorf(s->e, "%s:%d: integer %s is outside the 64-bit range [-2^63, 2^63-1]",
+                      s->file, s->line, text);
 }
 
 int trn_config_prescan(const char *file, const char *text, size_t len, trn_error *e) {
     if (len > TRN_CONFIG_MAX_BYTES)
-        return trn_errorf(e, "%s: the config is more than %u bytes (at most %u)", file, TRN_CONFIG_MAX_BYTES,
-                          TRN_CONFIG_MAX_BYTES);
+        return trn_errorf(e, "%s: the config is more than %u bytes (at most %u)", file,
+                          TRN_CONFIG_MAX_BYTES, TRN_CONFIG_MAX_BYTES);
     scan s = {.file = file, .p = text, .end = text + len, .line = 1, .e = e};
     while (s.p < s.end) {
         char c = *s.p;
@@ -85,18 +89,23 @@ int trn_config_prescan(const char *file, const char *text, size_t len, trn_error
             if (string_literal(&s)) return -1;
             continue;
         }
-        if (!isspace((unsigned char)c)) s.joined = 0; /* adjacent literals join across white space only */
-        if (c == '\n') s.line++, s.p++;
-        else if (c == '#' || (c == '/' && s.p + 1 < s.end && s.p[1] == '/')) skip_to_eol(&s);
-        else if (c == '/' && s.p + 1 < s.end && s.p[1] == '*') skip_block_comment(&s);
+        if (!isspace((unsigned char)c))
+            s.joined = 0; /* adjacent literals join across white space only */
+        if (c == '\n')
+            s.line++, s.p++;
+        else if (c == '#' || (c == '/' && s.p + 1 < s.end && s.p[1] == '/'))
+            skip_to_eol(&s);
+        else if (c == '/' && s.p + 1 < s.end && s.p[1] == '*')
+            skip_block_comment(&s);
         else if (isalpha((unsigned char)c) || c == '_' || c == '*' || c == '@') {
-            while (s.p < s.end && (isalnum((unsigned char)*s.p) || *s.p == '_' || *s.p == '-' || *s.p == '*' ||
-                                   *s.p == '@'))
+            while (s.p < s.end && (isalnum((unsigned char)*s.p) || *s.p == '_' || *s.p == '-' ||
+                                   *s.p == '*' || *s.p == '@'))
                 s.p++;
         } else if (isdigit((unsigned char)c) ||
                    ((c == '-' || c == '+') && s.p + 1 < s.end && isdigit((unsigned char)s.p[1]))) {
             if (number(&s)) return -1;
-        } else s.p++;
+        } else
+            s.p++;
     }
     return 0;
 }
@@ -118,8 +127,8 @@ int trn_config_read_bounded(const char *path, char **text, size_t *len, trn_erro
     }
     if (n > TRN_CONFIG_MAX_BYTES) {
         free(buf);
-        return trn_errorf(e, "%s: the config is more than %u bytes (at most %u)", path, TRN_CONFIG_MAX_BYTES,
-                          TRN_CONFIG_MAX_BYTES);
+        return trn_errorf(e, "%s: the config is more than %u bytes (at most %u)", path,
+                          TRN_CONFIG_MAX_BYTES, TRN_CONFIG_MAX_BYTES);
     }
     buf[n] = 0;
     *text = buf;

@@ -12,8 +12,8 @@
 
 #include "common/common.h"
 
-#define LAYER_DEPTH 10    /* base configs nest at most this deep (as libconfig's own includes) */
-#define LAYER_BASES 16    /* leading @include lines per file */
+#define LAYER_DEPTH 10 /* base configs nest at most this deep (as libconfig's own includes) */
+#define LAYER_BASES 16 /* leading @include lines per file */
 
 /* ---- origins ---- */
 
@@ -45,13 +45,16 @@ static void config_start(config_t *lc) {
 
 /* ---- copying and merging trees ---- */
 
-static bool holds_elements(const config_setting_t *s) { return config_setting_is_list(s) || config_setting_is_array(s); }
+static bool holds_elements(const config_setting_t *s) {
+    return config_setting_is_list(s) || config_setting_is_array(s);
+}
 
 /* Copy src (and what it holds) into parent under name. The copy's origin is
  * forced when given, else src's own (hook, or its file and line; layer_file
  * when the parse had no file name). */
-static config_setting_t *copy_into(config_setting_t *parent, const config_setting_t *src, const char *name,
-                                   const trn_cfg_origin *forced, const char *layer_file) {
+static config_setting_t *copy_into(config_setting_t *parent, const config_setting_t *src,
+                                   const char *name, const trn_cfg_origin *forced,
+                                   const char *layer_file) {
     int type = config_setting_type(src);
     config_setting_t *d = config_setting_add(parent, holds_elements(parent) ? NULL : name, type);
     if (!d) return NULL;
@@ -66,23 +69,27 @@ static config_setting_t *copy_into(config_setting_t *parent, const config_settin
     if (!o) return NULL;
     config_setting_set_hook(d, o);
     switch (type) {
-    case CONFIG_TYPE_INT: config_setting_set_int(d, config_setting_get_int(src)); break;
-    case CONFIG_TYPE_INT64: config_setting_set_int64(d, config_setting_get_int64(src)); break;
-    case CONFIG_TYPE_FLOAT: config_setting_set_float(d, config_setting_get_float(src)); break;
-    case CONFIG_TYPE_BOOL: config_setting_set_bool(d, config_setting_get_bool(src)); break;
-    case CONFIG_TYPE_STRING: config_setting_set_string(d, config_setting_get_string(src)); break;
-    default:
-        for (int i = 0; i < config_setting_length(src); ++i) {
-            const config_setting_t *m = config_setting_get_elem(src, (unsigned)i);
-            if (!copy_into(d, m, config_setting_name(m), forced, layer_file)) return NULL;
-        }
+        case CONFIG_TYPE_INT: config_setting_set_int(d, config_setting_get_int(src)); break;
+        case CONFIG_TYPE_INT64: config_setting_set_int64(d, config_setting_get_int64(src)); break;
+        case CONFIG_TYPE_FLOAT: config_setting_set_float(d, config_setting_get_float(src)); break;
+        case CONFIG_TYPE_BOOL: config_setting_set_bool(d, config_setting_get_bool(src)); break;
+        case CONFIG_TYPE_STRING:
+            config_setting_set_string(d, config_setting_get_string(src));
+            break;
+        default:
+            for (int i = 0; i < config_setting_length(src); ++i) {
+                const config_setting_t *m = config_setting_get_elem(src, (unsigned)i);
+                if (!copy_into(d, m, config_setting_name(m), forced, layer_file)) return NULL;
+            }
     }
     return d;
 }
 
 static const char *family_of(const config_setting_t *entry) {
     const char *f = NULL;
-    return config_setting_is_group(entry) && config_setting_lookup_string(entry, "family", &f) ? f : NULL;
+    return config_setting_is_group(entry) && config_setting_lookup_string(entry, "family", &f)
+               ? f
+               : NULL;
 }
 
 /* The last entry of a plugins list with this family (the one in effect). */
@@ -96,7 +103,8 @@ static config_setting_t *plugin_entry(config_setting_t *list, const char *family
     return found;
 }
 
-static int merge_group(config_setting_t *dst, const config_setting_t *src, const char *file, bool root);
+static int merge_group(config_setting_t *dst, const config_setting_t *src, const char *file,
+                       bool root);
 
 /* plugins: an entry merges into the base's entry of the same family, or is
  * appended when the base has none. */
@@ -104,18 +112,21 @@ static int merge_plugins(config_setting_t *dst, const config_setting_t *src, con
     for (int i = 0; i < config_setting_length(src); ++i) {
         const config_setting_t *g = config_setting_get_elem(src, (unsigned)i);
         config_setting_t *old = plugin_entry(dst, family_of(g));
-        if (old ? merge_group(old, g, file, false) : !copy_into(dst, g, NULL, NULL, file)) return -1;
+        if (old ? merge_group(old, g, file, false) : !copy_into(dst, g, NULL, NULL, file))
+            return -1;
     }
     return 0;
 }
 
 /* Groups merge member by member; anything else is replaced whole. */
-static int merge_group(config_setting_t *dst, const config_setting_t *src, const char *file, bool root) {
+static int merge_group(config_setting_t *dst, const config_setting_t *src, const char *file,
+                       bool root) {
     for (int i = 0; i < config_setting_length(src); ++i) {
         const config_setting_t *m = config_setting_get_elem(src, (unsigned)i);
         const char *name = config_setting_name(m);
         config_setting_t *old = config_setting_get_member(dst, name);
-        if (root && old && strcmp(name, "plugins") == 0 && config_setting_is_list(old) && config_setting_is_list(m)) {
+        if (root && old && strcmp(name, "plugins") == 0 && config_setting_is_list(old) &&
+            config_setting_is_list(m)) {
             if (merge_plugins(old, m, file)) return -1;
         } else if (old && config_setting_is_group(old) && config_setting_is_group(m)) {
             if (merge_group(old, m, file, false)) return -1;
@@ -133,7 +144,10 @@ static int merge_group(config_setting_t *dst, const config_setting_t *src, const
  * integer literal outside strings and comments that does not fit 32 bits
  * gets the suffix, so it is read whole (or refused as too large). */
 
-static bool ident_char(char c) { return c == '_' || c == '-' || c == '.' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+static bool ident_char(char c) {
+    return c == '_' || c == '-' || c == '.' || (c >= '0' && c <= '9') ||
+           ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
 
 static bool needs_long(const char *p, size_t n) {
     char tok[40];
@@ -164,8 +178,9 @@ static char *widen_ints(const char *text) {
             i = end ? (size_t)(end - text) + 2 : len;
         } else if (c >= '0' && c <= '9' && (i == 0 || !ident_char(text[i - 1]))) {
             size_t j = i + (c == '0' && (text[i + 1] | 32) == 'x' ? 2 : 0);
-            while (j < len && ((text[j] >= '0' && text[j] <= '9') || (j > i + 1 && (text[i + 1] | 32) == 'x' &&
-                                                                        ((text[j] | 32) >= 'a' && (text[j] | 32) <= 'f'))))
+            while (j < len && ((text[j] >= '0' && text[j] <= '9') ||
+                               (j > i + 1 && (text[i + 1] | 32) == 'x' &&
+                                ((text[j] | 32) >= 'a' && (text[j] | 32) <= 'f'))))
                 ++j;
             bool integer = j == len || !ident_char(text[j]);
             size_t from = i > 0 && text[i - 1] == '-' ? i - 1 : i;
@@ -223,12 +238,14 @@ static int resolve_base(const char *from, int line, const char *inc, base_ref *b
         b->path[0] = 0;
         return 0;
     }
-    return trn_errorf(e, "%s:%d: @include \"%s\": no such file (looked beside %s and in the working directory)", from,
-                      line, inc, from);
-found: {
+    return trn_errorf(
+        e, "%s:%d: @include \"%s\": no such file (looked beside %s and in the working directory)",
+        from, line, inc, from);
+found : {
     struct stat st;
     if (stat(b->path, &st) == 0 && S_ISDIR(st.st_mode))
-        return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from, line, b->path);
+        return trn_errorf(e, "%s:%d: @include \"%s\" is a directory, not a config file", from, line,
+                          b->path);
     return 0;
 }
 }
@@ -248,7 +265,9 @@ static int take_bases(char *text, const char *name, base_ref *bases, int *n, trn
             if (strncmp(q, "@include", 8) != 0) break;
             char *open = strchr(q, '"'), *close = open && open < end ? strchr(open + 1, '"') : NULL;
             if (!close || close > end) break; /* malformed: libconfig reports it */
-            if (*n == LAYER_BASES) return trn_errorf(e, "%s:%d: more than %d leading @include lines", name, line, LAYER_BASES);
+            if (*n == LAYER_BASES)
+                return trn_errorf(e, "%s:%d: more than %d leading @include lines", name, line,
+                                  LAYER_BASES);
             char inc[4096];
             snprintf(inc, sizeof inc, "%.*s", (int)(close - open - 1), open + 1);
             if (resolve_base(name, line, inc, &bases[*n], e)) return -1;
@@ -262,22 +281,23 @@ static int take_bases(char *text, const char *name, base_ref *bases, int *n, trn
 }
 
 static int parse_text(config_t *lc, const char *text, const char *name, trn_error *e) {
-    if (trn_config_prescan(name, text, strlen(text), e)) return -1; /* before libconfig sees a byte */
+    if (trn_config_prescan(name, text, strlen(text), e))
+        return -1; /* before libconfig sees a byte */
     char *wide = widen_ints(text);
     if (!wide) return trn_errorf(e, "out of memory");
     int ok = config_read_string(lc, wide);
     free(wide);
     if (ok) return 0;
-    return trn_errorf(e, "%s:%d: %s", config_error_file(lc) ? config_error_file(lc) : name, config_error_line(lc),
-                      config_error_text(lc));
+    return trn_errorf(e, "%s:%d: %s", config_error_file(lc) ? config_error_file(lc) : name,
+                      config_error_line(lc), config_error_text(lc));
 }
 
-static int read_layer(config_t *out, const char *path, const char *text, const char *name, const char *embedded,
-                      int depth, trn_error *e);
+static int read_layer(config_t *out, const char *path, const char *text, const char *name,
+                      const char *embedded, int depth, trn_error *e);
 
 /* Read a layer into a scratch tree and merge it over out. */
-static int merge_layer(config_t *out, const char *path, const char *text, const char *name, const char *embedded,
-                       int depth, trn_error *e) {
+static int merge_layer(config_t *out, const char *path, const char *text, const char *name,
+                       const char *embedded, int depth, trn_error *e) {
     config_t tmp;
     config_start(&tmp);
     int rc = read_layer(&tmp, path, text, name, embedded, depth, e);
@@ -287,35 +307,40 @@ static int merge_layer(config_t *out, const char *path, const char *text, const 
     return rc;
 }
 
-static int read_layer(config_t *out, const char *path, const char *text, const char *name, const char *embedded,
-                      int depth, trn_error *e) {
+static int read_layer(config_t *out, const char *path, const char *text, const char *name,
+                      const char *embedded, int depth, trn_error *e) {
     char *own = NULL;
     if (path && read_text(path, &own, e)) return -1;
     if (!path && !(own = strdup(text))) return trn_errorf(e, "out of memory");
     base_ref bases[LAYER_BASES];
     int n = 0, rc = take_bases(own, name, bases, &n, e);
     if (rc == 0 && n && depth >= LAYER_DEPTH)
-        rc = trn_errorf(e, "%s:%d: @include nested deeper than %d files (does a file include itself?)", name,
-                        bases[0].line, LAYER_DEPTH);
+        rc = trn_errorf(e,
+                        "%s:%d: @include nested deeper than %d files (does a file include itself?)",
+                        name, bases[0].line, LAYER_DEPTH);
     for (int i = 0; i < n && rc == 0; ++i) {
         const char *bp = bases[i].path[0] ? bases[i].path : NULL;
         const char *bn = bp ? bp : "<embedded default config>";
-        rc = merge_layer(out, bp, bp ? NULL : embedded, bn, embedded, depth + 1, e); /* each keeps its file name */
+        rc = merge_layer(out, bp, bp ? NULL : embedded, bn, embedded, depth + 1,
+                         e); /* each keeps its file name */
     }
-    if (rc == 0) rc = n ? merge_layer(out, NULL, own, name, embedded, LAYER_DEPTH, e) : parse_text(out, own, name, e);
+    if (rc == 0)
+        rc = n ? merge_layer(out, NULL, own, name, embedded, LAYER_DEPTH, e)
+               : parse_text(out, own, name, e);
     free(own);
     return rc;
 }
 
-int trn_cfg_read_layers(config_t *lc, const char *path, const char *text, const char *name, const char *embedded,
-                        trn_error *e) {
+int trn_cfg_read_layers(config_t *lc, const char *path, const char *text, const char *name,
+                        const char *embedded, trn_error *e) {
     config_set_destructor(lc, free);
     return read_layer(lc, path, text, name, embedded, 0, e);
 }
 
 /* ---- --set KEY=VALUE ---- */
 
-static void configured_families(config_setting_t *list, const char **fams, size_t *n, char *buf, size_t len) {
+static void configured_families(config_setting_t *list, const char **fams, size_t *n, char *buf,
+                                size_t len) {
     size_t used = 0;
     *n = 0;
     buf[0] = 0;
@@ -323,7 +348,8 @@ static void configured_families(config_setting_t *list, const char **fams, size_
         const char *f = family_of(config_setting_get_elem(list, (unsigned)i));
         if (!f) continue;
         fams[(*n)++] = f;
-        if (used < len) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f);
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f);
     }
     if (!*n) snprintf(buf, len, "none");
 }
@@ -335,33 +361,39 @@ static config_setting_t *set_section(config_t *lc, const char *kv, const char *s
     config_setting_t *g = config_setting_get_member(root, sect);
     if (strcmp(sect, "machine") == 0) {
         if (!g) g = config_setting_add(root, "machine", CONFIG_TYPE_GROUP);
-        if (!g || !config_setting_is_group(g)) trn_errorf(e, "--set %s: machine is not a group in the config", kv);
+        if (!g || !config_setting_is_group(g))
+            trn_errorf(e, "--set %s: machine is not a group in the config", kv);
         return g && config_setting_is_group(g) ? g : NULL;
     }
     config_setting_t *list = config_setting_get_member(root, "plugins");
-    config_setting_t *entry = plugin_entry(list && config_setting_is_list(list) ? list : NULL, sect);
+    config_setting_t *entry =
+        plugin_entry(list && config_setting_is_list(list) ? list : NULL, sect);
     if (!entry) {
         const char *fams[34];
         size_t n;
         char names[512], hint[128];
-        configured_families(list && config_setting_is_list(list) ? list : NULL, fams, &n, names, sizeof names);
+        configured_families(list && config_setting_is_list(list) ? list : NULL, fams, &n, names,
+                            sizeof names);
         fams[n++] = "machine";
         trn_suggest_text(sect, fams, n, hint, sizeof hint);
-        trn_errorf(e, "--set %s: '%s' is neither machine nor the family of a configured module (configured: %s)%s", kv,
-                   sect, names, hint);
+        trn_errorf(e,
+                   "--set %s: '%s' is neither machine nor the family of a configured module "
+                   "(configured: %s)%s",
+                   kv, sect, names, hint);
         return NULL;
     }
     config_setting_t *s = config_setting_get_member(entry, "settings");
     if (!s) s = config_setting_add(entry, "settings", CONFIG_TYPE_GROUP);
-    if (!s || !config_setting_is_group(s)) trn_errorf(e, "--set %s: the %s entry's settings is not a group", kv, sect);
+    if (!s || !config_setting_is_group(s))
+        trn_errorf(e, "--set %s: the %s entry's settings is not a group", kv, sect);
     return s && config_setting_is_group(s) ? s : NULL;
 }
 
 /* VALUE as libconfig would read it (a number, true/false, "text", a list
  * or array), else as a plain string, so `unknown_opcode=skip` works
  * unquoted. */
-static int set_value(config_setting_t *parent, const char *key, const char *value, const trn_cfg_origin *o,
-                     const char *kv, trn_error *e) {
+static int set_value(config_setting_t *parent, const char *key, const char *value,
+                     const trn_cfg_origin *o, const char *kv, trn_error *e) {
     config_setting_t *old = config_setting_get_member(parent, key);
     if (old) config_setting_remove(parent, key);
     size_t len = strlen(value) + 8;
@@ -384,31 +416,40 @@ static int set_value(config_setting_t *parent, const char *key, const char *valu
     config_t tmp;
     config_start(&tmp);
     const config_setting_t *v = NULL;
-    if (!strstr(value, "@include") && config_read_string(&tmp, text) && config_setting_length(config_root_setting(&tmp)) == 1)
+    if (!strstr(value, "@include") && config_read_string(&tmp, text) &&
+        config_setting_length(config_root_setting(&tmp)) == 1)
         v = config_setting_get_member(config_root_setting(&tmp), "v");
     config_setting_t *d = NULL;
-    if (v) d = copy_into(parent, v, key, o, o->file);
+    if (v)
+        d = copy_into(parent, v, key, o, o->file);
     else if ((d = config_setting_add(parent, key, CONFIG_TYPE_STRING))) {
         config_setting_set_string(d, value);
         trn_cfg_origin *copy = origin_new(o->file, o->line);
-        if (copy) config_setting_set_hook(d, copy);
-        else d = NULL;
+        if (copy)
+            config_setting_set_hook(d, copy);
+        else
+            d = NULL;
     }
     config_destroy(&tmp);
     free(text);
-    if (!d) return trn_errorf(e, "--set %s: '%s' is not a valid key name (letters, digits, '_' and '-')", kv, key);
+    if (!d)
+        return trn_errorf(
+            e, "--set %s: '%s' is not a valid key name (letters, digits, '_' and '-')", kv, key);
     return 0;
 }
 
 int trn_cfg_apply_set(config_t *lc, const char *kv, trn_error *e) {
     const char *eq = strchr(kv, '=');
-    if (!eq || eq == kv) return trn_errorf(e, "--set %s: expected KEY=VALUE, e.g. --set machine.hbm_bytes=1073741824", kv);
+    if (!eq || eq == kv)
+        return trn_errorf(
+            e, "--set %s: expected KEY=VALUE, e.g. --set machine.hbm_bytes=1073741824", kv);
     char key[256];
     if ((size_t)(eq - kv) >= sizeof key) return trn_errorf(e, "--set: key too long in '%s'", kv);
     snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
     char *dot = strchr(key, '.');
     if (dot && strchr(dot + 1, '.'))
-        return trn_errorf(e, "--set %s: KEY is NAME or SECTION.NAME (SECTION: machine or a family)", kv);
+        return trn_errorf(e, "--set %s: KEY is NAME or SECTION.NAME (SECTION: machine or a family)",
+                          kv);
     char opt[4096];
     snprintf(opt, sizeof opt, "--set %s", kv);
     trn_cfg_origin *o = origin_new(opt, -1);

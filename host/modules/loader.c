@@ -36,11 +36,12 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 #define TRANSPORT_V2_SIZE (offsetof(trn_transport_desc, to_root) + sizeof(void *))
 /* ABI 3: a descriptor that carries the observer field. */
 #define DESC_OBSERVER_END (offsetof(trn_plugin_desc, observer) + sizeof(void *))
-#define OP_V1_SIZE offsetof(trn_opcode_desc, attrs)
-#define OP_V2_SIZE sizeof(trn_opcode_desc)
+#define OP_V1_SIZE        offsetof(trn_opcode_desc, attrs)
+#define OP_V2_SIZE        sizeof(trn_opcode_desc)
 
 static size_t desc_min_size(uint32_t abi) {
-    return abi >= 2 ? DESC_V2_SIZE : DESC_V1_SIZE; /* ABI 3 fields are read only where size covers them */
+    return abi >= 2 ? DESC_V2_SIZE
+                    : DESC_V1_SIZE; /* ABI 3 fields are read only where size covers them */
 }
 static size_t op_min_size(uint32_t abi) { return abi >= 2 ? OP_V2_SIZE : OP_V1_SIZE; }
 
@@ -81,8 +82,10 @@ static int module_error(const trn_registry *s, const trn_plugin_cfg *p, trn_erro
         snprintf(why, sizeof why, "%s", rest);
         return trn_errorf(e, "%s: module '%s' (family %s): %s", place, p->module, p->family, why);
     }
-    if (p->line < 0) return trn_error_prefix(e, "%s: module '%s' (family %s)", file, p->module, p->family);
-    return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", file, p->line, p->module, p->family);
+    if (p->line < 0)
+        return trn_error_prefix(e, "%s: module '%s' (family %s)", file, p->module, p->family);
+    return trn_error_prefix(e, "%s:%d: module '%s' (family %s)", file, p->line, p->module,
+                            p->family);
 }
 
 static const trn_plugin_desc *find_static(const char *module) {
@@ -102,13 +105,15 @@ static size_t search_dirs(const trn_registry *s, char dirs[][1024], size_t max) 
             snprintf(dirs[n++], 1024, "%s", t);
         free(copy);
     }
-    for (size_t i = 0; i < s->cfg->n_paths && n < max; ++i) snprintf(dirs[n++], 1024, "%s", s->cfg->plugin_paths[i]);
+    for (size_t i = 0; i < s->cfg->n_paths && n < max; ++i)
+        snprintf(dirs[n++], 1024, "%s", s->cfg->plugin_paths[i]);
     if (s->exe_dir && n < max) snprintf(dirs[n++], 1024, "%s", s->exe_dir);
 #ifdef TRNSIM_PLUGIN_RELDIR /* an installed tree, wherever its prefix went */
     if (s->exe_dir && n < max) snprintf(dirs[n++], 1024, "%s/%s", s->exe_dir, TRNSIM_PLUGIN_RELDIR);
 #endif
     /* libtrnsim installed in LIBDIR has its modules in LIBDIR/trnsim */
-    if (s->exe_dir && s->exe_is_library && n < max) snprintf(dirs[n++], 1024, "%s/trnsim", s->exe_dir);
+    if (s->exe_dir && s->exe_is_library && n < max)
+        snprintf(dirs[n++], 1024, "%s/trnsim", s->exe_dir);
     if (n < max) snprintf(dirs[n++], 1024, "%s", TRNSIM_PLUGIN_DIR);
     return n;
 }
@@ -120,18 +125,21 @@ static size_t search_dirs(const trn_registry *s, char dirs[][1024], size_t max) 
 static int check_symbol(const trn_plugin_desc *d, const char *path, trn_error *e) {
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
-    if (!dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) return 0; /* nothing to check against */
+    if (!dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+        return 0; /* nothing to check against */
     unsigned type = ELF64_ST_TYPE(sym->st_info);
     if (type == STT_FUNC || type == STT_GNU_IFUNC)
-        return trn_errorf(e, "%s: '%s' is not a data symbol (a module exports a const trn_plugin_desc)", path,
-                          TRN_PLUGIN_SYMBOL);
+        return trn_errorf(
+            e, "%s: '%s' is not a data symbol (a module exports a const trn_plugin_desc)", path,
+            TRN_PLUGIN_SYMBOL);
     if (sym->st_size == 0) return 0; /* size not recorded: nothing to compare */
     if (sym->st_size < DESC_V1_SIZE)
-        return trn_errorf(e, "%s: '%s' is %zu bytes, smaller than the %zu bytes of a version-1 descriptor", path,
-                          TRN_PLUGIN_SYMBOL, (size_t)sym->st_size, (size_t)DESC_V1_SIZE);
+        return trn_errorf(
+            e, "%s: '%s' is %zu bytes, smaller than the %zu bytes of a version-1 descriptor", path,
+            TRN_PLUGIN_SYMBOL, (size_t)sym->st_size, (size_t)DESC_V1_SIZE);
     if (d->size > sym->st_size)
-        return trn_errorf(e, "%s: the descriptor says it is %u bytes, its symbol has %zu", path, d->size,
-                          (size_t)sym->st_size);
+        return trn_errorf(e, "%s: the descriptor says it is %u bytes, its symbol has %zu", path,
+                          d->size, (size_t)sym->st_size);
     return 0;
 }
 
@@ -184,13 +192,16 @@ static int open_module(trn_registry *s, trn_module *m, trn_error *e) {
             snprintf(path, sizeof path, "%s/%s%s", dirs[n], mod, ext);
             if (access(path, R_OK) == 0) break;
             if (used < sizeof tried) /* past the end: the list is cut, never overrun */
-                used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", path);
+                used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s",
+                                         used ? ", " : "", path);
         }
         if (n == nd && !trn_family_built(m->cfg->family)) {
             char hint[300];
-            return trn_errorf(e, "not found: this trnsim was built without family '%s' (configure the build with %s "
-                              "to add it); searched %s", m->cfg->family,
-                              trn_family_build_hint(m->cfg->family, hint, sizeof hint), tried);
+            return trn_errorf(
+                e,
+                "not found: this trnsim was built without family '%s' (configure the build with %s "
+                "to add it); searched %s",
+                m->cfg->family, trn_family_build_hint(m->cfg->family, hint, sizeof hint), tried);
         }
         char hint[300];
         if (n == nd)
@@ -201,7 +212,9 @@ static int open_module(trn_registry *s, trn_module *m, trn_error *e) {
     if (!m->dl) return trn_errorf(e, "dlopen failed: %s", dlerror());
     m->path = strdup(path);
     m->desc = dlsym(m->dl, TRN_PLUGIN_SYMBOL);
-    if (!m->desc) return trn_errorf(e, "%s exports no '%s' symbol: not a trnsim plugin", path, TRN_PLUGIN_SYMBOL);
+    if (!m->desc)
+        return trn_errorf(e, "%s exports no '%s' symbol: not a trnsim plugin", path,
+                          TRN_PLUGIN_SYMBOL);
     return check_symbol(m->desc, path, e);
 }
 
@@ -219,24 +232,30 @@ static int find_module(trn_registry *s, trn_module *m, trn_error *e) {
 
 static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_error *e) {
     if (d->abi_version < TRN_ABI_MIN_VERSION || d->abi_version > TRN_ABI_VERSION)
-        return trn_errorf(e, "built for plugin ABI version %u; this trnsim accepts versions %u..%u", d->abi_version,
-                          TRN_ABI_MIN_VERSION, TRN_ABI_VERSION);
+        return trn_errorf(e, "built for plugin ABI version %u; this trnsim accepts versions %u..%u",
+                          d->abi_version, TRN_ABI_MIN_VERSION, TRN_ABI_VERSION);
     if (d->size < desc_min_size(d->abi_version))
-        return trn_errorf(e, "descriptor size %u is smaller than the %zu bytes of ABI version %u", d->size,
-                          desc_min_size(d->abi_version), d->abi_version);
+        return trn_errorf(e, "descriptor size %u is smaller than the %zu bytes of ABI version %u",
+                          d->size, desc_min_size(d->abi_version), d->abi_version);
     if (d->abi_version >= 2 && d->op_size && d->op_size < op_min_size(d->abi_version))
-        return trn_errorf(e, "op_size %u is smaller than the %zu bytes of an ABI version %u opcode entry (use "
-                          "TRN_PLUGIN_HEADER)", d->op_size, op_min_size(d->abi_version), d->abi_version);
-    if (!d->name || !d->family || !d->version) return trn_errorf(e, "descriptor lacks a name, family or version");
+        return trn_errorf(
+            e,
+            "op_size %u is smaller than the %zu bytes of an ABI version %u opcode entry (use "
+            "TRN_PLUGIN_HEADER)",
+            d->op_size, op_min_size(d->abi_version), d->abi_version);
+    if (!d->name || !d->family || !d->version)
+        return trn_errorf(e, "descriptor lacks a name, family or version");
     if (strcmp(d->family, p->family) != 0)
-        return trn_errorf(e, "the module says it is family '%s', the config says '%s'", d->family, p->family);
+        return trn_errorf(e, "the module says it is family '%s', the config says '%s'", d->family,
+                          p->family);
     if ((d->n_ops && !d->ops) || (d->n_settings && !d->settings) || (d->n_quirks && !d->quirks))
         return trn_errorf(e, "descriptor has a count without its table");
     if (d->n_ops > TRN_IT_MAX + 1) /* more would repeat an IT; do not read that far */
-        return trn_errorf(e, "descriptor has %u opcodes (at most %u ITs exist)", d->n_ops, TRN_IT_MAX + 1);
+        return trn_errorf(e, "descriptor has %u opcodes (at most %u ITs exist)", d->n_ops,
+                          TRN_IT_MAX + 1);
     if (d->n_settings > TRN_DESC_MAX_ENTRIES || d->n_quirks > TRN_DESC_MAX_ENTRIES)
-        return trn_errorf(e, "descriptor has %u settings and %u quirks (at most %u of each)", d->n_settings,
-                          d->n_quirks, TRN_DESC_MAX_ENTRIES);
+        return trn_errorf(e, "descriptor has %u settings and %u quirks (at most %u of each)",
+                          d->n_settings, d->n_quirks, TRN_DESC_MAX_ENTRIES);
     return 0;
 }
 
@@ -246,15 +265,18 @@ static int check_header(const trn_plugin_desc *d, const trn_plugin_cfg *p, trn_e
  * the table ends inside the module's image, the entries past the real table
  * are still refused by the checks that follow (names, handlers), and the
  * kit's TRN_TABLE macros make the mistake hard to write. */
-static int table_inside(const trn_module *m, const void *table, size_t n, size_t entry, const char *what,
-                        trn_error *e) {
+static int table_inside(const trn_module *m, const void *table, size_t n, size_t entry,
+                        const char *what, trn_error *e) {
     if (!m->dl || n == 0) return 0;
     Dl_info self, first, last;
     const char *p = table;
     if (!dladdr(m->desc, &self) || !dladdr(p, &first) || !dladdr(p + n * entry - 1, &last) ||
         first.dli_fbase != self.dli_fbase || last.dli_fbase != self.dli_fbase)
-        return trn_errorf(e, "descriptor's %s table of %zu entries runs past the module's image (is n_%s = %zu "
-                          "the table's length?)", what, n, what, n);
+        return trn_errorf(
+            e,
+            "descriptor's %s table of %zu entries runs past the module's image (is n_%s = %zu "
+            "the table's length?)",
+            what, n, what, n);
     return 0;
 }
 
@@ -270,30 +292,45 @@ static bool in_image(const trn_module *m, const void *p) {
 static int check_pointers(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
     for (uint32_t i = 0; i < d->n_ops; ++i)
-        if (!in_image(m, raw_op(d, i)->name) || !in_image(m, (const void *)(uintptr_t)raw_op(d, i)->handler))
-            return trn_errorf(e, "opcode entry %u points outside the module (is n_ops = %u the table's length?)", i,
-                              d->n_ops);
+        if (!in_image(m, raw_op(d, i)->name) ||
+            !in_image(m, (const void *)(uintptr_t)raw_op(d, i)->handler))
+            return trn_errorf(
+                e, "opcode entry %u points outside the module (is n_ops = %u the table's length?)",
+                i, d->n_ops);
     for (uint32_t i = 0; i < d->n_settings; ++i) {
         const trn_setting_desc *s = &d->settings[i];
-        if (!in_image(m, s->key) || !in_image(m, s->def) || !in_image(m, s->choices) || !in_image(m, s->help))
-            return trn_errorf(e, "settings entry %u points outside the module (is n_settings = %u the table's "
-                              "length?)", i, d->n_settings);
+        if (!in_image(m, s->key) || !in_image(m, s->def) || !in_image(m, s->choices) ||
+            !in_image(m, s->help))
+            return trn_errorf(
+                e,
+                "settings entry %u points outside the module (is n_settings = %u the table's "
+                "length?)",
+                i, d->n_settings);
     }
     for (uint32_t i = 0; i < d->n_quirks; ++i) {
         const trn_quirk_desc *q = &d->quirks[i];
-        if (!in_image(m, q->name) || !in_image(m, q->setting) || !in_image(m, q->def) || !in_image(m, q->summary))
-            return trn_errorf(e, "quirk entry %u points outside the module (is n_quirks = %u the table's length?)", i,
-                              d->n_quirks);
+        if (!in_image(m, q->name) || !in_image(m, q->setting) || !in_image(m, q->def) ||
+            !in_image(m, q->summary))
+            return trn_errorf(
+                e,
+                "quirk entry %u points outside the module (is n_quirks = %u the table's length?)",
+                i, d->n_quirks);
     }
     for (uint32_t i = 0; i < m->n_exports; ++i)
         if (!in_image(m, m->exports[i].name) || !in_image(m, m->exports[i].iface))
-            return trn_errorf(e, "exported service entry %u points outside the module (is n_exports = %u the table's "
-                              "length?)", i, m->n_exports);
+            return trn_errorf(e,
+                              "exported service entry %u points outside the module (is n_exports = "
+                              "%u the table's "
+                              "length?)",
+                              i, m->n_exports);
     for (uint32_t i = 0; i < m->n_needs; ++i) {
         const trn_service_need *n = &m->needs[i];
         if (!in_image(m, n->name) || !in_image(m, n->family) || !in_image(m, n->module))
-            return trn_errorf(e, "needed service entry %u points outside the module (is n_needs = %u the table's "
-                              "length?)", i, m->n_needs);
+            return trn_errorf(
+                e,
+                "needed service entry %u points outside the module (is n_needs = %u the table's "
+                "length?)",
+                i, m->n_needs);
     }
     return 0;
 }
@@ -301,7 +338,8 @@ static int check_pointers(const trn_module *m, trn_error *e) {
 static int check_tables(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
     return table_inside(m, d->ops, d->n_ops, op_stride(d), "ops", e) ||
-                   table_inside(m, d->settings, d->n_settings, sizeof *d->settings, "settings", e) ||
+                   table_inside(m, d->settings, d->n_settings, sizeof *d->settings, "settings",
+                                e) ||
                    table_inside(m, d->quirks, d->n_quirks, sizeof *d->quirks, "quirks", e) ||
                    table_inside(m, m->exports, m->n_exports, sizeof *m->exports, "exports", e) ||
                    table_inside(m, m->needs, m->n_needs, sizeof *m->needs, "needs", e)
@@ -317,31 +355,39 @@ static int copy_ops(trn_module *m, trn_error *e) {
     size_t take = stride < sizeof(trn_opcode_desc) ? stride : sizeof(trn_opcode_desc);
     m->ops = calloc(d->n_ops ? d->n_ops : 1, sizeof *m->ops);
     if (!m->ops) return trn_errorf(e, "out of memory");
-    for (uint32_t i = 0; i < d->n_ops; ++i) memcpy(&m->ops[i], (const char *)d->ops + i * stride, take);
+    for (uint32_t i = 0; i < d->n_ops; ++i)
+        memcpy(&m->ops[i], (const char *)d->ops + i * stride, take);
     return 0;
 }
 
 static int check_op(const trn_module *m, uint32_t i, trn_error *e) {
     const trn_opcode_desc *op = &m->ops[i];
-    uint32_t known = m->desc->abi_version >= 3   ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS | TRN_OPF_STREAMS
+    uint32_t known = m->desc->abi_version >= 3
+                         ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS | TRN_OPF_STREAMS
                      : m->desc->abi_version >= 2 ? TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS
                                                  : TRN_OPF_MAY_WAIT;
-    if (!op->name || !*op->name || !op->handler) return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
+    if (!op->name || !*op->name || !op->handler)
+        return trn_errorf(e, "opcode entry %u lacks a name or handler", i);
     if (op->flags & ~known)
-        return trn_errorf(e, "opcode %s has flags 0x%x; this trnsim knows only 0x%x for ABI version %u modules",
-                          op->name, op->flags, known, m->desc->abi_version);
+        return trn_errorf(
+            e, "opcode %s has flags 0x%x; this trnsim knows only 0x%x for ABI version %u modules",
+            op->name, op->flags, known, m->desc->abi_version);
     if (table_inside(m, op->attrs, op->n_attrs, sizeof *op->attrs, "attrs", e) ||
         table_inside(m, op->operands, op->n_operands, sizeof *op->operands, "operands", e))
         return trn_error_prefix(e, "opcode %s", op->name);
     if ((op->flags & TRN_OPF_NO_ATTRS) && op->n_attrs)
-        return trn_errorf(e, "opcode %s has TRN_OPF_NO_ATTRS and %u attributes", op->name, op->n_attrs);
+        return trn_errorf(e, "opcode %s has TRN_OPF_NO_ATTRS and %u attributes", op->name,
+                          op->n_attrs);
     if (op->it > TRN_IT_MAX || (op->it > TRN_IT_REF_MAX && op->it < TRN_IT_EXP_MIN))
-        return trn_errorf(e, "opcode %s has IT %u (expected 0..%u, or the experimental range %u..%u)", op->name, op->it,
-                          TRN_IT_REF_MAX, TRN_IT_EXP_MIN, TRN_IT_MAX);
+        return trn_errorf(e,
+                          "opcode %s has IT %u (expected 0..%u, or the experimental range %u..%u)",
+                          op->name, op->it, TRN_IT_REF_MAX, TRN_IT_EXP_MIN, TRN_IT_MAX);
     for (uint32_t j = 0; j < i; ++j) {
         const trn_opcode_desc *o = &m->ops[j];
-        if (o->it == op->it) return trn_errorf(e, "registers IT %u twice (%s and %s)", op->it, o->name, op->name);
-        if (o->name && strcmp(o->name, op->name) == 0) return trn_errorf(e, "registers the opcode name %s twice", op->name);
+        if (o->it == op->it)
+            return trn_errorf(e, "registers IT %u twice (%s and %s)", op->it, o->name, op->name);
+        if (o->name && strcmp(o->name, op->name) == 0)
+            return trn_errorf(e, "registers the opcode name %s twice", op->name);
     }
     return trn_schema_check_desc(op, e);
 }
@@ -351,20 +397,24 @@ static int check_conflicts(const trn_registry *s, const trn_module *m, trn_error
     for (uint32_t i = 0; i < d->n_ops; ++i) {
         const trn_slot *slot = &s->table[m->ops[i].it];
         if (slot->op)
-            return trn_errorf(e, "IT %u (%s) is already registered by module '%s' (family %s); use replaces = \"%s\" "
-                              "to replace that family", m->ops[i].it, m->ops[i].name, slot->owner->desc->name,
+            return trn_errorf(e,
+                              "IT %u (%s) is already registered by module '%s' (family %s); use "
+                              "replaces = \"%s\" "
+                              "to replace that family",
+                              m->ops[i].it, m->ops[i].name, slot->owner->desc->name,
                               slot->owner->desc->family, slot->owner->desc->family);
         for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
             if (s->table[it].op && strcmp(s->table[it].op->name, m->ops[i].name) == 0)
-                return trn_errorf(e, "opcode name %s is already registered by module '%s'", m->ops[i].name,
-                                  s->table[it].owner->desc->name);
+                return trn_errorf(e, "opcode name %s is already registered by module '%s'",
+                                  m->ops[i].name, s->table[it].owner->desc->name);
     }
     return 0;
 }
 
 static int check_quirks(const trn_plugin_desc *d, trn_error *e) {
     for (uint32_t i = 0; i < d->n_quirks; ++i)
-        if (!d->quirks[i].name || !*d->quirks[i].name) return trn_errorf(e, "quirk entry %u has no name", i);
+        if (!d->quirks[i].name || !*d->quirks[i].name)
+            return trn_errorf(e, "quirk entry %u has no name", i);
     return 0;
 }
 
@@ -378,19 +428,26 @@ static int check_observer(const trn_module *m, trn_error *e) {
     if (!o) return 0;
     if (table_inside(m, o, 1, sizeof o->size, "observer", e)) return -1;
     if (o->size < sizeof *o)
-        return trn_errorf(e, "its observer table says it is %u bytes, an ABI 3 one is %zu (set .size = "
-                          "sizeof(trn_observer_desc))", o->size, sizeof *o);
+        return trn_errorf(
+            e,
+            "its observer table says it is %u bytes, an ABI 3 one is %zu (set .size = "
+            "sizeof(trn_observer_desc))",
+            o->size, sizeof *o);
     return table_inside(m, o, 1, sizeof *o, "observer", e);
 }
 
-const trn_observer_desc *trn_loader_observer(const trn_module *m) { return m->live ? observer_of(m->desc) : NULL; }
+const trn_observer_desc *trn_loader_observer(const trn_module *m) {
+    return m->live ? observer_of(m->desc) : NULL;
+}
 
 /* The descriptor on its own: header, opcode table, settings schema, quirks,
  * service lists. */
 static int validate(trn_module *m, trn_error *e) {
     if (check_header(m->desc, m->cfg, e)) return -1;
     trn_services_read(m);
-    if (trn_services_check_desc(m, e) || check_tables(m, e) || check_observer(m, e) || copy_ops(m, e)) return -1;
+    if (trn_services_check_desc(m, e) || check_tables(m, e) || check_observer(m, e) ||
+        copy_ops(m, e))
+        return -1;
     for (uint32_t i = 0; i < m->desc->n_ops; ++i)
         if (check_op(m, i, e)) return -1;
     return trn_settings_check_schema(m->desc, e) || check_quirks(m->desc, e) ? -1 : 0;
@@ -428,12 +485,15 @@ static int replace_family(trn_registry *s, const trn_module *m, trn_error *e) {
             unload(s, o);
             found = 1;
         }
-    if (!found) return trn_errorf(e, "replaces = \"%s\", but no earlier module of that family is loaded", fam);
+    if (!found)
+        return trn_errorf(e, "replaces = \"%s\", but no earlier module of that family is loaded",
+                          fam);
     return 0;
 }
 
 static int init_module(trn_registry *s, trn_module *m, trn_error *e) {
-    if (trn_settings_build(s->cfg, m->cfg, m->desc, &m->settings, e)) return trn_error_kind_default(e, TRN_EK_CONFIG);
+    if (trn_settings_build(s->cfg, m->cfg, m->desc, &m->settings, e))
+        return trn_error_kind_default(e, TRN_EK_CONFIG);
     m->settings.owner = m;
     if (m->desc->init) {
         char msg[512] = "";
@@ -442,7 +502,8 @@ static int init_module(trn_registry *s, trn_module *m, trn_error *e) {
             return trn_errorf(e, "init failed: %s", msg[0] ? msg : "(no message)");
         }
     }
-    for (uint32_t i = 0; i < m->desc->n_ops; ++i) s->table[m->ops[i].it] = (trn_slot){&m->ops[i], m};
+    for (uint32_t i = 0; i < m->desc->n_ops; ++i)
+        s->table[m->ops[i].it] = (trn_slot){&m->ops[i], m};
     s->names_ready = false;
     m->live = true;
     return 0;
@@ -461,10 +522,12 @@ static int check_transports(const trn_registry *s, trn_error *e) {
         const trn_transport_desc *t = trn_loader_transport(&s->mods[i]);
         if (!t) continue;
         if (first)
-            return trn_errorf(e, "modules '%s' and '%s' both bring a transport (at most one may)", first->desc->name,
+            return trn_errorf(e, "modules '%s' and '%s' both bring a transport (at most one may)",
+                              first->desc->name, s->mods[i].desc->name);
+        if (t->size < TRANSPORT_V2_SIZE || !t->attach || !t->idle || !t->allgather || !t->agree ||
+            !t->to_root)
+            return trn_errorf(e, "module '%s': its transport table lacks a call",
                               s->mods[i].desc->name);
-        if (t->size < TRANSPORT_V2_SIZE || !t->attach || !t->idle || !t->allgather || !t->agree || !t->to_root)
-            return trn_errorf(e, "module '%s': its transport table lacks a call", s->mods[i].desc->name);
         first = &s->mods[i];
     }
     return 0;
@@ -521,7 +584,8 @@ const char *trn_loader_families(const trn_registry *s, char *buf, size_t len) {
     size_t n = 0;
     buf[0] = 0;
     for (size_t i = 0; i < s->n_mods && n < len; ++i)
-        if (s->mods[i].live) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s->mods[i].desc->family);
+        if (s->mods[i].live)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s->mods[i].desc->family);
     if (!n) snprintf(buf, len, "none");
     return buf;
 }

@@ -15,11 +15,11 @@
 
 typedef struct trn_plugin_cfg {
     char *family;
-    char *module;   /* module name or a path to a .so */
-    char *replaces; /* family whose earlier module this one replaces, or NULL */
+    char *module;         /* module name or a path to a .so */
+    char *replaces;       /* family whose earlier module this one replaces, or NULL */
     const void *settings; /* libconfig group (opaque here) or NULL */
-    int line;       /* < 0: the entry was written by --set (file holds the option) */
-    char *file;     /* the file that wrote the entry (a base config's, when it came from there) */
+    int line;             /* < 0: the entry was written by --set (file holds the option) */
+    char *file; /* the file that wrote the entry (a base config's, when it came from there) */
 } trn_plugin_cfg;
 
 typedef struct trn_config {
@@ -28,10 +28,11 @@ typedef struct trn_config {
     trn_machine machine;
     uint32_t cores;
     bool allow_uninit;
-    bool unknown_skip; /* unknown_opcode = "skip" */
-    bool no_direct;    /* direct_access = false: modules get no lent memory */
-    uint64_t max_executions; /* instruction executions per core a program may ask for */
-    const char *bir_function; /* bir_function: the BIR function to run (NULL: the file's only one); lives in lc */
+    bool unknown_skip;        /* unknown_opcode = "skip" */
+    bool no_direct;           /* direct_access = false: modules get no lent memory */
+    uint64_t max_executions;  /* instruction executions per core a program may ask for */
+    const char *bir_function; /* bir_function: the BIR function to run (NULL: the file's only one);
+                                 lives in lc */
     char **plugin_paths;
     size_t n_paths;
     trn_plugin_cfg *plugins;
@@ -44,8 +45,8 @@ int trn_config_load(trn_config *c, const char *path, const char *text, trn_error
 /* The same, then each of sets ("KEY=VALUE": the --set options, the embedding
  * API's overrides) applied in order over the file before anything is
  * interpreted (docs/config.md). */
-int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets, size_t n_sets,
-                         trn_error *e);
+int trn_config_load_sets(trn_config *c, const char *path, const char *text, const char *const *sets,
+                         size_t n_sets, trn_error *e);
 void trn_config_free(trn_config *c);
 /* Every setting the run goes by, after @include and --set, as libconfig
  * text (malloc'd; NULL when out of memory): what a dump's config digest
@@ -72,8 +73,8 @@ struct trn_settings {
  * known type, and a default that parses, lies in [min, max] and is one of
  * its choices. Runs no module code. */
 int trn_settings_check_schema(const trn_plugin_desc *d, trn_error *e);
-int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d, trn_settings *out,
-                       trn_error *e);
+int trn_settings_build(const trn_config *c, const trn_plugin_cfg *p, const trn_plugin_desc *d,
+                       trn_settings *out, trn_error *e);
 void trn_settings_free(trn_settings *s);
 const trn_setting_val *trn_settings_find(const trn_settings *s, const char *key);
 
@@ -86,10 +87,10 @@ const trn_setting_val *trn_settings_find(const trn_settings *s, const char *key)
 #include <stdbool.h>
 #include <stddef.h>
 
-
 typedef struct trn_module {
     const trn_plugin_desc *desc;
-    trn_opcode_desc *ops; /* desc->ops in the host's layout (ABI 1 entries widened, new fields zero) */
+    trn_opcode_desc
+        *ops;   /* desc->ops in the host's layout (ABI 1 entries widened, new fields zero) */
     void *dl;   /* dlopen handle, NULL for a static module */
     char *path; /* where it was loaded from, or "(static)" */
     const trn_plugin_cfg *cfg;
@@ -119,10 +120,10 @@ typedef struct trn_name_ref {
 } trn_name_ref;
 /* Where to look for modules, what to hand them, and what was loaded. */
 typedef struct trn_registry {
-    const trn_config *cfg;    /* the config whose plugins list is loaded */
-    const trn_host_api *api;  /* handed to every module's init */
-    const char *module_dir;   /* searched first (NULL: none) */
-    const char *exe_dir;      /* the executable's (or library's) folder, NULL: unknown */
+    const trn_config *cfg;   /* the config whose plugins list is loaded */
+    const trn_host_api *api; /* handed to every module's init */
+    const char *module_dir;  /* searched first (NULL: none) */
+    const char *exe_dir;     /* the executable's (or library's) folder, NULL: unknown */
     bool exe_is_library;
     trn_module *mods;
     size_t n_mods;
@@ -152,7 +153,6 @@ int trn_registry_resolve_name(trn_registry *r, const char *name, uint32_t *it, t
 #include <jansson.h>
 #include <stdbool.h>
 
-
 /* The keys every instruction may carry whatever its opcode. */
 extern const char *const trn_instruction_keys[];
 
@@ -170,12 +170,13 @@ const trn_enum_desc *trn_schema_enum_entry(const trn_attr_desc *a, const json_t 
 /* Looks up the opcode of a sub-instruction object (for INSTRUCTIONS
  * attributes): its descriptor (NULL when no loaded module handles it), or -1
  * with a message when its opcode is malformed or unknown. */
-typedef int (*trn_schema_lookup)(void *arg, const json_t *inst, const trn_opcode_desc **op, trn_error *e);
+typedef int (*trn_schema_lookup)(void *arg, const json_t *inst, const trn_opcode_desc **op,
+                                 trn_error *e);
 
 /* Keys, types, ranges and required attributes of one instruction object
  * (recursing into INSTRUCTIONS lists). */
-int trn_schema_validate(const trn_opcode_desc *op, const json_t *inst, trn_schema_lookup lookup, void *arg,
-                        trn_error *e);
+int trn_schema_validate(const trn_opcode_desc *op, const json_t *inst, trn_schema_lookup lookup,
+                        void *arg, trn_error *e);
 
 /* "bool", "int or string", ...: the types an attribute accepts, for messages and describe. */
 void trn_schema_type_text(const trn_attr_desc *a, char *buf, size_t len);
@@ -185,7 +186,6 @@ void trn_schema_type_text(const trn_attr_desc *a, char *buf, size_t len);
  * behind api->service. */
 
 #include <stddef.h>
-
 
 /* Copy the module's export and need lists into m (empty for a descriptor
  * older than ABI 3 or too short to carry them). */

@@ -10,7 +10,7 @@
 
 #include "common/common.h"
 
-#define TRN_CONFIG_MAX_BYTES (1u << 20)  /* one config file, or one included file */
+#define TRN_CONFIG_MAX_BYTES  (1u << 20) /* one config file, or one included file */
 #define TRN_CONFIG_MAX_STRING (1u << 16) /* one string literal, or adjacent literals joined */
 
 /* 0, or -1 with "FILE:LINE: ..." naming the text as written. */
@@ -29,7 +29,6 @@ int trn_config_read_bounded(const char *path, char **text, size_t *len, trn_erro
 #include <libconfig.h>
 #include <stddef.h>
 
-
 /* Where a setting was written. line < 0: on the command line (file holds
  * the option text, e.g. "--set machine.hbm_bytes=64"). */
 typedef struct trn_cfg_origin {
@@ -42,8 +41,8 @@ typedef struct trn_cfg_origin {
  * base configs, read first; the file's own settings are then merged over
  * them (docs/config.md). embedded is the text a base named "default.cfg"
  * stands for when no such file exists. */
-int trn_cfg_read_layers(config_t *lc, const char *path, const char *text, const char *name, const char *embedded,
-                        trn_error *e);
+int trn_cfg_read_layers(config_t *lc, const char *path, const char *text, const char *name,
+                        const char *embedded, trn_error *e);
 
 /* Apply one --set KEY=VALUE to the tree (before it is interpreted). */
 int trn_cfg_apply_set(config_t *lc, const char *kv, trn_error *e);

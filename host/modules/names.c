@@ -8,14 +8,16 @@
 
 static size_t name_hash(const char *name) {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *c = (const unsigned char *)name; *c; ++c) h = (h ^ *c) * 0x100000001b3ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
+        h = (h ^ *c) * 0x100000001b3ull;
     return (size_t)(h ^ h >> 29);
 }
 
 /* The slot of name in the index: its entry, or the free slot it would take. */
 static trn_name_ref *name_slot(trn_registry *s, const char *name) {
     size_t j = name_hash(name) & (TRN_NAME_INDEX - 1);
-    while (s->name_index[j].name && strcmp(s->name_index[j].name, name) != 0) j = (j + 1) & (TRN_NAME_INDEX - 1);
+    while (s->name_index[j].name && strcmp(s->name_index[j].name, name) != 0)
+        j = (j + 1) & (TRN_NAME_INDEX - 1);
     return &s->name_index[j];
 }
 
@@ -54,7 +56,10 @@ int trn_registry_resolve_name(trn_registry *s, const char *name, uint32_t *it, t
     }
     const char *best = trn_suggest(name, cands, n);
     if (best)
-        return trn_errorf(e, "unknown opcode name '%s'; did you mean '%s'? (names are case-sensitive; trnsim opcodes "
-                          "lists the loaded ones)", name, best);
+        return trn_errorf(e,
+                          "unknown opcode name '%s'; did you mean '%s'? (names are case-sensitive; "
+                          "trnsim opcodes "
+                          "lists the loaded ones)",
+                          name, best);
     return trn_errorf(e, "unknown opcode name '%s' (trnsim opcodes lists the loaded ones)", name);
 }

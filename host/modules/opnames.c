@@ -81,8 +81,8 @@ int trn_family_built(const char *family) {
 }
 
 const char *trn_family_build_hint(const char *family, char *buf, size_t len) {
-    snprintf(buf, len, "-DTRNSIM_FAMILIES=\"%s%s%s\"", TRNSIM_BUILT_FAMILIES, *TRNSIM_BUILT_FAMILIES ? ";" : "",
-             family);
+    snprintf(buf, len, "-DTRNSIM_FAMILIES=\"%s%s%s\"", TRNSIM_BUILT_FAMILIES,
+             *TRNSIM_BUILT_FAMILIES ? ";" : "", family);
     for (char *c = buf; *c; ++c)
         if (*c == ',') *c = ';'; /* CMake's list separator */
     return buf;

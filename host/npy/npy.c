@@ -6,7 +6,6 @@
  * padded with spaces and '\n', then the raw C-order data. */
 #include "npy/npy.h"
 
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /* The data is moved with memcpy: the host must be little-endian like the
  * files we accept and write. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "npy.c assumes a little-endian host");
 
-#define NPY_MAGIC "\x93NUMPY"
+#define NPY_MAGIC     "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
-#define NPY_ALIGN 64
+#define NPY_ALIGN     64
 /* numpy.save leaves room for the first axis to grow to this many digits. */
 #define NPY_GROWTH_AXIS_MAX_DIGITS 21
 /* A sane bound for a header (numpy itself refuses more than 10000 bytes by
@@ -40,7 +38,8 @@ static const char *name_of(const char *path) { return path && path[0] ? path : "
 /* Parse descr text s (NUL-terminated) into its normalised form and item size.
  * A one-byte type takes any byte-order mark and becomes '|'; a multi-byte
  * type must say '<'. */
-static int descr_normalise(const char *path, const char *s, char out[8], size_t *item, trn_error *e) {
+static int descr_normalise(const char *path, const char *s, char out[8], size_t *item,
+                           trn_error *e) {
     size_t len = strlen(s);
     const char *found = NULL;
     if (len >= 3 && len <= 4 && strchr("<>|=", s[0])) {
@@ -48,13 +47,16 @@ static int descr_normalise(const char *path, const char *s, char out[8], size_t 
             if (strcmp(NPY_DESCRS[i] + 1, s + 1) == 0) found = NPY_DESCRS[i];
     }
     if (!found)
-        return trn_errorf(e, "%s: unsupported dtype '%s' (expected one of " NPY_DESCR_LIST ")", name_of(path), s);
+        return trn_errorf(e, "%s: unsupported dtype '%s' (expected one of " NPY_DESCR_LIST ")",
+                          name_of(path), s);
     size_t size = (size_t)(found[2] - '0');
     if (size > 1 && s[0] == '>')
-        return trn_errorf(e, "%s: big-endian dtype '%s' is not supported (expected little-endian '%s')",
-                          name_of(path), s, found);
+        return trn_errorf(
+            e, "%s: big-endian dtype '%s' is not supported (expected little-endian '%s')",
+            name_of(path), s, found);
     if (size > 1 && s[0] != '<')
-        return trn_errorf(e, "%s: dtype '%s' has no explicit byte order (expected little-endian '%s')",
+        return trn_errorf(e,
+                          "%s: dtype '%s' has no explicit byte order (expected little-endian '%s')",
                           name_of(path), s, found);
     snprintf(out, 8, "%s", found);
     *item = size;
@@ -65,12 +67,12 @@ char *trn_npy_format_shape(char *buf, size_t size, int ndim, const int64_t *shap
     size_t at = 0;
     if (size == 0) return buf;
     buf[0] = '\0';
-#define PUT(...)                                                               \
-    do {                                                                       \
-        if (at < size) {                                                       \
-            int k_ = snprintf(buf + at, size - at, __VA_ARGS__);               \
-            at = k_ < 0 ? size : at + (size_t)k_;                              \
-        }                                                                      \
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (at < size) {                                                                           \
+            int k_ = snprintf(buf + at, size - at, __VA_ARGS__);                                   \
+            at = k_ < 0 ? size : at + (size_t)k_;                                                  \
+        }                                                                                          \
     } while (0)
     PUT("(");
     for (int i = 0; i < ndim; i++) PUT(i ? ", %lld" : "%lld", (long long)shape[i]);
@@ -87,7 +89,8 @@ static int shape_count(const char *path, int ndim, const int64_t *shape, size_t 
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0)
             return trn_errorf(e, "%s: shape %s has a negative dimension (%lld)", name_of(path),
-                              trn_npy_format_shape(sh, sizeof sh, ndim, shape), (long long)shape[i]);
+                              trn_npy_format_shape(sh, sizeof sh, ndim, shape),
+                              (long long)shape[i]);
         uint64_t d = (uint64_t)shape[i];
         if (d != 0 && c > SIZE_MAX / d)
             return trn_errorf(e, "%s: shape %s is too large", name_of(path),
@@ -113,7 +116,8 @@ typedef struct hdr_parser {
 } hdr_parser;
 
 static void hp_skip_ws(hdr_parser *hp) {
-    while (hp->p < hp->end && (*hp->p == ' ' || *hp->p == '\t' || *hp->p == '\n' || *hp->p == '\r')) hp->p++;
+    while (hp->p < hp->end && (*hp->p == ' ' || *hp->p == '\t' || *hp->p == '\n' || *hp->p == '\r'))
+        hp->p++;
 }
 
 /* "bad header dict at offset N: expected X, found 'c'" */
@@ -125,8 +129,9 @@ static int hp_fail(hdr_parser *hp, const char *expected) {
         snprintf(found, sizeof found, "'%c'", *hp->p);
     else
         snprintf(found, sizeof found, "byte 0x%02x", (unsigned char)*hp->p);
-    return trn_errorf(hp->e, "%s: bad header dict at byte %zu: expected %s, found %s", name_of(hp->path),
-                      hp->file_offset + (size_t)(hp->p - hp->begin), expected, found);
+    return trn_errorf(hp->e, "%s: bad header dict at byte %zu: expected %s, found %s",
+                      name_of(hp->path), hp->file_offset + (size_t)(hp->p - hp->begin), expected,
+                      found);
 }
 
 static int hp_expect(hdr_parser *hp, char c, const char *what) {
@@ -183,7 +188,8 @@ static int hp_dim(hdr_parser *hp, int64_t *out) {
     hp_skip_ws(hp);
     bool neg = false;
     if (hp->p < hp->end && *hp->p == '-') neg = true, hp->p++;
-    if (hp->p >= hp->end || *hp->p < '0' || *hp->p > '9') return hp_fail(hp, "an integer dimension");
+    if (hp->p >= hp->end || *hp->p < '0' || *hp->p > '9')
+        return hp_fail(hp, "an integer dimension");
     uint64_t v = 0;
     const char *start = hp->p;
     while (hp->p < hp->end && *hp->p >= '0' && *hp->p <= '9') {
@@ -252,16 +258,19 @@ static int hp_dict(hdr_parser *hp, hdr_fields *f) {
             if (strcmp(key, keys[i]) == 0) k = i;
         if (k < 0 || seen[k]) {
             hp->p = key_at;
-            return trn_errorf(hp->e, "%s: bad header dict at byte %zu: %s key '%s' (expected exactly 'descr', "
-                              "'fortran_order' and 'shape')", name_of(hp->path),
-                              hp->file_offset + (size_t)(key_at - hp->begin), k < 0 ? "unexpected" : "repeated",
-                              key);
+            return trn_errorf(
+                hp->e,
+                "%s: bad header dict at byte %zu: %s key '%s' (expected exactly 'descr', "
+                "'fortran_order' and 'shape')",
+                name_of(hp->path), hp->file_offset + (size_t)(key_at - hp->begin),
+                k < 0 ? "unexpected" : "repeated", key);
         }
         seen[k] = true;
         if (hp_expect(hp, ':', "':' after the key")) return -1;
-        int rc = k == 0 ? hp_string(hp, f->descr, sizeof f->descr, "a quoted dtype string such as '<f4'")
-                 : k == 1 ? hp_bool(hp, &f->fortran_order)
-                          : hp_shape(hp, &f->ndim, f->shape);
+        int rc =
+            k == 0 ? hp_string(hp, f->descr, sizeof f->descr, "a quoted dtype string such as '<f4'")
+            : k == 1 ? hp_bool(hp, &f->fortran_order)
+                     : hp_shape(hp, &f->ndim, f->shape);
         if (rc) return -1;
         hp_skip_ws(hp);
         if (hp->p < hp->end && *hp->p == ',') {
@@ -275,8 +284,11 @@ static int hp_dict(hdr_parser *hp, hdr_fields *f) {
     if (hp->p != hp->end) return hp_fail(hp, "only spaces and '\\n' after the dict");
     for (int i = 0; i < 3; i++)
         if (!seen[i])
-            return trn_errorf(hp->e, "%s: header dict has no '%s' key (expected 'descr', 'fortran_order' and "
-                              "'shape')", name_of(hp->path), keys[i]);
+            return trn_errorf(
+                hp->e,
+                "%s: header dict has no '%s' key (expected 'descr', 'fortran_order' and "
+                "'shape')",
+                name_of(hp->path), keys[i]);
     return 0;
 }
 
@@ -302,7 +314,8 @@ static int bad_magic(const char *path, const unsigned char *pre, size_t got, trn
     size_t at = 0;
     for (size_t i = 0; i < got && i < NPY_MAGIC_LEN; i++)
         at += (size_t)snprintf(found + at, sizeof found - at, "\\x%02x", pre[i]);
-    return trn_errorf(e, "%s: not a .npy file (expected the magic \"\\x93NUMPY\", found \"%s\")", path, found);
+    return trn_errorf(e, "%s: not a .npy file (expected the magic \"\\x93NUMPY\", found \"%s\")",
+                      path, found);
 }
 
 /* Magic, version and header length; *hstart is where the header begins. */
@@ -314,20 +327,22 @@ static int read_preamble(const char *path, int fd, uint32_t *hlen, size_t *hstar
     if (rc) {
         size_t m = got < NPY_MAGIC_LEN ? got : NPY_MAGIC_LEN;
         if (got == 0 || memcmp(pre, NPY_MAGIC, m) != 0) return bad_magic(path, pre, got, e);
-        return trn_errorf(e, "%s: truncated preamble: the file has %zu bytes, a .npy preamble needs at least 10",
-                          path, got);
+        return trn_errorf(
+            e, "%s: truncated preamble: the file has %zu bytes, a .npy preamble needs at least 10",
+            path, got);
     }
     if (memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN) != 0) return bad_magic(path, pre, got, e);
     unsigned major = pre[6], minor = pre[7];
     if (!((major == 1 || major == 2 || major == 3) && minor == 0))
-        return trn_errorf(e, "%s: unsupported .npy format version %u.%u (expected 1.0, 2.0 or 3.0)", path, major,
-                          minor);
+        return trn_errorf(e, "%s: unsupported .npy format version %u.%u (expected 1.0, 2.0 or 3.0)",
+                          path, major, minor);
     size_t lenbytes = major == 1 ? 2 : 4;
     rc = read_exact(fd, pre + 8, lenbytes, &got);
     if (rc < 0) return trn_errorf(e, "%s: read error: %s", path, strerror(errno));
     if (rc)
-        return trn_errorf(e, "%s: truncated preamble: the file has %zu bytes, a version %u.0 preamble needs %zu",
-                          path, 8 + got, major, 8 + lenbytes);
+        return trn_errorf(
+            e, "%s: truncated preamble: the file has %zu bytes, a version %u.0 preamble needs %zu",
+            path, 8 + got, major, 8 + lenbytes);
     *hlen = major == 1 ? (uint32_t)pre[8] | (uint32_t)pre[9] << 8
                        : (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
                              (uint32_t)pre[11] << 24;
@@ -343,11 +358,15 @@ static int parse_header(const char *path, const char *text, size_t len, size_t h
             return trn_errorf(e, "%s: header is not ASCII (byte 0x%02x at offset %zu)", path,
                               (unsigned char)text[i], hstart + i);
     hdr_fields f = {.ndim = 0};
-    hdr_parser hp = {.path = path, .begin = text, .p = text, .end = text + len, .file_offset = hstart, .e = e};
+    hdr_parser hp = {
+        .path = path, .begin = text, .p = text, .end = text + len, .file_offset = hstart, .e = e};
     if (hp_dict(&hp, &f)) return -1;
     if (f.fortran_order)
-        return trn_errorf(e, "%s: fortran_order True is not supported (expected False: save a C-contiguous "
-                          "array, e.g. numpy.ascontiguousarray)", path);
+        return trn_errorf(
+            e,
+            "%s: fortran_order True is not supported (expected False: save a C-contiguous "
+            "array, e.g. numpy.ascontiguousarray)",
+            path);
     if (descr_normalise(path, f.descr, out->descr, &out->item_size, e)) return -1;
     out->ndim = f.ndim;
     memcpy(out->shape, f.shape, sizeof f.shape);
@@ -361,18 +380,20 @@ static int check_data_size(const char *path, const struct stat *st, const trn_np
     char sh[256];
     trn_npy_format_shape(sh, sizeof sh, h->ndim, h->shape);
     if ((uint64_t)st->st_size < (uint64_t)offset + bytes)
-        return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %llu", path, bytes, h->descr,
-                          sh, (unsigned long long)((uint64_t)st->st_size - offset));
+        return trn_errorf(e, "%s: truncated data: expected %zu bytes for %s %s, found %llu", path,
+                          bytes, h->descr, sh,
+                          (unsigned long long)((uint64_t)st->st_size - offset));
     if ((uint64_t)st->st_size > (uint64_t)offset + bytes) {
         unsigned long long more = (unsigned long long)((uint64_t)st->st_size - offset - bytes);
-        return trn_errorf(e, "%s: %llu extra bytes after the data: expected %zu bytes for %s %s, found %llu", path,
-                          more, bytes, h->descr, sh, more + bytes);
+        return trn_errorf(
+            e, "%s: %llu extra bytes after the data: expected %zu bytes for %s %s, found %llu",
+            path, more, bytes, h->descr, sh, more + bytes);
     }
     return 0;
 }
 
-int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, void *ctx, trn_npy *out,
-                        trn_error *e) {
+int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, void *ctx,
+                        trn_npy *out, trn_error *e) {
     uint32_t hlen = 0;
     size_t hstart = 0;
     if (read_preamble(path, fd, &hlen, &hstart, e)) return -1;
@@ -381,18 +402,22 @@ int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, vo
     bool sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     if (sized) left = (uint64_t)st.st_size > hstart ? (uint64_t)st.st_size - hstart : 0;
     if (sized && hlen > left)
-        return trn_errorf(e, "%s: truncated header: the preamble announces %u header bytes, %llu follow", path,
-                          hlen, (unsigned long long)left);
+        return trn_errorf(
+            e, "%s: truncated header: the preamble announces %u header bytes, %llu follow", path,
+            hlen, (unsigned long long)left);
     if (hlen > NPY_HEADER_MAX)
-        return trn_errorf(e, "%s: header length %u is implausible (at most %u)", path, hlen, NPY_HEADER_MAX);
+        return trn_errorf(e, "%s: header length %u is implausible (at most %u)", path, hlen,
+                          NPY_HEADER_MAX);
     char *text = malloc(hlen ? hlen : 1);
     if (!text) return trn_errorf(e, "%s: out of memory for a %u-byte header", path, hlen);
     size_t got;
     int rc = read_exact(fd, text, hlen, &got);
-    if (rc < 0) rc = trn_errorf(e, "%s: read error: %s", path, strerror(errno));
+    if (rc < 0)
+        rc = trn_errorf(e, "%s: read error: %s", path, strerror(errno));
     else if (rc)
-        rc = trn_errorf(e, "%s: truncated header: the preamble announces %u header bytes, %zu follow", path, hlen,
-                        got);
+        rc = trn_errorf(e,
+                        "%s: truncated header: the preamble announces %u header bytes, %zu follow",
+                        path, hlen, got);
     if (rc == 0) rc = parse_header(path, text, hlen, hstart, out, e);
     free(text);
     if (rc == 0 && check) rc = check(out, ctx, e); /* before a single data byte is read */
@@ -400,14 +425,16 @@ int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, vo
     return rc;
 }
 
-int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out, trn_error *e) {
+int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out,
+                         trn_error *e) {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", path);
     trn_npy_in in;
     if (trn_npy_in_open(&in, path, check, ctx, e)) return -1;
     *out = in.head;
     out->data = malloc(in.total ? in.total : 1);
-    int rc = out->data ? 0 : trn_errorf(e, "%s: out of memory for %zu bytes of data", path, in.total);
+    int rc =
+        out->data ? 0 : trn_errorf(e, "%s: out of memory for %zu bytes of data", path, in.total);
     if (rc == 0) rc = trn_npy_in_read_raw(&in, out->data, in.total, e) || trn_npy_in_finish(&in, e);
     trn_npy_in_close(&in);
     if (rc) {
@@ -417,7 +444,9 @@ int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx
     return 0;
 }
 
-int trn_npy_read(const char *path, trn_npy *out, trn_error *e) { return trn_npy_read_checked(path, NULL, NULL, out, e); }
+int trn_npy_read(const char *path, trn_npy *out, trn_error *e) {
+    return trn_npy_read_checked(path, NULL, NULL, out, e);
+}
 
 void trn_npy_free(trn_npy *n) {
     if (!n) return;
@@ -431,7 +460,8 @@ void trn_npy_free(trn_npy *n) {
  * the first axis to grow to 21 digits, then spaces and '\n' so that
  * preamble + header is a multiple of 64 (a full 64 spaces when it already
  * was one: numpy's padlen is 64 - (x % 64), never 0). Returns the length. */
-static size_t build_header(char *buf, size_t size, const char *descr, int ndim, const int64_t *shape) {
+static size_t build_header(char *buf, size_t size, const char *descr, int ndim,
+                           const int64_t *shape) {
     char sh[256];
     int n = snprintf(buf, size, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr,
                      trn_npy_format_shape(sh, sizeof sh, ndim, shape));
@@ -450,7 +480,8 @@ static size_t build_header(char *buf, size_t size, const char *descr, int ndim, 
 }
 
 static int write_all(const char *path, FILE *f, const void *p, size_t n, trn_error *e) {
-    if (n && fwrite(p, 1, n, f) != n) return trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
+    if (n && fwrite(p, 1, n, f) != n)
+        return trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
     return 0;
 }
 
@@ -460,15 +491,16 @@ typedef struct npy_image {
     size_t head_len, data_bytes;
 } npy_image;
 
-int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *path, const char *descr, int ndim,
-                         const int64_t *shape, size_t *data_bytes, trn_error *e) {
+int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *path, const char *descr,
+                         int ndim, const int64_t *shape, size_t *data_bytes, trn_error *e) {
     char norm[8];
     size_t item, count;
     path = name_of(path);
     if (!descr) return trn_errorf(e, "%s: no dtype given for writing", path);
     if (descr_normalise(path, descr, norm, &item, e)) return -1;
     if (ndim < 0 || ndim > TRN_NPY_MAX_DIMS)
-        return trn_errorf(e, "%s: cannot write %d dimensions (expected 0 to %d)", path, ndim, TRN_NPY_MAX_DIMS);
+        return trn_errorf(e, "%s: cannot write %d dimensions (expected 0 to %d)", path, ndim,
+                          TRN_NPY_MAX_DIMS);
     if (shape_count(path, ndim, shape, item, &count, e)) return -1;
     if (size < 1024) return trn_errorf(e, "%s: header buffer too small", path);
     memcpy(buf, NPY_MAGIC "\x01\x00", 8);
@@ -480,31 +512,37 @@ int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *path, 
     return 0;
 }
 
-static int build_image(npy_image *im, const char *path, const char *descr, int ndim, const int64_t *shape,
-                       const void *data, trn_error *e) {
-    if (trn_npy_build_header(im->head, sizeof im->head, &im->head_len, path, descr, ndim, shape, &im->data_bytes, e))
+static int build_image(npy_image *im, const char *path, const char *descr, int ndim,
+                       const int64_t *shape, const void *data, trn_error *e) {
+    if (trn_npy_build_header(im->head, sizeof im->head, &im->head_len, path, descr, ndim, shape,
+                             &im->data_bytes, e))
         return -1;
     if (im->data_bytes && !data)
-        return trn_errorf(e, "%s: no data given for %zu elements", path, im->data_bytes / (size_t)(descr[2] - '0'));
+        return trn_errorf(e, "%s: no data given for %zu elements", path,
+                          im->data_bytes / (size_t)(descr[2] - '0'));
     return 0;
 }
 
-static int write_image(FILE *f, const char *path, const npy_image *im, const void *data, trn_error *e) {
+static int write_image(FILE *f, const char *path, const npy_image *im, const void *data,
+                       trn_error *e) {
     int rc = write_all(path, f, im->head, im->head_len, e);
     if (rc == 0) rc = write_all(path, f, data, im->data_bytes, e);
-    if (rc == 0 && fflush(f) != 0) rc = trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
+    if (rc == 0 && fflush(f) != 0)
+        rc = trn_errorf(e, "%s: write failed: %s", path, strerror(errno));
     return rc;
 }
 
-int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim, const int64_t *shape,
-                         const void *data, trn_error *e) {
+int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim,
+                         const int64_t *shape, const void *data, trn_error *e) {
     npy_image im;
     name = name_of(name);
-    return build_image(&im, name, descr, ndim, shape, data, e) || write_image(f, name, &im, data, e) ? -1 : 0;
+    return build_image(&im, name, descr, ndim, shape, data, e) || write_image(f, name, &im, data, e)
+               ? -1
+               : 0;
 }
 
-int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
-                  trn_error *e) {
+int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape,
+                  const void *data, trn_error *e) {
     npy_image im;
     if (build_image(&im, path, descr, ndim, shape, data, e)) return -1;
     FILE *f = fopen(path, "wb");
@@ -513,8 +551,8 @@ int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *
     struct stat st;
     bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     int rc = write_image(f, path, &im, data, e);
-    if (fclose(f) != 0 && rc == 0) rc = trn_errorf(e, "%s: close failed: %s", path, strerror(errno));
+    if (fclose(f) != 0 && rc == 0)
+        rc = trn_errorf(e, "%s: close failed: %s", path, strerror(errno));
     if (rc && regular) remove(path); /* never leave a partial file behind */
     return rc;
 }
-

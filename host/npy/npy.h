@@ -49,7 +49,8 @@ int trn_npy_read(const char *path, trn_npy *out, trn_error *e);
  * read: a caller that knows what the file must hold refuses a lying or huge
  * header at once. check returns 0, or -1 after a message in *e. */
 typedef int (*trn_npy_header_check)(const trn_npy *header, void *ctx, trn_error *e);
-int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out, trn_error *e);
+int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx, trn_npy *out,
+                         trn_error *e);
 
 /* Write a v1.0 file whose header is byte-identical to numpy.save's for the
  * same array (dict, growth-axis spaces, padding so the data starts at a
@@ -58,14 +59,14 @@ int trn_npy_read_checked(const char *path, trn_npy_header_check check, void *ctx
  * data holds product(shape) elements (may be NULL when that is 0). Either
  * the whole file is written and closed successfully, or -1 is returned and
  * the partial file is removed. */
-int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
-                  trn_error *e);
+int trn_npy_write(const char *path, const char *descr, int ndim, const int64_t *shape,
+                  const void *data, trn_error *e);
 
 /* The same file written to an open stream (flushed, not closed): for a
  * caller that created the file itself, e.g. exclusively under a temporary
  * name. name is used in messages only. */
-int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim, const int64_t *shape,
-                         const void *data, trn_error *e);
+int trn_npy_write_stream(FILE *f, const char *name, const char *descr, int ndim,
+                         const int64_t *shape, const void *data, trn_error *e);
 
 /* Free the data of a successful read; safe on an emptied or zeroed struct. */
 void trn_npy_free(trn_npy *n);
@@ -86,7 +87,8 @@ char *trn_npy_format_shape(char *buf, size_t size, int ndim, const int64_t *shap
  *   packed x4 forms    the unsigned type of their width (<u4 / <u2), raw
  * Anything else: "<name>: dtype <f8 cannot be loaded into a bfloat16 tensor
  * (expected <f4 or <u2)". Nothing is written to dst on error. */
-int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, void *dst, trn_error *e);
+int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, void *dst,
+                      trn_error *e);
 
 /* The descr written for a tensor dtype: float32 / float32r "<f4", float16
  * "<f2", bfloat16 "<f4" (widened) or "<u2" with raw_bits, fp8 "<f4" or "|u1"
@@ -110,7 +112,6 @@ int trn_npy_from_tensor(trn_dtype dt, const void *src, size_t count, bool raw_bi
 #include <stddef.h>
 #include <stdint.h>
 
-
 typedef enum trn_npy_how {
     TRN_NPY_COPY,   /* the bytes as they are */
     TRN_NPY_NARROW, /* float32 -> the tensor's dtype, RNE */
@@ -121,10 +122,10 @@ typedef enum trn_npy_how {
 
 typedef struct trn_npy_plan {
     trn_npy_how how;
-    trn_dtype dt;       /* the tensor's dtype */
-    uint32_t src_item;  /* bytes per element on the source side */
-    uint32_t dst_item;  /* bytes per element on the destination side */
-    bool src_signed;    /* TRN_NPY_INT: the file's integers are signed */
+    trn_dtype dt;      /* the tensor's dtype */
+    uint32_t src_item; /* bytes per element on the source side */
+    uint32_t dst_item; /* bytes per element on the destination side */
+    bool src_signed;   /* TRN_NPY_INT: the file's integers are signed */
 } trn_npy_plan;
 
 /* How an array with head's descr loads into a tensor of dt. -1 with
@@ -133,14 +134,15 @@ typedef struct trn_npy_plan {
 int trn_npy_load_plan(const trn_npy *head, trn_dtype dt, trn_npy_plan *p, trn_error *e);
 
 /* How a tensor of dt is written (descr: trn_npy_descr_for(dt, raw_bits)). */
-int trn_npy_save_plan(trn_dtype dt, bool raw_bits, trn_npy_plan *p, const char **descr, trn_error *e);
+int trn_npy_save_plan(trn_dtype dt, bool raw_bits, trn_npy_plan *p, const char **descr,
+                      trn_error *e);
 
 /* Whether every one of count source elements at src fits the tensor's
  * dtype (TRN_NPY_INT; always true otherwise). first is the index of src[0]
  * in head's array, so that the message names the element of the file:
  * "<name>: element 5 [1, 2] is 300, which does not fit uint8 (0..255); ...". */
-int trn_npy_plan_check(const trn_npy_plan *p, const trn_npy *head, const void *src, size_t count, size_t first,
-                       trn_error *e);
+int trn_npy_plan_check(const trn_npy_plan *p, const trn_npy *head, const void *src, size_t count,
+                       size_t first, trn_error *e);
 
 /* Convert count elements from src to dst (no overlap). Checked first. */
 void trn_npy_plan_apply(const trn_npy_plan *p, const void *src, void *dst, size_t count);
@@ -160,7 +162,6 @@ void trn_npy_plan_apply(const trn_npy_plan *p, const void *src, void *dst, size_
 #include <stddef.h>
 #include <stdint.h>
 
-
 /* The conversion buffer's size: large enough that the per-call cost of a
  * read vanishes, small enough to stay in L2 next to its destination. */
 #define TRN_NPY_CHUNK ((size_t)1 << 20)
@@ -168,18 +169,19 @@ void trn_npy_plan_apply(const trn_npy_plan *p, const void *src, void *dst, size_
 /* ---- reading ---- */
 
 typedef struct trn_npy_in {
-    trn_npy head;        /* the parsed header; head.data stays NULL */
+    trn_npy head; /* the parsed header; head.data stays NULL */
     int fd;
-    bool regular;        /* a regular file (sizes known, skips seek) */
-    size_t total, done;  /* data bytes in the file, and consumed so far */
-    trn_npy_plan plan;   /* set by trn_npy_in_plan */
+    bool regular;       /* a regular file (sizes known, skips seek) */
+    size_t total, done; /* data bytes in the file, and consumed so far */
+    trn_npy_plan plan;  /* set by trn_npy_in_plan */
     bool planned;
-    uint8_t *buf;        /* TRN_NPY_CHUNK bytes, only for a converting plan */
+    uint8_t *buf; /* TRN_NPY_CHUNK bytes, only for a converting plan */
 } trn_npy_in;
 
 /* Open path and read its preamble and header; check (may be NULL) sees
  * the header before any data is read. On error the stream is closed. */
-int trn_npy_in_open(trn_npy_in *in, const char *path, trn_npy_header_check check, void *ctx, trn_error *e);
+int trn_npy_in_open(trn_npy_in *in, const char *path, trn_npy_header_check check, void *ctx,
+                    trn_error *e);
 
 /* Choose how the data loads into a tensor of dt (npy_convert.h); the
  * dtype error of trn_npy_to_tensor when none does. */
@@ -204,17 +206,17 @@ void trn_npy_in_close(trn_npy_in *in);
 
 typedef struct trn_npy_out {
     int fd;
-    const char *name;     /* for messages */
+    const char *name; /* for messages */
     trn_npy_plan plan;
-    size_t total, done;   /* data bytes of the file, and written so far */
-    uint8_t *buf;         /* TRN_NPY_CHUNK bytes, only for a converting plan */
+    size_t total, done; /* data bytes of the file, and written so far */
+    uint8_t *buf;       /* TRN_NPY_CHUNK bytes, only for a converting plan */
 } trn_npy_out;
 
 /* Write numpy.save's header (npy.h, trn_npy_write) for an array of a
  * tensor of dt and shape [ndim, shape], its descr trn_npy_descr_for(dt,
  * raw_bits), to fd (at its current position). */
-int trn_npy_out_begin(trn_npy_out *o, int fd, const char *name, trn_dtype dt, bool raw_bits, int ndim,
-                      const int64_t *shape, trn_error *e);
+int trn_npy_out_begin(trn_npy_out *o, int fd, const char *name, trn_dtype dt, bool raw_bits,
+                      int ndim, const int64_t *shape, trn_error *e);
 
 /* The next src_bytes bytes of the tensor (whole elements of dt): written
  * straight from src, or converted through the bounded buffer. */
@@ -230,13 +232,13 @@ void trn_npy_out_abandon(trn_npy_out *o);
 
 /* Preamble and header of a file open at fd, then the caller's check, then
  * the data size against a regular file's size. */
-int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, void *ctx, trn_npy *out,
-                        trn_error *e);
+int trn_npy_read_header(const char *path, int fd, trn_npy_header_check check, void *ctx,
+                        trn_npy *out, trn_error *e);
 
 /* numpy.save's v1.0 preamble and header into buf (1024 bytes are always
  * enough); *data_bytes: what the data must be. */
-int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *name, const char *descr, int ndim,
-                         const int64_t *shape, size_t *data_bytes, trn_error *e);
+int trn_npy_build_header(char *buf, size_t size, size_t *len, const char *name, const char *descr,
+                         int ndim, const int64_t *shape, size_t *data_bytes, trn_error *e);
 
 /* write(2) until done (short writes, EINTR); "<name>: write failed: ...". */
 int trn_npy_write_fd(int fd, const char *name, const void *p, size_t n, trn_error *e);

@@ -22,26 +22,26 @@ static bool is_packed(trn_dtype dt) {
 
 static const char *unsigned_descr(uint32_t width) {
     switch (width) {
-    case 1: return "|u1";
-    case 2: return "<u2";
-    case 4: return "<u4";
-    case 8: return "<u8";
-    default: return NULL;
+        case 1: return "|u1";
+        case 2: return "<u2";
+        case 4: return "<u4";
+        case 8: return "<u8";
+        default: return NULL;
     }
 }
 
 /* The integer dtypes' own descr, NULL for the rest. */
 static const char *integer_descr(trn_dtype dt) {
     switch (dt) {
-    case TRN_DT_INT8: return "|i1";
-    case TRN_DT_UINT8: return "|u1";
-    case TRN_DT_INT16: return "<i2";
-    case TRN_DT_UINT16: return "<u2";
-    case TRN_DT_UINT32: return "<u4";
-    case TRN_DT_INT32: return "<i4";
-    case TRN_DT_UINT64: return "<u8";
-    case TRN_DT_INT64: return "<i8";
-    default: return NULL;
+        case TRN_DT_INT8: return "|i1";
+        case TRN_DT_UINT8: return "|u1";
+        case TRN_DT_INT16: return "<i2";
+        case TRN_DT_UINT16: return "<u2";
+        case TRN_DT_UINT32: return "<u4";
+        case TRN_DT_INT32: return "<i4";
+        case TRN_DT_UINT64: return "<u8";
+        case TRN_DT_INT64: return "<i8";
+        default: return NULL;
     }
 }
 
@@ -79,9 +79,15 @@ static int load_rules(trn_dtype dt, npy_rule r[3]) {
 /* The integer dtypes and their ranges; false for the others. */
 static bool int_dtype(trn_dtype dt, bool *is_signed) {
     switch (dt) {
-    case TRN_DT_INT8: case TRN_DT_INT16: case TRN_DT_INT32: case TRN_DT_INT64: *is_signed = true; return true;
-    case TRN_DT_UINT8: case TRN_DT_UINT16: case TRN_DT_UINT32: case TRN_DT_UINT64: *is_signed = false; return true;
-    default: return false;
+        case TRN_DT_INT8:
+        case TRN_DT_INT16:
+        case TRN_DT_INT32:
+        case TRN_DT_INT64: *is_signed = true; return true;
+        case TRN_DT_UINT8:
+        case TRN_DT_UINT16:
+        case TRN_DT_UINT32:
+        case TRN_DT_UINT64: *is_signed = false; return true;
+        default: return false;
     }
 }
 
@@ -111,7 +117,8 @@ int trn_npy_load_plan(const trn_npy *n, trn_dtype dt, trn_npy_plan *p, trn_error
     npy_rule rules[3];
     int nrules = (unsigned)dt < TRN_DT_COUNT ? load_rules(dt, rules) : 0;
     if (nrules == 0)
-        return trn_errorf(e, "%s: cannot load into a tensor of unknown dtype id %d", name_of(n), (int)dt);
+        return trn_errorf(e, "%s: cannot load into a tensor of unknown dtype id %d", name_of(n),
+                          (int)dt);
     memset(p, 0, sizeof *p);
     p->dt = dt;
     p->src_item = (uint32_t)n->item_size;
@@ -125,10 +132,13 @@ int trn_npy_load_plan(const trn_npy *n, trn_dtype dt, trn_npy_plan *p, trn_error
     char list[64] = "";
     size_t at = 0;
     for (int i = 0; i < nrules; i++)
-        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i == 0 ? "" : i + 1 == nrules ? " or " : ", ",
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+                               i == 0            ? ""
+                               : i + 1 == nrules ? " or "
+                                                 : ", ",
                                rules[i].descr);
-    return trn_errorf(e, "%s: dtype %s cannot be loaded into a %s tensor (expected %s)", name_of(n), n->descr,
-                      trn_dtype_name(dt), list);
+    return trn_errorf(e, "%s: dtype %s cannot be loaded into a %s tensor (expected %s)", name_of(n),
+                      n->descr, trn_dtype_name(dt), list);
 }
 
 const char *trn_npy_descr_for(trn_dtype dt, bool raw_bits) {
@@ -141,7 +151,8 @@ const char *trn_npy_descr_for(trn_dtype dt, bool raw_bits) {
     return unsigned_descr(trn_dtype_width(dt));
 }
 
-int trn_npy_save_plan(trn_dtype dt, bool raw_bits, trn_npy_plan *p, const char **descr, trn_error *e) {
+int trn_npy_save_plan(trn_dtype dt, bool raw_bits, trn_npy_plan *p, const char **descr,
+                      trn_error *e) {
     const char *d = trn_npy_descr_for(dt, raw_bits);
     if (!d) return trn_errorf(e, "cannot write a tensor of unknown dtype id %d", (int)dt);
     memset(p, 0, sizeof *p);
@@ -173,20 +184,23 @@ static void index_text(const trn_npy *n, size_t k, char *buf, size_t len) {
     int64_t rest = (int64_t)k, stride = (int64_t)n->count;
     for (int d = 0; d < n->ndim && at < len; ++d) {
         stride = n->shape[d] ? stride / n->shape[d] : 1;
-        at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, d ? ", " : "[", stride ? rest / stride : 0);
+        at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, d ? ", " : "[",
+                               stride ? rest / stride : 0);
         if (stride) rest %= stride;
     }
     if (at < len) snprintf(buf + at, len - at, n->ndim ? "]" : "[]");
 }
 
-int trn_npy_plan_check(const trn_npy_plan *p, const trn_npy *n, const void *src, size_t count, size_t first,
-                       trn_error *e) {
+int trn_npy_plan_check(const trn_npy_plan *p, const trn_npy *n, const void *src, size_t count,
+                       size_t first, trn_error *e) {
     if (p->how != TRN_NPY_INT) return 0;
     bool dst_signed = false;
     int_dtype(p->dt, &dst_signed);
     uint32_t dw = p->dst_item, sw = p->src_item;
     int64_t lo = dst_signed ? (dw == 8 ? INT64_MIN : -(1ll << (8 * dw - 1))) : 0;
-    uint64_t hi = dst_signed ? (1ull << (8 * dw - 1)) - 1 : dw == 8 ? UINT64_MAX : (1ull << (8 * dw)) - 1;
+    uint64_t hi = dst_signed ? (1ull << (8 * dw - 1)) - 1
+                  : dw == 8  ? UINT64_MAX
+                             : (1ull << (8 * dw)) - 1;
     for (size_t k = 0; k < count; ++k) {
         uint64_t u = load_int((const uint8_t *)src + k * sw, sw, p->src_signed);
         int64_t s = (int64_t)u;
@@ -194,11 +208,16 @@ int trn_npy_plan_check(const trn_npy_plan *p, const trn_npy *n, const void *src,
         if (fits) continue;
         char idx[160], val[32];
         index_text(n, first + k, idx, sizeof idx);
-        if (p->src_signed) snprintf(val, sizeof val, "%" PRId64, s);
-        else snprintf(val, sizeof val, "%" PRIu64, u);
-        return trn_errorf(e, "%s: element %zu %s is %s, which does not fit %s (%" PRId64 "..%" PRIu64 "); a %s "
-                          "array loads into a %s tensor only when every value fits", name_of(n), first + k, idx, val,
-                          trn_dtype_name(p->dt), lo, hi, n->descr, trn_dtype_name(p->dt));
+        if (p->src_signed)
+            snprintf(val, sizeof val, "%" PRId64, s);
+        else
+            snprintf(val, sizeof val, "%" PRIu64, u);
+        return trn_errorf(e,
+                          "%s: element %zu %s is %s, which does not fit %s (%" PRId64 "..%" PRIu64
+                          "); a %s "
+                          "array loads into a %s tensor only when every value fits",
+                          name_of(n), first + k, idx, val, trn_dtype_name(p->dt), lo, hi, n->descr,
+                          trn_dtype_name(p->dt));
     }
     return 0;
 }
@@ -216,23 +235,26 @@ static void doubles(trn_dtype dt, const uint8_t *src, uint8_t *dst, size_t count
             memcpy(&d, src + (at + i) * 8, 8);
             tmp[i] = (float)d;
         }
-        if (dt == TRN_DT_FP32) memcpy(dst + at * 4, tmp, k * sizeof(float));
-        else trn_narrow_span(dt, tmp, dst + at * w, k);
+        if (dt == TRN_DT_FP32)
+            memcpy(dst + at * 4, tmp, k * sizeof(float));
+        else
+            trn_narrow_span(dt, tmp, dst + at * w, k);
     }
 }
 
 void trn_npy_plan_apply(const trn_npy_plan *p, const void *src, void *dst, size_t count) {
     if (count == 0) return;
     switch (p->how) {
-    case TRN_NPY_COPY: memcpy(dst, src, count * p->src_item); break;
-    case TRN_NPY_NARROW: trn_narrow_span(p->dt, (const float *)src, dst, count); break;
-    case TRN_NPY_WIDEN: trn_widen_span(p->dt, src, (float *)dst, count); break;
-    case TRN_NPY_F64: doubles(p->dt, src, dst, count); break;
-    case TRN_NPY_INT:
-        for (size_t k = 0; k < count; ++k)
-            store_int((uint8_t *)dst + k * p->dst_item, p->dst_item,
-                      load_int((const uint8_t *)src + k * p->src_item, p->src_item, p->src_signed));
-        break;
+        case TRN_NPY_COPY: memcpy(dst, src, count * p->src_item); break;
+        case TRN_NPY_NARROW: trn_narrow_span(p->dt, (const float *)src, dst, count); break;
+        case TRN_NPY_WIDEN: trn_widen_span(p->dt, src, (float *)dst, count); break;
+        case TRN_NPY_F64: doubles(p->dt, src, dst, count); break;
+        case TRN_NPY_INT:
+            for (size_t k = 0; k < count; ++k)
+                store_int(
+                    (uint8_t *)dst + k * p->dst_item, p->dst_item,
+                    load_int((const uint8_t *)src + k * p->src_item, p->src_item, p->src_signed));
+            break;
     }
 }
 
@@ -245,9 +267,11 @@ static bool shapes_equal(int na, const int64_t *a, int nb, const int64_t *b) {
     return true;
 }
 
-int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, void *dst, trn_error *e) {
+int trn_npy_to_tensor(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, void *dst,
+                      trn_error *e) {
     if ((unsigned)dt >= TRN_DT_COUNT)
-        return trn_errorf(e, "%s: cannot load into a tensor of unknown dtype id %d", name_of(n), (int)dt);
+        return trn_errorf(e, "%s: cannot load into a tensor of unknown dtype id %d", name_of(n),
+                          (int)dt);
     if (ndim < 0 || !shapes_equal(n->ndim, n->shape, ndim, shape)) {
         char a[256], b[256];
         return trn_errorf(e, "%s: shape %s does not match the tensor's shape %s", name_of(n),
@@ -271,10 +295,14 @@ int trn_npy_from_tensor(trn_dtype dt, const void *src, size_t count, bool raw_bi
     *out_descr = NULL;
     if (trn_npy_save_plan(dt, raw_bits, &p, &descr, e)) return -1;
     size_t item = p.dst_item;
-    if (count > SIZE_MAX / item) return trn_errorf(e, "%s tensor of %zu elements is too large", trn_dtype_name(dt), count);
-    if (count && !src) return trn_errorf(e, "%s tensor: no data for %zu elements", trn_dtype_name(dt), count);
+    if (count > SIZE_MAX / item)
+        return trn_errorf(e, "%s tensor of %zu elements is too large", trn_dtype_name(dt), count);
+    if (count && !src)
+        return trn_errorf(e, "%s tensor: no data for %zu elements", trn_dtype_name(dt), count);
     void *buf = malloc(count ? count * item : 1);
-    if (!buf) return trn_errorf(e, "out of memory for %zu bytes (%s tensor)", count * item, trn_dtype_name(dt));
+    if (!buf)
+        return trn_errorf(e, "out of memory for %zu bytes (%s tensor)", count * item,
+                          trn_dtype_name(dt));
     trn_npy_plan_apply(&p, src, buf, count);
     *out_data = buf;
     *out_descr = descr;

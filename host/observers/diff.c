@@ -20,7 +20,8 @@ static bool is_packed(int dt) {
 }
 
 static bool is_signed_int(int dt) {
-    return dt == TRN_DT_INT8 || dt == TRN_DT_INT16 || dt == TRN_DT_INT32 || dt == TRN_DT_INT64 || dt < 0;
+    return dt == TRN_DT_INT8 || dt == TRN_DT_INT16 || dt == TRN_DT_INT32 || dt == TRN_DT_INT64 ||
+           dt < 0;
 }
 
 static uint64_t load_bits(const uint8_t *p, uint32_t w) {
@@ -30,7 +31,8 @@ static uint64_t load_bits(const uint8_t *p, uint32_t w) {
 }
 
 static int64_t sign_extend(uint64_t u, uint32_t w) {
-    return w >= 8 ? (int64_t)u : (int64_t)(u ^ (1ull << (8 * w - 1))) - (int64_t)(1ull << (8 * w - 1));
+    return w >= 8 ? (int64_t)u
+                  : (int64_t)(u ^ (1ull << (8 * w - 1))) - (int64_t)(1ull << (8 * w - 1));
 }
 
 static uint32_t width_of(int dt) { return dt < 0 ? 8 : trn_dtype_width((trn_dtype)dt); }
@@ -49,8 +51,10 @@ bool trn_diff_ulp(int dt, uint64_t a, uint64_t b, uint64_t *ulp) {
     if (dt >= 0 && is_packed(dt)) return false;
     if (dt >= 0 && trn_dtype_is_float((trn_dtype)dt)) {
         uint8_t ba[8], bb[8];
-        for (int i = 0; i < 8; ++i) ba[i] = (uint8_t)(a >> (8 * i)), bb[i] = (uint8_t)(b >> (8 * i));
-        if (isnan(trn_widen((trn_dtype)dt, ba)) || isnan(trn_widen((trn_dtype)dt, bb))) return false;
+        for (int i = 0; i < 8; ++i)
+            ba[i] = (uint8_t)(a >> (8 * i)), bb[i] = (uint8_t)(b >> (8 * i));
+        if (isnan(trn_widen((trn_dtype)dt, ba)) || isnan(trn_widen((trn_dtype)dt, bb)))
+            return false;
         int64_t x = float_rank(dt, a), y = float_rank(dt, b);
         *ulp = x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
         return true;
@@ -106,7 +110,8 @@ static void tensor_place(const trn_program *p, const trn_ap *ap, trn_diff_found 
 }
 
 /* Compare n elements of width w; fills f's counts and first element. */
-static bool compare_elements(const uint8_t *x, const uint8_t *y, int64_t n, int dt, trn_diff_found *f) {
+static bool compare_elements(const uint8_t *x, const uint8_t *y, int64_t n, int dt,
+                             trn_diff_found *f) {
     uint32_t w = width_of(dt);
     f->count = n;
     f->differing = 0;
@@ -135,7 +140,8 @@ static void set_bits(uint64_t *bits, uint64_t from, uint64_t n) {
 
 /* Which of the len bytes at addr were written, as bits from pos on: one
  * query for a run written whole, one more per byte that was not. */
-static void query_run(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *bits, uint64_t pos) {
+static void query_run(const trn_memory *m, uint64_t addr, uint64_t len, uint64_t *bits,
+                      uint64_t pos) {
     uint64_t end = addr + len, bad;
     while (addr < end) {
         if (trn_mem_is_written(m, addr, end - addr, &bad)) {
@@ -167,7 +173,8 @@ static void written_bits(const trn_sim *s, const trn_ap *ap, uint64_t *bits) {
                 rest /= ap->dims[d].num;
             }
             if (step == 1) { /* the innermost dim is one run of bytes */
-                query_run(m, trn_mem_addr(m, part, (uint64_t)off * w), (uint64_t)num * w, bits, pos);
+                query_run(m, trn_mem_addr(m, part, (uint64_t)off * w), (uint64_t)num * w, bits,
+                          pos);
                 pos += (uint64_t)num * w;
                 continue;
             }
@@ -181,7 +188,8 @@ static size_t written_words(int64_t n, uint32_t w) { return ((size_t)n * w + 63)
 
 /* The written bits of an AP, allocated; NULL when out of memory. */
 static uint64_t *written_of(const trn_sim *s, const trn_ap *ap) {
-    uint64_t *bits = calloc(written_words(trn_ap_elems(ap), width_of((int)ap->dtype)), sizeof *bits);
+    uint64_t *bits =
+        calloc(written_words(trn_ap_elems(ap), width_of((int)ap->dtype)), sizeof *bits);
     if (bits) written_bits(s, ap, bits);
     return bits;
 }
@@ -190,8 +198,8 @@ static uint64_t *written_of(const trn_sim *s, const trn_ap *ap) {
  * the element of the first byte only one side wrote, which side, that
  * byte's place in it, and how many elements hold such a byte. x / y are
  * the elements' bytes (for the report). */
-static bool compare_written(const uint64_t *wa, const uint64_t *wb, const uint8_t *x, const uint8_t *y, int64_t n,
-                            int dt, trn_diff_found *f) {
+static bool compare_written(const uint64_t *wa, const uint64_t *wb, const uint8_t *x,
+                            const uint8_t *y, int64_t n, int dt, trn_diff_found *f) {
     uint32_t w = width_of(dt);
     uint64_t last = UINT64_MAX, first = 0;
     int64_t elements = 0;
@@ -202,8 +210,12 @@ static bool compare_written(const uint64_t *wa, const uint64_t *wb, const uint8_
             if (byte / w != last) last = byte / w, ++elements;
         }
     if (!elements) return false;
-    *f = (trn_diff_found){.kind = TRN_DIFF_WRITTEN, .dtype = dt, .count = n, .differing = elements,
-                          .first = (int64_t)(first / w), .byte = (uint32_t)(first % w),
+    *f = (trn_diff_found){.kind = TRN_DIFF_WRITTEN,
+                          .dtype = dt,
+                          .count = n,
+                          .differing = elements,
+                          .first = (int64_t)(first / w),
+                          .byte = (uint32_t)(first % w),
                           .written_by = (wa[first >> 6] >> (first & 63)) & 1 ? 0 : 1};
     f->bits[0] = load_bits(x + (size_t)f->first * w, w);
     f->bits[1] = load_bits(y + (size_t)f->first * w, w);
@@ -224,10 +236,13 @@ static int compare_ap(trn_sim *a, trn_sim *b, const trn_ap *ap, trn_diff_found f
     int rc = x && y ? 0 : trn_errorf(e, "out of memory for %zu bytes", 2 * bytes);
     trn_ap_env ea = trn_sim_env(a), eb = trn_sim_env(b);
     if (rc == 0) rc = trn_ap_read_raw(&ea, ap, x, e) || trn_ap_read_raw(&eb, ap, y, e) ? -1 : 0;
-    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, &f[rc])) tensor_place(trn_sim_program(a), ap, &f[rc++]);
+    if (rc == 0 && compare_elements(x, y, n, (int)ap->dtype, &f[rc]))
+        tensor_place(trn_sim_program(a), ap, &f[rc++]);
     uint64_t *wa = rc >= 0 ? written_of(a, ap) : NULL, *wb = rc >= 0 ? written_of(b, ap) : NULL;
-    if (rc >= 0 && (!wa || !wb)) rc = trn_errorf(e, "out of memory for the written-byte maps of %zu bytes", bytes);
-    if (rc >= 0 && compare_written(wa, wb, x, y, n, (int)ap->dtype, &f[rc])) tensor_place(trn_sim_program(a), ap, &f[rc++]);
+    if (rc >= 0 && (!wa || !wb))
+        rc = trn_errorf(e, "out of memory for the written-byte maps of %zu bytes", bytes);
+    if (rc >= 0 && compare_written(wa, wb, x, y, n, (int)ap->dtype, &f[rc]))
+        tensor_place(trn_sim_program(a), ap, &f[rc++]);
     free(wa);
     free(wb);
     free(x);
@@ -269,13 +284,17 @@ static int snap_fill(trn_diff_snap *d, trn_sim *s, const trn_step *st, trn_error
     d->nregs = cs->nregs;
     memcpy(d->regs, cs->regs, cs->nregs * sizeof *d->regs);
     for (int k = 0; k < in->n_out; ++k, ++d->n) {
-        if (trn_sim_step_output(s, st, k, &d->aps[k], e)) return trn_error_prefix(e, "outputs[%d]", k);
+        if (trn_sim_step_output(s, st, k, &d->aps[k], e))
+            return trn_error_prefix(e, "outputs[%d]", k);
         size_t bytes = (size_t)trn_ap_elems(&d->aps[k]) * width_of((int)d->aps[k].dtype);
-        if (!(d->bytes[k] = malloc(bytes + 1))) return trn_errorf(e, "outputs[%d]: out of memory for %zu bytes", k, bytes);
+        if (!(d->bytes[k] = malloc(bytes + 1)))
+            return trn_errorf(e, "outputs[%d]: out of memory for %zu bytes", k, bytes);
         d->size += bytes;
-        if (trn_ap_read_raw(&env, &d->aps[k], d->bytes[k], e)) return trn_error_prefix(e, "outputs[%d]", k);
+        if (trn_ap_read_raw(&env, &d->aps[k], d->bytes[k], e))
+            return trn_error_prefix(e, "outputs[%d]", k);
         if (!(d->written[k] = written_of(s, &d->aps[k])))
-            return trn_errorf(e, "outputs[%d]: out of memory for the written-byte map of %zu bytes", k, bytes);
+            return trn_errorf(e, "outputs[%d]: out of memory for the written-byte map of %zu bytes",
+                              k, bytes);
         d->size += bytes / 8;
     }
     return 0;
@@ -301,8 +320,8 @@ bool trn_diff_snap_same(const trn_diff_snap *a, const trn_diff_snap *b) {
            a->step.inst->number == b->step.inst->number;
 }
 
-int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b, trn_diff_found *out,
-                          int cap) {
+int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b,
+                          trn_diff_found *out, int cap) {
     int found = 0;
     for (int k = 0; k < a->n && k < b->n; ++k) {
         int64_t n = trn_ap_elems(&a->aps[k]);
@@ -341,7 +360,8 @@ int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_e
             int r = compare_ap(a, b, &ap, f, e);
             if (r < 0) return trn_error_prefix(e, "tensor '%s' on core %u", t->name, c);
             for (int j = 0; j < r; ++j, ++found) {
-                snprintf(f[j].operand, sizeof f[j].operand, "tensor '%.48s' on core %u", t->name, c);
+                snprintf(f[j].operand, sizeof f[j].operand, "tensor '%.48s' on core %u", t->name,
+                         c);
                 if (found < cap) out[found] = f[j];
             }
         }

@@ -22,7 +22,7 @@
 #include "common/common.h"
 #include "exec/exec.h"
 
-#define CHUNK ((size_t)1 << 20)
+#define CHUNK      ((size_t)1 << 20)
 #define OUT_BUFFER (1u << 16)
 
 struct trn_dist_obs {
@@ -30,10 +30,10 @@ struct trn_dist_obs {
     const char *option; /* "--trace" / "--timeline" */
     char *path;         /* the target ("-": standard error) */
     char part[PATH_MAX];
-    bool part_named;    /* the part's name still exists */
+    bool part_named; /* the part's name still exists */
     int part_fd;
-    trn_outfile temp;   /* rank 0: the temporary beside the target */
-    bool have_temp;     /* false elsewhere, and for "-" */
+    trn_outfile temp; /* rank 0: the temporary beside the target */
+    bool have_temp;   /* false elsewhere, and for "-" */
     int temp_fd;
     uint64_t limit;
     /* the merge, on rank 0 */
@@ -41,8 +41,8 @@ struct trn_dist_obs {
     bool write_failed, header_done;
     int write_errno;
     uint64_t records, events;
-    uint32_t from, ranks;  /* whose part is being merged */
-    uint64_t shift_ns;     /* that part's clock onto the earliest */
+    uint32_t from, ranks; /* whose part is being merged */
+    uint64_t shift_ns;    /* that part's clock onto the earliest */
     trn_strbuf carry, line;
 };
 
@@ -72,14 +72,14 @@ static int open_part(trn_dist_obs *o, trn_error *e) {
              o->kind == TRN_DIST_TRACE ? "trace" : "timeline");
     o->part_fd = mkstemp(o->part);
     if (o->part_fd < 0)
-        return trn_errorf(e, "%s %s: cannot create this process's part file %s: %s", o->option, o->path, o->part,
-                          strerror(errno));
+        return trn_errorf(e, "%s %s: cannot create this process's part file %s: %s", o->option,
+                          o->path, o->part, strerror(errno));
     o->part_named = true;
     return 0;
 }
 
-int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit, trn_dist_obs **out,
-                      trn_error *e) {
+int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit,
+                      trn_dist_obs **out, trn_error *e) {
     *out = NULL;
     trn_dist_obs *o = calloc(1, sizeof *o);
     if (!o || !(o->path = strdup(path))) {
@@ -99,7 +99,6 @@ int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint
 }
 
 const char *trn_dist_obs_part_path(const trn_dist_obs *o) { return o->part; }
-
 
 void trn_dist_obs_forget_name(trn_dist_obs *o) {
     if (o && o->part_named) unlink(o->part);
@@ -145,14 +144,17 @@ static void trace_line(trn_dist_obs *o, const char *line, size_t len) {
         o->header_done = true;
         return;
     }
-    if (!starts(line, len, "{\"type\":\"instruction\"")) return; /* the parts' limit and end records */
+    if (!starts(line, len, "{\"type\":\"instruction\""))
+        return; /* the parts' limit and end records */
     if (o->limit && o->records >= o->limit) return;
     put_line(o, line, len);
     if (++o->records == o->limit) {
         char rec[256];
         int n = snprintf(rec, sizeof rec,
-                         "{\"type\":\"limit\",\"records\":%" PRIu64 ",\"message\":\"--trace-limit %" PRIu64
-                         " reached: later instructions are not traced\"}", o->records, o->limit);
+                         "{\"type\":\"limit\",\"records\":%" PRIu64
+                         ",\"message\":\"--trace-limit %" PRIu64
+                         " reached: later instructions are not traced\"}",
+                         o->records, o->limit);
         put_line(o, rec, (size_t)n);
     }
 }
@@ -182,7 +184,8 @@ static void timeline_event(trn_dist_obs *o, const char *line, size_t len) {
     if (ts) {
         const char *after;
         uint64_t v = parse_us(ts + 6, &after) + o->shift_ns;
-        trn_sb_printf(b, "%.*s,\"ts\":%" PRIu64 ".%03u", (int)(ts - at), at, v / 1000, (unsigned)(v % 1000));
+        trn_sb_printf(b, "%.*s,\"ts\":%" PRIu64 ".%03u", (int)(ts - at), at, v / 1000,
+                      (unsigned)(v % 1000));
         at = after;
     }
     bool flow = starts(line, len, "{\"ph\":\"s\"") || starts(line, len, "{\"ph\":\"f\"");
@@ -190,7 +193,8 @@ static void timeline_event(trn_dist_obs *o, const char *line, size_t len) {
     if (id) {
         char *q;
         uint64_t v = strtoull(id + 6, &q, 10);
-        trn_sb_printf(b, "%.*s,\"id\":%" PRIu64, (int)(id - at), at, (v ? v - 1 : 0) * o->ranks + o->from + 1);
+        trn_sb_printf(b, "%.*s,\"id\":%" PRIu64, (int)(id - at), at,
+                      (v ? v - 1 : 0) * o->ranks + o->from + 1);
         at = q;
     }
     trn_sb_printf(b, "%.*s", (int)(stop - at), at);
@@ -218,8 +222,10 @@ static void timeline_line(trn_dist_obs *o, const char *line, size_t len) {
 }
 
 static void one_line(trn_dist_obs *o, const char *line, size_t len) {
-    if (o->kind == TRN_DIST_TRACE) trace_line(o, line, len);
-    else timeline_line(o, line, len);
+    if (o->kind == TRN_DIST_TRACE)
+        trace_line(o, line, len);
+    else
+        timeline_line(o, line, len);
 }
 
 /* Bytes of the current part: complete lines are merged, the rest waits for
@@ -256,8 +262,11 @@ static void merge_end(trn_dist_obs *o, bool run_failed) {
         return;
     }
     char rec[256];
-    int n = snprintf(rec, sizeof rec, "{\"type\":\"end\",\"status\":\"%s\",\"records\":%" PRIu64 ",\"limit_reached\":%s}",
-                     run_failed ? "error" : "ok", o->records, o->limit && o->records >= o->limit ? "true" : "false");
+    int n = snprintf(rec, sizeof rec,
+                     "{\"type\":\"end\",\"status\":\"%s\",\"records\":%" PRIu64
+                     ",\"limit_reached\":%s}",
+                     run_failed ? "error" : "ok", o->records,
+                     o->limit && o->records >= o->limit ? "true" : "false");
     put_line(o, rec, (size_t)n);
 }
 
@@ -278,7 +287,8 @@ static int read_part(trn_dist_obs *o, char *buf, size_t n, uint64_t off, trn_err
         if (k <= 0) {
             memset(buf + got, 0, n - got);
             if (*rc == 0)
-                *rc = trn_errorf(e, "%s %s: reading this process's part file back failed: %s", o->option, o->path,
+                *rc = trn_errorf(e, "%s %s: reading this process's part file back failed: %s",
+                                 o->option, o->path,
                                  k < 0 ? strerror(errno) : "it is shorter than written");
             break;
         }
@@ -307,15 +317,16 @@ static int merge_own(trn_dist_obs *o, uint64_t bytes, char *buf, trn_error *e, i
 }
 
 /* Part `from` to rank 0, chunk by chunk (only those two take part). */
-static int move_part(trn_sim *s, trn_dist_obs *o, uint32_t from, uint64_t bytes, char *buf, trn_error *e, int *rc) {
+static int move_part(trn_sim *s, trn_dist_obs *o, uint32_t from, uint64_t bytes, char *buf,
+                     trn_error *e, int *rc) {
     bool mine = trn_sim_dist_c(s)->tinfo.rank == from, me_root = root(s);
     if (!mine && !me_root) return 0;
     for (uint64_t off = 0; off < bytes; off += CHUNK) {
         size_t n = bytes - off < CHUNK ? (size_t)(bytes - off) : CHUNK;
         if (mine) read_part(o, buf, n, off, e, rc);
         if (trn_dist_to_root(trn_sim_dist(s), from, buf, n, e))
-            return trn_error_prefix(e, "%s %s: moving MPI process %u's records to process 0", o->option, o->path,
-                                    from);
+            return trn_error_prefix(e, "%s %s: moving MPI process %u's records to process 0",
+                                    o->option, o->path, from);
         if (me_root) feed(o, buf, n);
     }
     if (me_root) part_done(o);
@@ -348,8 +359,10 @@ int trn_dist_obs_merge(trn_sim *s, trn_dist_obs *o, bool run_failed, trn_error *
     for (uint32_t r = 0; r < ranks && rc == 0; ++r) {
         o->from = r;
         o->shift_ns = all[r].start_real_ns > earliest ? all[r].start_real_ns - earliest : 0;
-        if (r == 0 && root(s)) merge_own(o, all[0].bytes, buf, e, &local);
-        else if (r > 0) rc = move_part(s, o, r, all[r].bytes, buf, e, &local);
+        if (r == 0 && root(s))
+            merge_own(o, all[0].bytes, buf, e, &local);
+        else if (r > 0)
+            rc = move_part(s, o, r, all[r].bytes, buf, e, &local);
     }
     if (rc == 0 && root(s)) {
         merge_end(o, run_failed);

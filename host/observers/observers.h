@@ -78,9 +78,8 @@ int trn_obs_file_close(trn_obs_file *o, trn_error *e);
 #include <stdbool.h>
 #include <stdint.h>
 
-
 #define TRN_TRACE_DEFAULT_VALUES 8u /* --trace-values without =K */
-#define TRN_TRACE_MAX_VALUES 4096u
+#define TRN_TRACE_MAX_VALUES     4096u
 
 typedef struct trn_trace_opts {
     const char *path;   /* a file, or "-" for standard error */
@@ -93,14 +92,15 @@ typedef struct trn_trace_opts {
 /* Which instructions a trace keeps: every key given must match (AND),
  * any entry of a key's list may (OR). */
 #define TRN_FILTER_MAX_RANGES 64
-#define TRN_FILTER_MAX_NAMES 64
+#define TRN_FILTER_MAX_NAMES  64
 typedef struct trn_trace_filter {
     bool by_opcode, by_core, by_index, by_family, by_module;
     bool opcode[TRN_IT_MAX + 1];
     uint64_t core_lo[TRN_FILTER_MAX_RANGES], core_hi[TRN_FILTER_MAX_RANGES];
     uint64_t index_lo[TRN_FILTER_MAX_RANGES], index_hi[TRN_FILTER_MAX_RANGES];
     int n_core, n_index;
-    const char *family[TRN_FILTER_MAX_NAMES], *module[TRN_FILTER_MAX_NAMES]; /* the modules' own strings */
+    const char *family[TRN_FILTER_MAX_NAMES],
+        *module[TRN_FILTER_MAX_NAMES]; /* the modules' own strings */
     int n_family, n_module;
 } trn_trace_filter;
 
@@ -122,7 +122,6 @@ int trn_trace_end(trn_sim *s, trn_trace *t, trn_error *e);
  * trace-event JSON, one track per core, one complete slice per
  * instruction, waits as their own slices and a collective's rendezvous as
  * flow arrows, written as the run goes by one of the host's observers. */
-
 
 typedef struct trn_timeline trn_timeline;
 
@@ -152,24 +151,24 @@ enum { TRN_DIFF_VALUE = 0, TRN_DIFF_WRITTEN = 1 };
  * TRN_DIFF_WRITTEN: the element holding the first byte only one side
  * wrote). */
 typedef struct trn_diff_found {
-    int kind;             /* TRN_DIFF_VALUE or TRN_DIFF_WRITTEN */
-    int written_by;       /* WRITTEN: 0 A wrote that byte and B did not, 1 the reverse */
-    uint32_t byte;        /* WRITTEN: the byte's place in its element */
-    char operand[96];     /* "outputs[0]", "register 5", "tensor 'y' on core 1" */
-    const char *tensor;   /* the tensor of the first differing element, NULL: none */
-    int dtype;            /* trn_dtype; -1: a register (int64) */
-    int64_t count;        /* elements compared */
-    int64_t differing;    /* elements whose bits differ (WRITTEN: that hold a byte one side wrote) */
-    int64_t first;        /* the first of them, in the operand's order */
+    int kind;           /* TRN_DIFF_VALUE or TRN_DIFF_WRITTEN */
+    int written_by;     /* WRITTEN: 0 A wrote that byte and B did not, 1 the reverse */
+    uint32_t byte;      /* WRITTEN: the byte's place in its element */
+    char operand[96];   /* "outputs[0]", "register 5", "tensor 'y' on core 1" */
+    const char *tensor; /* the tensor of the first differing element, NULL: none */
+    int dtype;          /* trn_dtype; -1: a register (int64) */
+    int64_t count;      /* elements compared */
+    int64_t differing;  /* elements whose bits differ (WRITTEN: that hold a byte one side wrote) */
+    int64_t first;      /* the first of them, in the operand's order */
     int ndim;
     int64_t index[TRN_AP_MAX_DIMS + 1];
     int tensor_ndim;
     int64_t tensor_index[TRN_MAX_SHAPE];
-    uint64_t bits[2];     /* A's and B's bit pattern of that element */
+    uint64_t bits[2]; /* A's and B's bit pattern of that element */
     double value[2];
-    bool has_value;       /* false for packed dtypes */
-    bool ulp_known;       /* false when a side is NaN or the dtype is packed */
-    uint64_t ulp;         /* float: ULP distance; integer: |A - B| */
+    bool has_value; /* false for packed dtypes */
+    bool ulp_known; /* false when a side is NaN or the dtype is packed */
+    uint64_t ulp;   /* float: ULP distance; integer: |A - B| */
 } trn_diff_found;
 
 /* A copy of what the instruction st describes (just completed by s,
@@ -186,8 +185,8 @@ bool trn_diff_snap_same(const trn_diff_snap *a, const trn_diff_snap *b);
 /* The differing operands of two snapshots of one execution (s, either
  * side, names the tensors): fills up to cap entries of out, returns how
  * many differ. */
-int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b, trn_diff_found *out,
-                          int cap);
+int trn_diff_snap_compare(const trn_sim *s, const trn_diff_snap *a, const trn_diff_snap *b,
+                          trn_diff_found *out, int cap);
 
 /* Every tensor of every core after both runs ended; as above. */
 int trn_diff_tensors(trn_sim *a, trn_sim *b, trn_diff_found *out, int cap, trn_error *e);
@@ -212,7 +211,6 @@ bool trn_diff_ulp(int dtype, uint64_t a, uint64_t b, uint64_t *ulp);
 #include <stdbool.h>
 #include <stdint.h>
 
-
 typedef enum trn_dist_obs_kind { TRN_DIST_TRACE, TRN_DIST_TIMELINE } trn_dist_obs_kind;
 
 typedef struct trn_dist_obs trn_dist_obs;
@@ -222,8 +220,8 @@ typedef struct trn_dist_obs trn_dist_obs;
  * temporary beside `path` ("-": standard error, no temporary). limit: the
  * trace's --trace-limit (0: none). An error names the option and the path,
  * as the single-process writers do. */
-int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit, trn_dist_obs **out,
-                      trn_error *e);
+int trn_dist_obs_open(trn_sim *s, trn_dist_obs_kind kind, const char *path, uint64_t limit,
+                      trn_dist_obs **out, trn_error *e);
 const char *trn_dist_obs_part_path(const trn_dist_obs *o);
 /* The writer opened its part: the part's name goes now, so that nothing is
  * left on disk however the process ends (the file stays open here). */

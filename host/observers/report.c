@@ -10,19 +10,26 @@
 /* Quirks of the host and its arithmetic core (modules add their own). */
 static const trn_quirk_desc host_quirks[] = {
     {"arith.sse_minmax_accumulator_second", NULL, "always",
-     "min/max keep the accumulator on a NaN operand or a tie: max(x, acc) = x > acc ? x : acc (SSE maxss order)"},
+     "min/max keep the accumulator on a NaN operand or a tie: max(x, acc) = x > acc ? x : acc (SSE "
+     "maxss order)"},
     {"arith.fp8_reduce_config0", NULL, "always",
-     "fp8 narrowing uses FP8Config 0: overflow gives Inf (not max-finite), NaN gives the canonical NaN"},
+     "fp8 narrowing uses FP8Config 0: overflow gives Inf (not max-finite), NaN gives the canonical "
+     "NaN"},
     {"arith.float32r_not_reducible", NULL, "always",
-     "accumulating into float32r (and the other 11 non-reducing dtypes) is the error 'cast_accumulate: unsupported dtype'"},
+     "accumulating into float32r (and the other 11 non-reducing dtypes) is the error "
+     "'cast_accumulate: unsupported dtype'"},
     {"arith.aluop_minmax_throws", NULL, "always",
-     "AluOpType max (8) / min (9) have no MemoryReductionOp; modules may offer an opt-in setting that maps them"},
-    {"arith.bf16_nan_sign_dropped", NULL, "always", "any NaN narrows to bf16 0x7fc0, its sign dropped; fp16 keeps the sign (0x7e00)"},
+     "AluOpType max (8) / min (9) have no MemoryReductionOp; modules may offer an opt-in setting "
+     "that maps them"},
+    {"arith.bf16_nan_sign_dropped", NULL, "always",
+     "any NaN narrows to bf16 0x7fc0, its sign dropped; fp16 keeps the sign (0x7e00)"},
     {"host.skip_and_note", "unknown_opcode", "error",
-     "the reference skips opcodes it does not model (InlineASMBytes 93, Rng 100, NonzeroWithCount 104); "
+     "the reference skips opcodes it does not model (InlineASMBytes 93, Rng 100, NonzeroWithCount "
+     "104); "
      "unknown_opcode = \"skip\" does the same, \"error\" (default) refuses them"},
     {"host.accumulate_first_write_copies", NULL, "always",
-     "an accumulating write into a never-written element stores the value (the reference runAP 'seen' flag)"},
+     "an accumulating write into a never-written element stores the value (the reference runAP "
+     "'seen' flag)"},
 };
 
 static void op_names(const trn_sim *s, const char *names[TRN_IT_MAX + 1]) {
@@ -46,9 +53,12 @@ void trn_sim_print_skip_notes(const trn_sim *s, FILE *out) {
     if (p && p->skip_note) fprintf(out, "%s\n", p->skip_note);
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
         if (trn_sim_stats(s)->skipped[it])
-            fprintf(out, "note: skipped %llu instruction(s) %s (IT %d): no module handles it (unknown_opcode = "
-                    "\"skip\", the reference's skip-and-note)\n", (unsigned long long)trn_sim_stats(s)->skipped[it],
-                    names[it] ? names[it] : "?", it);
+            fprintf(out,
+                    "note: skipped %llu instruction(s) %s (IT %d): no module handles it "
+                    "(unknown_opcode = "
+                    "\"skip\", the reference's skip-and-note)\n",
+                    (unsigned long long)trn_sim_stats(s)->skipped[it], names[it] ? names[it] : "?",
+                    it);
 }
 
 void trn_sim_print_opcodes(const trn_sim *s, FILE *out) {
@@ -59,22 +69,25 @@ void trn_sim_print_opcodes(const trn_sim *s, FILE *out) {
             fprintf(out, "%-4d %-26s %-11s %-20s %s\n", it, sl->op->name, sl->owner->desc->family,
                     sl->owner->desc->name, sl->owner->path);
     }
-    if (trn_sim_config(s)->unknown_skip) fprintf(out, "every other IT: skipped with a note (unknown_opcode = \"skip\")\n");
+    if (trn_sim_config(s)->unknown_skip)
+        fprintf(out, "every other IT: skipped with a note (unknown_opcode = \"skip\")\n");
 }
 
 static void print_quirk(FILE *out, const char *owner, const trn_quirk_desc *q) {
-    fprintf(out, "%-40s %-12s %-24s %s: %s\n", q->name, q->def ? q->def : "always", q->setting ? q->setting : "-",
-            owner, q->summary ? q->summary : "");
+    fprintf(out, "%-40s %-12s %-24s %s: %s\n", q->name, q->def ? q->def : "always",
+            q->setting ? q->setting : "-", owner, q->summary ? q->summary : "");
 }
 
 void trn_sim_print_quirks(const trn_sim *s, FILE *out) {
     fprintf(out, "%-40s %-12s %-24s %s\n", "quirk", "default", "setting", "owner: meaning");
-    for (size_t i = 0; i < sizeof host_quirks / sizeof host_quirks[0]; ++i) print_quirk(out, "host", &host_quirks[i]);
+    for (size_t i = 0; i < sizeof host_quirks / sizeof host_quirks[0]; ++i)
+        print_quirk(out, "host", &host_quirks[i]);
     const trn_registry *reg = trn_sim_registry(s);
     for (size_t m = 0; m < reg->n_mods; ++m) {
         const trn_module *mod = &reg->mods[m];
         if (!mod->live) continue;
-        for (uint32_t i = 0; i < mod->desc->n_quirks; ++i) print_quirk(out, mod->desc->name, &mod->desc->quirks[i]);
+        for (uint32_t i = 0; i < mod->desc->n_quirks; ++i)
+            print_quirk(out, mod->desc->name, &mod->desc->quirks[i]);
     }
 }
 
@@ -130,7 +143,8 @@ void trn_sim_print_summary(const trn_sim *s, FILE *out) {
         const trn_inst *in = &p->insts[i];
         if (in->kind == TRN_INST_LOOP && depth < 63) {
             uint64_t r;
-            mult[depth + 1] = __builtin_mul_overflow(mult[depth], (uint64_t)in->loop.trips, &r) ? UINT64_MAX : r;
+            mult[depth + 1] =
+                __builtin_mul_overflow(mult[depth], (uint64_t)in->loop.trips, &r) ? UINT64_MAX : r;
             ++depth;
         } else if (in->kind == TRN_INST_END && depth > 0) {
             --depth;
@@ -140,7 +154,8 @@ void trn_sim_print_summary(const trn_sim *s, FILE *out) {
         }
     }
     fprintf(out, "format: %s\n", p->format == TRN_FORMAT_BIR ? "bir" : "native");
-    fprintf(out, "%s: %d\n", p->format == TRN_FORMAT_BIR ? "allocations" : "tensors", m->allocations);
+    fprintf(out, "%s: %d\n", p->format == TRN_FORMAT_BIR ? "allocations" : "tensors",
+            m->allocations);
     fprintf(out, "instructions: %zu\n", m->instructions);
     fprintf(out, "loops: %zu (trips %" PRIu64 " in all)\n", m->loops, m->loop_trips);
     fprintf(out, "executions per core: %" PRIu64 "\n", m->executions);
@@ -149,5 +164,6 @@ void trn_sim_print_summary(const trn_sim *s, FILE *out) {
     op_names(s, names);
     for (int it = 0; it <= (int)TRN_IT_MAX; ++it)
         if (entries[it])
-            fprintf(out, "  %-26s %8" PRIu64 " %12" PRIu64 "\n", names[it] ? names[it] : "?", entries[it], runs[it]);
+            fprintf(out, "  %-26s %8" PRIu64 " %12" PRIu64 "\n", names[it] ? names[it] : "?",
+                    entries[it], runs[it]);
 }

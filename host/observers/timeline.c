@@ -31,7 +31,7 @@ typedef struct pending_flow {
     bool on;
     uint64_t id, index; /* the flow; the instruction whose completion it ends in */
     uint32_t from_core;
-    uint64_t from_ns;   /* inside the sending core's slice */
+    uint64_t from_ns; /* inside the sending core's slice */
 } pending_flow;
 
 typedef struct core_track {
@@ -41,7 +41,7 @@ typedef struct core_track {
     uint64_t arrive_ns;    /* a moment inside that first attempt */
     uint32_t attempts;
     pending_flow pending;
-    trn_strbuf subs;       /* sub-instruction slices waiting for their parent's */
+    trn_strbuf subs; /* sub-instruction slices waiting for their parent's */
 } core_track;
 
 struct trn_timeline {
@@ -54,27 +54,36 @@ struct trn_timeline {
 };
 
 static void emit(trn_timeline *t, trn_strbuf *b) {
-    if (b->failed) trn_obs_file_fail(&t->out, ENOMEM);
-    else trn_obs_file_write(&t->out, b->text, b->len);
+    if (b->failed)
+        trn_obs_file_fail(&t->out, ENOMEM);
+    else
+        trn_obs_file_write(&t->out, b->text, b->len);
     trn_sb_clear(b);
 }
 
 /* ts / dur in microseconds with ns resolution. */
-static void event_head(trn_timeline *t, trn_strbuf *b, const char *ph, uint32_t core, uint64_t ts_ns) {
-    trn_sb_printf(b, "%s{\"ph\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%" PRIu64 ".%03u", t->events++ ? ",\n" : "\n", ph,
-                  core, ts_ns / 1000, (unsigned)(ts_ns % 1000));
+static void event_head(trn_timeline *t, trn_strbuf *b, const char *ph, uint32_t core,
+                       uint64_t ts_ns) {
+    trn_sb_printf(b, "%s{\"ph\":\"%s\",\"pid\":1,\"tid\":%u,\"ts\":%" PRIu64 ".%03u",
+                  t->events++ ? ",\n" : "\n", ph, core, ts_ns / 1000, (unsigned)(ts_ns % 1000));
 }
 
-static void slice(trn_timeline *t, trn_strbuf *b, const trn_observation *ob, uint64_t ts, uint64_t dur) {
+static void slice(trn_timeline *t, trn_strbuf *b, const trn_observation *ob, uint64_t ts,
+                  uint64_t dur) {
     event_head(t, b, "X", ob->core, ts);
     trn_sb_printf(b, ",\"dur\":%" PRIu64 ".%03u,\"name\":", dur / 1000, (unsigned)(dur % 1000));
     trn_sb_json_string(b, ob->opcode);
     trn_sb_printf(b, ",\"cat\":");
     trn_sb_json_string(b, ob->family);
-    trn_sb_printf(b, ",\"args\":{\"index\":%" PRIu64 ",\"number\":%" PRIu64 ",\"it\":%u,\"depth\":%u,\"module\":",
+    trn_sb_printf(b,
+                  ",\"args\":{\"index\":%" PRIu64 ",\"number\":%" PRIu64
+                  ",\"it\":%u,\"depth\":%u,\"module\":",
                   ob->index, ob->number, ob->it, ob->depth);
     trn_sb_json_string(b, ob->module);
-    trn_sb_printf(b, ",\"status\":\"%s\"", ob->status == TRN_OK ? "ok" : ob->status == TRN_WAIT ? "wait" : "error");
+    trn_sb_printf(b, ",\"status\":\"%s\"",
+                  ob->status == TRN_OK     ? "ok"
+                  : ob->status == TRN_WAIT ? "wait"
+                                           : "error");
     if (ob->where) {
         trn_sb_printf(b, ",\"where\":");
         trn_sb_json_string(b, ob->where);
@@ -94,7 +103,9 @@ static void slice(trn_timeline *t, trn_strbuf *b, const trn_observation *ob, uin
 static void wait_slice(trn_timeline *t, const trn_observation *ob, const core_track *c) {
     uint64_t from = c->wait_from_ns, to = ob->start_ns > from ? ob->start_ns : from;
     event_head(t, &t->line, "X", ob->core, from);
-    trn_sb_printf(&t->line, ",\"dur\":%" PRIu64 ".%03u,\"name\":\"wait\",\"cat\":\"wait\",\"args\":{\"opcode\":",
+    trn_sb_printf(&t->line,
+                  ",\"dur\":%" PRIu64
+                  ".%03u,\"name\":\"wait\",\"cat\":\"wait\",\"args\":{\"opcode\":",
                   (to - from) / 1000, (unsigned)((to - from) % 1000));
     trn_sb_json_string(&t->line, ob->opcode);
     trn_sb_printf(&t->line, ",\"index\":%" PRIu64 ",\"attempts\":%u}}", ob->index, c->attempts);
@@ -102,8 +113,8 @@ static void wait_slice(trn_timeline *t, const trn_observation *ob, const core_tr
 
 static void flow(trn_timeline *t, const char *ph, uint32_t core, uint64_t ts, uint64_t id) {
     event_head(t, &t->line, ph, core, ts);
-    trn_sb_printf(&t->line, ",\"id\":%" PRIu64 ",\"name\":\"rendezvous\",\"cat\":\"collective\"%s}", id,
-                  ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
+    trn_sb_printf(&t->line, ",\"id\":%" PRIu64 ",\"name\":\"rendezvous\",\"cat\":\"collective\"%s}",
+                  id, ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
 }
 
 static uint64_t mid(const trn_observation *ob) { return ob->start_ns + ob->duration_ns / 2; }
@@ -131,8 +142,10 @@ static void party_arrows(trn_timeline *t, const trn_observation *ob) {
     const trn_party *sender = NULL, *receiver = NULL;
     for (uint32_t i = 0; i < ob->n_party; ++i) {
         const trn_party *m = &ob->party[i];
-        if (m->role == TRN_PARTY_SENDER) sender = m;
-        else if (m->role == TRN_PARTY_RECEIVER) receiver = m;
+        if (m->role == TRN_PARTY_SENDER)
+            sender = m;
+        else if (m->role == TRN_PARTY_RECEIVER)
+            receiver = m;
         else if (m->core != ob->core && waiting_at(t, m))
             arrow(t, m->core, t->track[m->core].arrive_ns, ob->core, mid(ob));
     }
@@ -140,8 +153,11 @@ static void party_arrows(trn_timeline *t, const trn_observation *ob) {
     if (receiver->core == ob->core && waiting_at(t, sender)) {
         arrow(t, sender->core, t->track[sender->core].arrive_ns, ob->core, mid(ob));
     } else if (sender->core == ob->core && waiting_at(t, receiver)) {
-        t->track[receiver->core].pending = (pending_flow){.on = true, .id = ++t->next_flow, .index = receiver->index,
-                                                          .from_core = sender->core, .from_ns = mid(ob)};
+        t->track[receiver->core].pending = (pending_flow){.on = true,
+                                                          .id = ++t->next_flow,
+                                                          .index = receiver->index,
+                                                          .from_core = sender->core,
+                                                          .from_ns = mid(ob)};
     }
 }
 
@@ -188,26 +204,33 @@ static trn_status timeline_after(const trn_host_api *api, const trn_observation 
     }
     emit(t, &t->line);
     if (t->out.failed)
-        return api->observer_stop(ob, "--timeline %s: writing failed: %s", t->out.path, strerror(t->out.err));
+        return api->observer_stop(ob, "--timeline %s: writing failed: %s", t->out.path,
+                                  strerror(t->out.err));
     return TRN_OK;
 }
 
-static const trn_observer_desc timeline_observer = {.size = sizeof timeline_observer, .after = timeline_after};
+static const trn_observer_desc timeline_observer = {.size = sizeof timeline_observer,
+                                                    .after = timeline_after};
 
 static void metadata(trn_timeline *t, const trn_sim *s) {
     trn_strbuf *b = &t->line;
-    trn_sb_printf(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"trnsim\",\"program\":");
+    trn_sb_printf(
+        b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"trnsim\",\"program\":");
     trn_sb_json_string(b, trn_sim_program_path(s));
     trn_sb_printf(b, "},\"traceEvents\":[");
-    trn_sb_printf(b, "\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
+    trn_sb_printf(
+        b, "\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
     char name[600];
     snprintf(name, sizeof name, "trnsim %s", trn_sim_program_path(s));
     trn_sb_json_string(b, name);
     trn_sb_printf(b, "}}");
     t->events = 1;
     for (uint32_t c = 0; c < t->cores; ++c)
-        trn_sb_printf(b, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"core %u\"}},"
-                      "\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+        trn_sb_printf(b,
+                      ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{"
+                      "\"name\":\"core %u\"}},"
+                      "\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_sort_index\","
+                      "\"args\":{\"sort_index\":%u}}",
                       c, c, c, c);
     emit(t, b);
 }
@@ -256,7 +279,8 @@ int trn_timeline_begin_part(trn_sim *s, const char *path, trn_timeline **out, tr
 int trn_timeline_end(trn_sim *s, trn_timeline *t, trn_error *e) {
     if (!t) return 0;
     trn_sim_remove_observer(s, &timeline_observer, t);
-    for (uint32_t c = 0; c < t->cores; ++c) emit(t, &t->track[c].subs); /* a parent that never completed */
+    for (uint32_t c = 0; c < t->cores; ++c)
+        emit(t, &t->track[c].subs); /* a parent that never completed */
     trn_sb_printf(&t->line, "\n]}\n");
     emit(t, &t->line);
     int rc = trn_obs_file_close(&t->out, e);

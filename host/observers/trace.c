@@ -26,7 +26,7 @@ struct trn_trace {
     uint32_t values;
     bool limit_hit;
     trn_strbuf line;
-    uint8_t *vals;   /* scratch for --trace-values */
+    uint8_t *vals; /* scratch for --trace-values */
     size_t vals_cap;
 };
 
@@ -40,9 +40,11 @@ static void put_where(trn_strbuf *b, const char *where) {
     if (!where) return;
     const char *blk = strstr(where, ", block "), *name = strstr(where, ", BIR name '");
     size_t wl = strlen(where);
-    if (!strncmp(where, "function ", 9) && blk && name && name > blk && wl > 0 && where[wl - 1] == '\'') {
-        trn_sb_printf(b, ",\"bir\":{\"function\":\"%.*s\",\"block\":\"%.*s\",\"name\":\"%.*s\"}", (int)(blk - where - 9),
-                      where + 9, (int)(name - blk - 8), blk + 8, (int)(where + wl - 1 - (name + 12)), name + 12);
+    if (!strncmp(where, "function ", 9) && blk && name && name > blk && wl > 0 &&
+        where[wl - 1] == '\'') {
+        trn_sb_printf(b, ",\"bir\":{\"function\":\"%.*s\",\"block\":\"%.*s\",\"name\":\"%.*s\"}",
+                      (int)(blk - where - 9), where + 9, (int)(name - blk - 8), blk + 8,
+                      (int)(where + wl - 1 - (name + 12)), name + 12);
         return;
     }
     trn_sb_printf(b, ",\"where\":");
@@ -50,10 +52,13 @@ static void put_where(trn_strbuf *b, const char *where) {
 }
 
 static void put_ap(trn_strbuf *b, const trn_ap *ap) {
-    trn_sb_printf(b, "\"ap\":{\"core\":%u,\"partition\":%u,\"partitions\":%u,\"partition_step\":%u,\"offset\":%" PRId64
-                  ",\"dims\":[", ap->core, ap->part_start, ap->part_count, ap->part_step, ap->offset);
+    trn_sb_printf(b,
+                  "\"ap\":{\"core\":%u,\"partition\":%u,\"partitions\":%u,\"partition_step\":%u,"
+                  "\"offset\":%" PRId64 ",\"dims\":[",
+                  ap->core, ap->part_start, ap->part_count, ap->part_step, ap->offset);
     for (uint32_t d = 0; d < ap->ndims && d < TRN_AP_MAX_DIMS; ++d)
-        trn_sb_printf(b, "%s[%" PRId64 ",%" PRId64 "]", d ? "," : "", ap->dims[d].step, ap->dims[d].num);
+        trn_sb_printf(b, "%s[%" PRId64 ",%" PRId64 "]", d ? "," : "", ap->dims[d].step,
+                      ap->dims[d].num);
     trn_sb_printf(b, "]}");
 }
 
@@ -61,23 +66,30 @@ static void put_ap(trn_strbuf *b, const trn_ap *ap) {
 static void put_value(trn_strbuf *b, trn_dtype dt, const uint8_t *p) {
     if (trn_dtype_is_float(dt) && trn_dtype_widens(dt)) {
         float v = trn_widen(dt, p);
-        if (isnan(v)) trn_sb_printf(b, "\"nan\"");
-        else if (isinf(v)) trn_sb_printf(b, v > 0 ? "\"inf\"" : "\"-inf\"");
-        else trn_sb_printf(b, "%.9g", (double)v);
+        if (isnan(v))
+            trn_sb_printf(b, "\"nan\"");
+        else if (isinf(v))
+            trn_sb_printf(b, v > 0 ? "\"inf\"" : "\"-inf\"");
+        else
+            trn_sb_printf(b, "%.9g", (double)v);
         return;
     }
     uint32_t w = trn_dtype_width(dt);
     uint64_t u = 0;
     memcpy(&u, p, w < 8 ? w : 8);
     const char *name = trn_dtype_name(dt);
-    if (name[0] == 'i' && w < 8 && (u >> (8 * w - 1)) & 1) u |= ~UINT64_C(0) << (8 * w); /* sign-extend */
-    if (name[0] == 'i') trn_sb_printf(b, "%" PRId64, (int64_t)u);
-    else trn_sb_printf(b, "%" PRIu64, u);
+    if (name[0] == 'i' && w < 8 && (u >> (8 * w - 1)) & 1)
+        u |= ~UINT64_C(0) << (8 * w); /* sign-extend */
+    if (name[0] == 'i')
+        trn_sb_printf(b, "%" PRId64, (int64_t)u);
+    else
+        trn_sb_printf(b, "%" PRIu64, u);
 }
 
 /* The first K elements in visiting order: only the partitions that hold
  * them are read. */
-static void put_values(trn_trace *t, const trn_host_api *api, const trn_observation *ob, const trn_ap *ap) {
+static void put_values(trn_trace *t, const trn_host_api *api, const trn_observation *ob,
+                       const trn_ap *ap) {
     int64_t per = trn_ap_free_elems(ap), k = (int64_t)t->values, n = trn_ap_elems(ap);
     if (k > n) k = n;
     trn_ap head = *ap;
@@ -104,7 +116,8 @@ static void put_values(trn_trace *t, const trn_host_api *api, const trn_observat
     trn_sb_putc(&t->line, ']');
 }
 
-static void put_operands(trn_trace *t, const trn_host_api *api, const trn_observation *ob, bool outputs) {
+static void put_operands(trn_trace *t, const trn_host_api *api, const trn_observation *ob,
+                         bool outputs) {
     const trn_obs_operand *ops = outputs ? ob->out : ob->in;
     uint32_t n = outputs ? ob->n_out : ob->n_in;
     trn_strbuf *b = &t->line;
@@ -121,9 +134,11 @@ static void put_operands(trn_trace *t, const trn_host_api *api, const trn_observ
             continue;
         }
         int64_t elems = trn_ap_elems(ap);
-        trn_sb_printf(b, ",\"memory\":\"%s\",\"dtype\":\"%s\",", trn_mem_names[ap->mem], trn_dtype_name(ap->dtype));
+        trn_sb_printf(b, ",\"memory\":\"%s\",\"dtype\":\"%s\",", trn_mem_names[ap->mem],
+                      trn_dtype_name(ap->dtype));
         put_ap(b, ap);
-        trn_sb_printf(b, ",\"elements\":%" PRId64 ",\"bytes\":%" PRId64, elems, elems * trn_dtype_width(ap->dtype));
+        trn_sb_printf(b, ",\"elements\":%" PRId64 ",\"bytes\":%" PRId64, elems,
+                      elems * trn_dtype_width(ap->dtype));
         uint64_t digest;
         if (outputs && ob->status == TRN_OK && api->observed_digest(ob, ap, &digest) == TRN_OK)
             trn_sb_printf(b, ",\"digest\":\"%016" PRIx64 "\"", digest);
@@ -139,36 +154,42 @@ static void put_party(trn_strbuf *b, const trn_observation *ob) {
     if (!ob->party) return;
     trn_sb_printf(b, ",\"party\":[");
     for (uint32_t i = 0; i < ob->n_party; ++i)
-        trn_sb_printf(b, "%s{\"core\":%u,\"index\":%" PRIu64 ",\"role\":\"%s\"}", i ? "," : "", ob->party[i].core,
-                      ob->party[i].index, role[ob->party[i].role <= TRN_PARTY_RECEIVER ? ob->party[i].role : 0]);
+        trn_sb_printf(b, "%s{\"core\":%u,\"index\":%" PRIu64 ",\"role\":\"%s\"}", i ? "," : "",
+                      ob->party[i].core, ob->party[i].index,
+                      role[ob->party[i].role <= TRN_PARTY_RECEIVER ? ob->party[i].role : 0]);
     trn_sb_putc(b, ']');
 }
 
 static void emit(trn_trace *t) {
     trn_sb_putc(&t->line, '\n');
-    if (t->line.failed) trn_obs_file_fail(&t->out, ENOMEM);
-    else trn_obs_file_write(&t->out, t->line.text, t->line.len);
+    if (t->line.failed)
+        trn_obs_file_fail(&t->out, ENOMEM);
+    else
+        trn_obs_file_write(&t->out, t->line.text, t->line.len);
     trn_sb_clear(&t->line);
 }
 
 static trn_status fail_run(trn_trace *t, const trn_host_api *api, const trn_observation *ob) {
-    return api->observer_stop(ob, "--trace %s: writing failed: %s", t->out.path, strerror(t->out.err));
+    return api->observer_stop(ob, "--trace %s: writing failed: %s", t->out.path,
+                              strerror(t->out.err));
 }
 
 static trn_status trace_after(const trn_host_api *api, const trn_observation *ob, void *state) {
     trn_trace *t = state;
     if (t->limit_hit || !trn_trace_filter_keeps(&t->filter, ob)) return TRN_OK;
     trn_strbuf *b = &t->line;
-    trn_sb_printf(b, "{\"type\":\"instruction\",\"core\":%u,\"index\":%" PRIu64 ",\"number\":%" PRIu64
-                  ",\"depth\":%u,\"it\":%u,\"opcode\":", ob->core, ob->index, ob->number, ob->depth, ob->it);
+    trn_sb_printf(b,
+                  "{\"type\":\"instruction\",\"core\":%u,\"index\":%" PRIu64 ",\"number\":%" PRIu64
+                  ",\"depth\":%u,\"it\":%u,\"opcode\":",
+                  ob->core, ob->index, ob->number, ob->depth, ob->it);
     trn_sb_json_string(b, ob->opcode);
     trn_sb_printf(b, ",\"module\":");
     trn_sb_json_string(b, ob->module);
     trn_sb_printf(b, ",\"family\":");
     trn_sb_json_string(b, ob->family);
     put_where(b, ob->where);
-    trn_sb_printf(b, ",\"status\":\"%s\",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, status_name(ob->status),
-                  ob->start_ns, ob->duration_ns);
+    trn_sb_printf(b, ",\"status\":\"%s\",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64,
+                  status_name(ob->status), ob->start_ns, ob->duration_ns);
     if (ob->status == TRN_ERR && ob->error) {
         trn_sb_printf(b, ",\"error\":");
         trn_sb_json_string(b, ob->error);
@@ -180,8 +201,11 @@ static trn_status trace_after(const trn_host_api *api, const trn_observation *ob
     emit(t);
     if (++t->records == t->limit) {
         t->limit_hit = true;
-        trn_sb_printf(b, "{\"type\":\"limit\",\"records\":%" PRIu64 ",\"message\":\"--trace-limit %" PRIu64
-                      " reached: later instructions are not traced\"}", t->records, t->limit);
+        trn_sb_printf(b,
+                      "{\"type\":\"limit\",\"records\":%" PRIu64
+                      ",\"message\":\"--trace-limit %" PRIu64
+                      " reached: later instructions are not traced\"}",
+                      t->records, t->limit);
         emit(t);
     }
     return t->out.failed ? fail_run(t, api, ob) : TRN_OK;
@@ -190,13 +214,15 @@ static trn_status trace_after(const trn_host_api *api, const trn_observation *ob
 static void trace_run_end(const trn_host_api *api, void *state, int rc) {
     (void)api;
     trn_trace *t = state;
-    trn_sb_printf(&t->line, "{\"type\":\"end\",\"status\":\"%s\",\"records\":%" PRIu64 ",\"limit_reached\":%s}",
+    trn_sb_printf(&t->line,
+                  "{\"type\":\"end\",\"status\":\"%s\",\"records\":%" PRIu64
+                  ",\"limit_reached\":%s}",
                   rc ? "error" : "ok", t->records, t->limit_hit ? "true" : "false");
     emit(t);
 }
 
-static const trn_observer_desc trace_observer = {.size = sizeof trace_observer, .after = trace_after,
-                                                  .run_end = trace_run_end};
+static const trn_observer_desc trace_observer = {
+    .size = sizeof trace_observer, .after = trace_after, .run_end = trace_run_end};
 
 static void header(trn_trace *t, const trn_sim *s) {
     trn_strbuf *b = &t->line;
@@ -204,8 +230,9 @@ static void header(trn_trace *t, const trn_sim *s) {
     trn_sb_json_string(b, trn_sim_program(s) ? trn_sim_program(s)->path : NULL);
     trn_sb_printf(b, ",\"config\":");
     trn_sb_json_string(b, trn_sim_config_file(s));
-    trn_sb_printf(b, ",\"cores\":%u,\"digest\":\"xxh64\",\"values\":%u,\"limit\":%" PRIu64 ",\"filter\":", trn_sim_cores(s),
-                  t->values, t->limit);
+    trn_sb_printf(
+        b, ",\"cores\":%u,\"digest\":\"xxh64\",\"values\":%u,\"limit\":%" PRIu64 ",\"filter\":",
+        trn_sim_cores(s), t->values, t->limit);
     trn_sb_json_string(b, t->filter_text);
     trn_sb_putc(b, '}');
     emit(t);
@@ -222,7 +249,8 @@ static void free_trace(trn_trace *t) {
 int trn_trace_begin(trn_sim *s, const trn_trace_opts *o, trn_trace **out, trn_error *e) {
     *out = NULL;
     if (o->values > TRN_TRACE_MAX_VALUES)
-        return trn_errorf(e, "--trace-values=%u: at most %u elements per output", o->values, TRN_TRACE_MAX_VALUES);
+        return trn_errorf(e, "--trace-values=%u: at most %u elements per output", o->values,
+                          TRN_TRACE_MAX_VALUES);
     trn_trace *t = calloc(1, sizeof *t);
     if (!t) return trn_errorf(e, "out of memory for the trace");
     t->sim = s, t->limit = o->limit, t->values = o->values;

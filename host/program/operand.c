@@ -15,9 +15,11 @@ void trn_operand_spec_init(trn_operand_spec *s) {
     s->core = -1;
 }
 
-static int in_range(const char *where, const char *key, int64_t v, int64_t lo, int64_t hi, trn_error *e) {
+static int in_range(const char *where, const char *key, int64_t v, int64_t lo, int64_t hi,
+                    trn_error *e) {
     if (v >= lo && v <= hi) return 0;
-    return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", where, key, v, lo, hi);
+    return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [%" PRId64 ", %" PRId64 "]", where, key,
+                      v, lo, hi);
 }
 
 static void base_ap(const trn_program *p, const trn_operand_spec *s, trn_ap *ap) {
@@ -31,15 +33,17 @@ static void base_ap(const trn_program *p, const trn_operand_spec *s, trn_ap *ap)
     ap->part_step = 1;
 }
 
-int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_operand *op, const char *where,
-                        trn_error *e) {
+int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_operand *op,
+                        const char *where, trn_error *e) {
     const trn_tensor *t = s->tensor >= 0 ? &p->tensors[s->tensor] : NULL;
     trn_ap *ap = &op->ap;
     op->tensor = s->tensor;
     base_ap(p, s, ap);
-    if (s->core >= 0 && s->core_offset != 0) return trn_errorf(e, "%s: give 'core' or 'core_offset', not both", where);
+    if (s->core >= 0 && s->core_offset != 0)
+        return trn_errorf(e, "%s: give 'core' or 'core_offset', not both", where);
     if (s->core >= (int64_t)p->cores)
-        return trn_errorf(e, "%s: core %" PRId64 " does not exist (the program has %u cores)", where, s->core, p->cores);
+        return trn_errorf(e, "%s: core %" PRId64 " does not exist (the program has %u cores)",
+                          where, s->core, p->cores);
     op->core = (int)s->core;
     op->core_offset = (int)s->core_offset;
     op->offset_register = (int)s->offset_register;
@@ -57,8 +61,10 @@ int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_ope
         if (t) { /* re-express the tensor base in the new element width */
             uint32_t w = trn_dtype_width(s->dtype);
             if (t->offset_bytes % w)
-                return trn_errorf(e, "%s: tensor '%s' starts at byte %" PRId64 ", not a multiple of %s's %u bytes", where,
-                                  t->name, t->offset_bytes, trn_dtype_name(s->dtype), w);
+                return trn_errorf(e,
+                                  "%s: tensor '%s' starts at byte %" PRId64
+                                  ", not a multiple of %s's %u bytes",
+                                  where, t->name, t->offset_bytes, trn_dtype_name(s->dtype), w);
             ap->offset = t->offset_bytes / w;
         }
         ap->dtype = s->dtype;
@@ -74,7 +80,9 @@ int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_ope
     return 0;
 }
 
-static int set_int(json_t *o, const char *key, int64_t v) { return json_object_set_new(o, key, json_integer(v)); }
+static int set_int(json_t *o, const char *key, int64_t v) {
+    return json_object_set_new(o, key, json_integer(v));
+}
 
 json_t *trn_operand_to_json(const trn_program *p, const trn_operand *op) {
     const trn_ap *ap = &op->ap;

@@ -38,7 +38,7 @@ int trn_program_find_tensor(const trn_program *p, const char *name) {
  * pages, not a megabyte, on every load (most loads are small: the CLI's
  * checks, the Python package, the fuzzers). */
 #define ARENA_FIRST_BLOCK (16u << 10)
-#define ARENA_BLOCK (1u << 20)
+#define ARENA_BLOCK       (1u << 20)
 
 static void *new_block(trn_program *p, size_t bytes) {
     char **n = realloc(p->arena, (p->n_arena + 1) * sizeof *n);
@@ -57,7 +57,8 @@ static size_t next_block_size(const trn_program *p, size_t bytes) {
 
 void *trn_program_alloc(trn_program *p, size_t bytes) {
     bytes = (bytes + 15) & ~(size_t)15;
-    if (bytes > ARENA_BLOCK / 4) { /* a block of its own, before the current one, which stays current */
+    if (bytes >
+        ARENA_BLOCK / 4) { /* a block of its own, before the current one, which stays current */
         char *b = new_block(p, bytes);
         if (b && p->n_arena > 1 && p->arena_cap) {
             p->arena[p->n_arena - 1] = p->arena[p->n_arena - 2];

@@ -33,7 +33,7 @@ typedef struct trn_tensor {
     trn_ap ap;            /* the whole tensor (core filled at run time) */
     json_t *init;         /* fill / data / data_per_core node or NULL */
     const char *init_kind;
-    const char *view_of;  /* a view: the tensor it is placed over (no bytes of its own), else NULL */
+    const char *view_of; /* a view: the tensor it is placed over (no bytes of its own), else NULL */
 } trn_tensor;
 
 typedef struct trn_operand {
@@ -65,30 +65,33 @@ typedef struct trn_inst {
     int n_in, n_out;
     trn_operand *in, *out;
     bool allow_uninit;
-    bool shared_operands; /* in / out are the program's (interned, trn_program_alloc), not the entry's own */
-    uint64_t number;    /* the instruction's number in messages (file order, depth first) */
-    const char *where;  /* extra context for messages (BIR: function, block path, name) or NULL */
-    const char *comment; /* a native entry's `comment` when obj does not hold it (trnsim convert), or NULL */
-    size_t jump;        /* LOOP: index of its END; END: index of its LOOP */
-    trn_loop loop;      /* LOOP and END */
+    bool shared_operands; /* in / out are the program's (interned, trn_program_alloc), not the
+                             entry's own */
+    uint64_t number;      /* the instruction's number in messages (file order, depth first) */
+    const char *where;    /* extra context for messages (BIR: function, block path, name) or NULL */
+    const char *comment;  /* a native entry's `comment` when obj does not hold it (trnsim convert),
+                             or NULL */
+    size_t jump;          /* LOOP: index of its END; END: index of its LOOP */
+    trn_loop loop;        /* LOOP and END */
 } trn_inst;
 
 typedef enum trn_format { TRN_FORMAT_AUTO = 0, TRN_FORMAT_NATIVE, TRN_FORMAT_BIR } trn_format;
 
 /* What `trnsim check` prints about a program. */
 typedef struct trn_program_summary {
-    int allocations;        /* BIR: allocations read (native: tensors) */
-    size_t instructions;    /* instruction entries, loops not counted */
+    int allocations;     /* BIR: allocations read (native: tensors) */
+    size_t instructions; /* instruction entries, loops not counted */
     size_t loops;
-    uint64_t loop_trips;    /* sum of every loop's trips */
-    uint64_t executions;    /* instructions one core executes */
+    uint64_t loop_trips; /* sum of every loop's trips */
+    uint64_t executions; /* instructions one core executes */
 } trn_program_summary;
 
 typedef struct trn_program {
     char *path;
     trn_format format;
-    json_t *root;           /* the native program as read (BIR: NULL once read; trn_program_to_native writes it) */
-    json_t *owned;          /* values a front end made (BIR attributes), owned here, or NULL */
+    json_t *root;  /* the native program as read (BIR: NULL once read; trn_program_to_native writes
+                      it) */
+    json_t *owned; /* values a front end made (BIR attributes), owned here, or NULL */
     uint32_t cores;
     bool cores_given;
     bool allow_uninit;
@@ -98,11 +101,12 @@ typedef struct trn_program {
     size_t n_insts;
     uint32_t n_loops;
     trn_program_summary summary;
-    char **arena;           /* blocks trn_program_alloc carves strings and shared operand lists from (owned) */
+    char *
+        *arena; /* blocks trn_program_alloc carves strings and shared operand lists from (owned) */
     size_t n_arena;
-    size_t arena_used;      /* bytes used in the last block */
-    size_t arena_cap;       /* the last block's size: 0 when no block is current */
-    char *skip_note;        /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
+    size_t arena_used; /* bytes used in the last block */
+    size_t arena_cap;  /* the last block's size: 0 when no block is current */
+    char *skip_note;   /* BIR opcodes skipped at load (unknown_opcode = "skip"), or NULL */
     struct trn_tensor_names
         *names; /* trn_program_find_tensor's index, grown as tensors are named (owned) */
 } trn_program;
@@ -130,7 +134,8 @@ json_t *trn_inst_to_json(const trn_program *p, const trn_inst *in);
  * machine ("WHERE: needs bytes ..."), its bytes per partition (HBM: all of
  * them), its own AP (partitions x row-major free shape), and the bytes of
  * one partition of its memory (HBM: all of HBM). */
-int trn_tensor_check_placement(const trn_tensor *x, const trn_machine *m, const char *where, trn_error *e);
+int trn_tensor_check_placement(const trn_tensor *x, const trn_machine *m, const char *where,
+                               trn_error *e);
 int64_t trn_tensor_row_bytes(const trn_tensor *x);
 void trn_tensor_ap(trn_tensor *x);
 uint64_t trn_tensor_mem_limit(const trn_machine *m, trn_mem mem);
@@ -142,17 +147,16 @@ uint64_t trn_tensor_mem_limit(const trn_machine *m, trn_mem mem);
  * operand give the same trn_operand and the same messages; the native
  * writer (`trnsim convert`) turns a resolved operand back into its object. */
 
-
 typedef struct trn_operand_spec {
-    int tensor;             /* index into the program's tensors, -1: raw memory `mem` */
+    int tensor; /* index into the program's tensors, -1: raw memory `mem` */
     trn_mem mem;
-    bool has_dtype;         /* else the tensor's */
+    bool has_dtype; /* else the tensor's */
     trn_dtype dtype;
-    bool has_partitions;    /* else the tensor's partitions from `partition` on (raw memory: 1) */
+    bool has_partitions; /* else the tensor's partitions from `partition` on (raw memory: 1) */
     int64_t partition, partitions, partition_step, offset;
-    int64_t offset_register; /* -1: none */
+    int64_t offset_register;   /* -1: none */
     int64_t core, core_offset; /* core -1: the executing core (+ core_offset) */
-    uint32_t ndims;         /* 0: the tensor's own free pairs */
+    uint32_t ndims;            /* 0: the tensor's own free pairs */
     int64_t step[TRN_AP_MAX_DIMS], num[TRN_AP_MAX_DIMS];
 } trn_operand_spec;
 
@@ -161,8 +165,8 @@ void trn_operand_spec_init(trn_operand_spec *s);
 
 /* Range checks (the messages name the native keys: "WHERE: 'partition' =
  * 9 is outside [0, 7]") and the AP the operand denotes. */
-int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_operand *op, const char *where,
-                        trn_error *e);
+int trn_operand_resolve(const trn_program *p, const trn_operand_spec *s, trn_operand *op,
+                        const char *where, trn_error *e);
 
 /* The native operand object of a resolved operand, the defaults left out,
  * so that reading it back resolves to the same operand. NULL: out of memory. */
@@ -172,7 +176,6 @@ json_t *trn_operand_to_json(const trn_program *p, const trn_operand *op);
  * both front ends (native_fast.c, bir_fast.c) point every instruction with
  * the same operands at the same list (trn_inst.shared_operands), which keeps
  * a large program's memory to its distinct lists. */
-
 
 typedef struct trn_oplist_entry {
     const trn_operand *ops;
@@ -197,7 +200,6 @@ void trn_oplists_free(trn_oplists *t);
 #include <stdbool.h>
 #include <stddef.h>
 
-
 /* Whether every element ap visits lies in tensor t's partitions and bytes. */
 bool trn_tensor_holds_ap(const trn_tensor *t, const trn_ap *ap);
 
@@ -210,10 +212,12 @@ int trn_tensor_check_ap(const trn_program *p, int tensor, const trn_ap *ap, trn_
 
 /* The tensor holding byte `byte` of partition `part` of mem, and the index
  * (C order) of the element there; NULL when no tensor holds it. */
-const trn_tensor *trn_tensor_at(const trn_program *p, trn_mem mem, uint64_t part, uint64_t byte, int64_t *element);
+const trn_tensor *trn_tensor_at(const trn_program *p, trn_mem mem, uint64_t part, uint64_t byte,
+                                int64_t *element);
 
 /* A trn_byte_namer (memory/memory.h) over a program's tensors: "element K
  * [i, j] of tensor 'x'" and how to give it data. */
-void trn_tensor_name_byte(const void *program, uint32_t mem, uint64_t part, uint64_t byte, char *buf, size_t len);
+void trn_tensor_name_byte(const void *program, uint32_t mem, uint64_t part, uint64_t byte,
+                          char *buf, size_t len);
 
 #endif

@@ -7,7 +7,9 @@
 #include "arith/arith.h"
 #include "program/program.h"
 
-static int set(json_t *o, const char *key, json_t *v) { return v ? json_object_set_new(o, key, v) : -1; }
+static int set(json_t *o, const char *key, json_t *v) {
+    return v ? json_object_set_new(o, key, v) : -1;
+}
 
 static json_t *tensor_json(const trn_program *p, const trn_tensor *t) {
     json_t *o = json_object(), *shape = json_array();
@@ -52,17 +54,21 @@ json_t *trn_inst_to_json(const trn_program *p, const trn_inst *in) {
         const char *key;
         json_t *v;
         json_object_foreach(in->obj, key, v) {
-            if (strcmp(key, "opcode") && strcmp(key, "inputs") && strcmp(key, "outputs") && strcmp(key, "comment"))
+            if (strcmp(key, "opcode") && strcmp(key, "inputs") && strcmp(key, "outputs") &&
+                strcmp(key, "comment"))
                 rc |= json_object_set(o, key, v);
         }
     }
-    if (in->allow_uninit && !json_object_get(o, "allow_uninit_read")) rc |= set(o, "allow_uninit_read", json_true());
+    if (in->allow_uninit && !json_object_get(o, "allow_uninit_read"))
+        rc |= set(o, "allow_uninit_read", json_true());
     if (in->n_in) rc |= set(o, "inputs", operands_json(p, in->in, in->n_in));
     if (in->n_out) rc |= set(o, "outputs", operands_json(p, in->out, in->n_out));
     /* the comment last, whichever reader kept it */
     json_t *cj = json_object_get(in->obj, "comment");
-    if (cj) rc |= json_object_set(o, "comment", cj);
-    else if (in->comment || in->where) rc |= set(o, "comment", json_string(in->comment ? in->comment : in->where));
+    if (cj)
+        rc |= json_object_set(o, "comment", cj);
+    else if (in->comment || in->where)
+        rc |= set(o, "comment", json_string(in->comment ? in->comment : in->where));
     if (rc) {
         json_decref(o);
         return NULL;
@@ -103,7 +109,8 @@ static int entries_json(const trn_program *p, size_t *i, size_t end, json_t *lis
             *i = in->jump + 1;
             continue;
         }
-        if (in->kind == TRN_INST_OP && json_array_append_new(list, trn_inst_to_json(p, in))) return -1;
+        if (in->kind == TRN_INST_OP && json_array_append_new(list, trn_inst_to_json(p, in)))
+            return -1;
         ++*i;
     }
     return 0;
@@ -114,7 +121,8 @@ json_t *trn_program_to_native(const trn_program *p) {
     int rc = !o || !tensors || !insts;
     if (p->cores_given) rc |= set(o, "cores", json_integer(p->cores));
     if (p->allow_uninit) rc |= set(o, "allow_uninit_read", json_true());
-    for (int i = 0; i < p->n_tensors && !rc; ++i) rc |= json_array_append_new(tensors, tensor_json(p, &p->tensors[i]));
+    for (int i = 0; i < p->n_tensors && !rc; ++i)
+        rc |= json_array_append_new(tensors, tensor_json(p, &p->tensors[i]));
     rc |= set(o, "tensors", tensors);
     size_t i = 0;
     rc |= entries_json(p, &i, p->n_insts, insts);

@@ -15,19 +15,19 @@ typedef enum trn_dtype {
     TRN_DT_INT16 = 2,
     TRN_DT_FP8_E3M4 = 3,
     TRN_DT_FP8_E4M3 = 4,
-    TRN_DT_FP8_E4M3FN = 5,     /* OCP e4m3fn: no Inf, NaN = S.1111.111 */
-    TRN_DT_FP8_E8M0FNU = 6,    /* OCP e8m0fnu: unsigned power of two, 0xFF NaN */
+    TRN_DT_FP8_E4M3FN = 5,  /* OCP e4m3fn: no Inf, NaN = S.1111.111 */
+    TRN_DT_FP8_E8M0FNU = 6, /* OCP e8m0fnu: unsigned power of two, 0xFF NaN */
     TRN_DT_FP8_E5M2 = 7,
-    TRN_DT_FP8_E4M3_X4 = 8,    /* four packed E4M3 codes (copy only) */
-    TRN_DT_FP8_E5M2_X4 = 9,    /* four packed E5M2 codes (copy only) */
+    TRN_DT_FP8_E4M3_X4 = 8, /* four packed E4M3 codes (copy only) */
+    TRN_DT_FP8_E5M2_X4 = 9, /* four packed E5M2 codes (copy only) */
     TRN_DT_UINT16 = 10,
-    TRN_DT_FP4_E2M1_X4 = 11,   /* four packed fp4 e2m1 codes (copy only) */
+    TRN_DT_FP4_E2M1_X4 = 11, /* four packed fp4 e2m1 codes (copy only) */
     TRN_DT_BF16 = 12,
     TRN_DT_FP16 = 13,
     TRN_DT_UINT32 = 14,
     TRN_DT_INT32 = 15,
     TRN_DT_FP32 = 16,
-    TRN_DT_FP32R = 17,         /* stored as fp32; copy only in the reduce path */
+    TRN_DT_FP32R = 17, /* stored as fp32; copy only in the reduce path */
     TRN_DT_UINT64 = 18,
     TRN_DT_INT64 = 19,
     TRN_DT_COUNT = 20

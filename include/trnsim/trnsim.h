@@ -63,30 +63,31 @@ typedef struct trnsim_error {
 } trnsim_error;
 
 typedef struct trnsim_options {
-    size_t size;               /* sizeof(trnsim_options): lets the struct grow */
-    const char *config_path;   /* a libconfig file; NULL: config_text or the embedded default */
-    const char *config_text;   /* config as text, used when config_path is NULL */
-    const char *const *sets;   /* KEY=VALUE overrides (docs/config.md), applied in order */
+    size_t size;             /* sizeof(trnsim_options): lets the struct grow */
+    const char *config_path; /* a libconfig file; NULL: config_text or the embedded default */
+    const char *config_text; /* config as text, used when config_path is NULL */
+    const char *const *sets; /* KEY=VALUE overrides (docs/config.md), applied in order */
     size_t n_sets;
-    const char *module_dir;    /* searched for modules before the usual places; NULL: none */
-    int trace;                 /* non-zero: one line per instruction on stderr */
-    int stats;                 /* non-zero: collect per-opcode counts and times */
-    int format;                /* programs' format: 0 from the content, 1 native, 2 BIR JSON */
+    const char *module_dir; /* searched for modules before the usual places; NULL: none */
+    int trace;              /* non-zero: one line per instruction on stderr */
+    int stats;              /* non-zero: collect per-opcode counts and times */
+    int format;             /* programs' format: 0 from the content, 1 native, 2 BIR JSON */
     /* Appended (a smaller size leaves them 0): execution budgets. */
-    uint64_t max_instructions; /* trnsim_run stops with an error before instruction N+1; 0: no limit */
-    double timeout_seconds;    /* trnsim_run stops with an error once this much time passed; 0: none */
+    uint64_t
+        max_instructions;   /* trnsim_run stops with an error before instruction N+1; 0: no limit */
+    double timeout_seconds; /* trnsim_run stops with an error once this much time passed; 0: none */
 } trnsim_options;
 
 /* A tensor of the loaded program. The pointers stay valid while the
  * program is loaded. */
 typedef struct trnsim_tensor {
     const char *name;
-    const char *dtype;     /* its dtype name (docs/dtypes.md) */
-    int dtype_id;          /* trn_dtype of trnsim/dtype.h */
+    const char *dtype; /* its dtype name (docs/dtypes.md) */
+    int dtype_id;      /* trn_dtype of trnsim/dtype.h */
     int ndim;
     const int64_t *shape;
-    int64_t count;         /* elements */
-    size_t bytes;          /* count times the dtype's width */
+    int64_t count; /* elements */
+    size_t bytes;  /* count times the dtype's width */
 } trnsim_tensor;
 
 TRNSIM_EXPORT unsigned trnsim_api_version(void);
@@ -100,9 +101,9 @@ TRNSIM_EXPORT const trnsim_error *trnsim_last_error(void);
 TRNSIM_EXPORT trnsim_sim *trnsim_open(const trnsim_options *opts);
 TRNSIM_EXPORT void trnsim_close(trnsim_sim *s);
 
-/* Parse and validate a program (native JSON, or BIR JSON per format), place its tensors and give each
- * core fresh memories (a previous program is dropped first; a program that
- * fails to load leaves none). name labels messages for text. */
+/* Parse and validate a program (native JSON, or BIR JSON per format), place its tensors and give
+ * each core fresh memories (a previous program is dropped first; a program that fails to load
+ * leaves none). name labels messages for text. */
 TRNSIM_EXPORT int trnsim_load_program_file(trnsim_sim *s, const char *path);
 TRNSIM_EXPORT int trnsim_load_program_text(trnsim_sim *s, const char *json, const char *name);
 
@@ -114,8 +115,10 @@ TRNSIM_EXPORT int trnsim_tensor_find(trnsim_sim *s, const char *name, trnsim_ten
 
 /* Raw bytes of a whole tensor in its dtype, C order; bytes must equal the
  * tensor's size. core -1: every core (set) or core 0 (get). */
-TRNSIM_EXPORT int trnsim_set_tensor(trnsim_sim *s, const char *name, int core, const void *data, size_t bytes);
-TRNSIM_EXPORT int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, void *data, size_t bytes);
+TRNSIM_EXPORT int trnsim_set_tensor(trnsim_sim *s, const char *name, int core, const void *data,
+                                    size_t bytes);
+TRNSIM_EXPORT int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, void *data,
+                                    size_t bytes);
 
 /* API version 3: a tensor's input bound in place instead of copied.
  * Results are the same bytes as trnsim_set_tensor of the same data gives;
@@ -129,7 +132,8 @@ TRNSIM_EXPORT int trnsim_get_tensor(trnsim_sim *s, const char *name, int core, v
  * core as for trnsim_set_tensor. A tensor whose rows do not lie side by
  * side in one run of partitions, or a run spread over MPI processes, is
  * copied in instead (the same results; data is then free at once). */
-TRNSIM_EXPORT int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, const void *data, size_t bytes);
+TRNSIM_EXPORT int trnsim_bind_tensor(trnsim_sim *s, const char *name, int core, const void *data,
+                                     size_t bytes);
 /* End every binding of the tensor on core (-1: every core), copying the
  * caller's bytes into simulator memory: data may be freed afterwards. */
 TRNSIM_EXPORT int trnsim_unbind_tensor(trnsim_sim *s, const char *name, int core);
@@ -211,15 +215,15 @@ enum {
 
 /* An operand: an access pattern over a tensor (or raw memory). */
 typedef struct trnsim_operand {
-    size_t size;             /* sizeof(trnsim_operand): lets the struct grow */
-    const char *tensor;      /* the tensor; NULL: raw memory, then memory and dtype */
-    const char *memory;      /* "sbuf", "psum", "hbm" for raw memory; else NULL */
-    const char *dtype;       /* reinterpret as this dtype; NULL: the tensor's */
-    unsigned given;          /* TRNSIM_OPND_* bits: the fields below that are written */
+    size_t size;        /* sizeof(trnsim_operand): lets the struct grow */
+    const char *tensor; /* the tensor; NULL: raw memory, then memory and dtype */
+    const char *memory; /* "sbuf", "psum", "hbm" for raw memory; else NULL */
+    const char *dtype;  /* reinterpret as this dtype; NULL: the tensor's */
+    unsigned given;     /* TRNSIM_OPND_* bits: the fields below that are written */
     int64_t partition, partitions, partition_step, offset;
     int64_t offset_register, core, core_offset;
-    int ndims;               /* 0: the default AP (the tensor's free shape); 1..4: ap[0..ndims) */
-    int64_t ap[4][2];        /* [step, num] pairs, outermost first, steps in elements */
+    int ndims;        /* 0: the default AP (the tensor's free shape); 1..4: ap[0..ndims) */
+    int64_t ap[4][2]; /* [step, num] pairs, outermost first, steps in elements */
 } trnsim_operand;
 
 /* The operand as its JSON object; NULL with an error for a NULL argument,
@@ -234,16 +238,19 @@ TRNSIM_EXPORT int trnsim_program_set(trnsim_program *p, const char *key, trnsim_
 /* Declare a tensor; more: NULL or an object of its other keys (partition,
  * offset, fill, data, data_per_core, view_of). memory NULL leaves the key
  * out (for a view). */
-TRNSIM_EXPORT int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memory, const char *dtype,
-                                        int ndim, const int64_t *shape, trnsim_value *more);
+TRNSIM_EXPORT int trnsim_program_tensor(trnsim_program *p, const char *name, const char *memory,
+                                        const char *dtype, int ndim, const int64_t *shape,
+                                        trnsim_value *more);
 /* Append an instruction by opcode name (as `trnsim opcodes` lists them) or
  * by IT number. inputs, outputs: lists of operands (trnsim_value_operand,
  * or a tensor's name as a string); NULL leaves the key out. attrs: NULL or
  * an object of attributes (snake_case, docs/programs.md). */
-TRNSIM_EXPORT int trnsim_program_instruction(trnsim_program *p, const char *opcode, trnsim_value *inputs,
-                                             trnsim_value *outputs, trnsim_value *attrs);
-TRNSIM_EXPORT int trnsim_program_instruction_it(trnsim_program *p, uint32_t it, trnsim_value *inputs,
-                                                trnsim_value *outputs, trnsim_value *attrs);
+TRNSIM_EXPORT int trnsim_program_instruction(trnsim_program *p, const char *opcode,
+                                             trnsim_value *inputs, trnsim_value *outputs,
+                                             trnsim_value *attrs);
+TRNSIM_EXPORT int trnsim_program_instruction_it(trnsim_program *p, uint32_t it,
+                                                trnsim_value *inputs, trnsim_value *outputs,
+                                                trnsim_value *attrs);
 /* A loop: the instructions appended until the matching loop_end are its
  * body. attrs: NULL or an object of register, start, step, name. */
 TRNSIM_EXPORT int trnsim_program_loop_begin(trnsim_program *p, int64_t trips, trnsim_value *attrs);

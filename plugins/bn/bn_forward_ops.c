@@ -9,8 +9,8 @@
 #include "bn_ops.h"
 
 static const char *kind_name(trn_value_kind k) {
-    static const char *const names[] = {"null", "a boolean", "an integer", "a float", "a string", "a list",
-                                        "an object"};
+    static const char *const names[] = {"null",     "a boolean", "an integer", "a float",
+                                        "a string", "a list",    "an object"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "an unknown value";
 }
 
@@ -23,16 +23,19 @@ static trn_status read_transpose(const trn_host_api *api, trn_ctx *ctx, const ch
     if (!v) return TRN_OK;
     const trn_value_kind k = api->value_kind(v);
     int64_t i = -1;
-    if (k == TRN_V_BOOL || k == TRN_V_INT) BN_TRY(api->value_int(ctx, v, &i) == TRN_FOUND ? TRN_OK : TRN_ERR);
+    if (k == TRN_V_BOOL || k == TRN_V_INT)
+        BN_TRY(api->value_int(ctx, v, &i) == TRN_FOUND ? TRN_OK : TRN_ERR);
     if (i == 0 || i == 1) {
         *on = (int)i;
         return TRN_OK;
     }
     if (k == TRN_V_INT)
-        return api->error(ctx, "%s: apply_transpose must be a constant true or false (or 0 / 1); found %lld", op,
-                          (long long)i);
-    return api->error(ctx, "%s: apply_transpose must be a constant true or false (or 0 / 1); found %s", op,
-                      kind_name(k));
+        return api->error(
+            ctx, "%s: apply_transpose must be a constant true or false (or 0 / 1); found %lld", op,
+            (long long)i);
+    return api->error(ctx,
+                      "%s: apply_transpose must be a constant true or false (or 0 / 1); found %s",
+                      op, kind_name(k));
 }
 
 /* Plain BNStats: the shared weight table once, then slices of partitions
@@ -40,8 +43,8 @@ static trn_status read_transpose(const trn_host_api *api, trn_ctx *ctx, const ch
 /* Plain BNStats on fp32 rows lent in place (plugin.h, ABI 3): the kernel
  * reads each partition where it lies. *done false: not lendable as rows of
  * floats, take the slices. */
-static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
-                                 const bn_operand *st, bool *done) {
+static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state *state,
+                                 const bn_operand *x, const bn_operand *st, bool *done) {
     *done = false;
 #ifdef TRNSIM_REF_MODULE
     return TRN_OK; /* the reference module borrows no host memory (docs/plugins.md) */
@@ -51,7 +54,8 @@ static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state
     trn_lend_status s = api->lend(ctx, &x->ap, TRN_LEND_READ, &v);
     if (s == TRN_LEND_ERR) *done = true;
     if (s != TRN_LENT) return s == TRN_LEND_ERR ? TRN_ERR : TRN_OK;
-    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3)) return api->lend_end(ctx, &v);
+    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3))
+        return api->lend_end(ctx, &v);
     const size_t P = x->parts, N = x->elems, nw = bn_stats_weights_len(N);
     float *buf = bn_scratch(api, ctx, state, nw + P * BN_STATS_ELEMS);
     if (!buf) {
@@ -61,14 +65,15 @@ static trn_status stats_in_place(const trn_host_api *api, trn_ctx *ctx, bn_state
     }
     float *w = buf, *out = w + nw;
     bn_stats_weights(N, w);
-    bn_stats_rows((const float *)(const void *)v.base, (size_t)v.part_stride / sizeof(float), P, N, w, out);
+    bn_stats_rows((const float *)(const void *)v.base, (size_t)v.part_stride / sizeof(float), P, N,
+                  w, out);
     api->lend_end(ctx, &v);
     *done = true;
     return api->write_f32(ctx, &st->ap, out, TRN_ACC_COPY);
 }
 
-static trn_status stats_by_slices(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
-                                  const bn_operand *st) {
+static trn_status stats_by_slices(const trn_host_api *api, trn_ctx *ctx, bn_state *state,
+                                  const bn_operand *x, const bn_operand *st) {
     bool done;
     trn_status rc = stats_in_place(api, ctx, state, x, st, &done);
     if (done) return rc;
@@ -88,8 +93,8 @@ static trn_status stats_by_slices(const trn_host_api *api, trn_ctx *ctx, bn_stat
 
 /* apply_transpose: the tile swap mixes 32 partitions, so the whole input is
  * read, swapped, then reduced. */
-static trn_status stats_transposed(const trn_host_api *api, trn_ctx *ctx, bn_state *state, const bn_operand *x,
-                                   const bn_operand *st) {
+static trn_status stats_transposed(const trn_host_api *api, trn_ctx *ctx, bn_state *state,
+                                   const bn_operand *x, const bn_operand *st) {
     const size_t P = x->parts, N = x->elems, nx = P * N, nw = bn_stats_weights_len(N);
     float *buf = bn_scratch(api, ctx, state, 2 * nx + nw + P * BN_STATS_ELEMS);
     if (!buf) return TRN_ERR;
@@ -113,8 +118,10 @@ trn_status bn_op_stats(const trn_host_api *api, trn_ctx *ctx, void *state) {
     BN_TRY(read_transpose(api, ctx, op, &transpose));
     if (transpose && !bn_tile_transpose_ok(x.parts, x.elems))
         return api->error(ctx,
-                          "%s: apply_transpose swaps 32x32 tiles, so it needs the partition count and the elements "
-                          "per partition to be multiples of 32 (or 1 element per partition); found %zu partitions x "
+                          "%s: apply_transpose swaps 32x32 tiles, so it needs the partition count "
+                          "and the elements "
+                          "per partition to be multiples of 32 (or 1 element per partition); found "
+                          "%zu partitions x "
                           "%zu elements",
                           op, x.parts, x.elems);
     if (!bn_size_ok(x.parts, x.elems, 2))
@@ -134,7 +141,8 @@ trn_status bn_op_aggregate(const trn_host_api *api, trn_ctx *ctx, void *state) {
     BN_TRY(bn_get(api, ctx, op, TRN_OUT, 0, "mean_var", &mv));
     if (in.elems % BN_STATS_ELEMS != 0)
         return api->error(ctx,
-                          "%s: inputs[0] (stats) has %zu elements per partition; expected a multiple of 6 (K BNStats "
+                          "%s: inputs[0] (stats) has %zu elements per partition; expected a "
+                          "multiple of 6 (K BNStats "
                           "records of two triples n, mean, M2)",
                           op, in.elems);
     BN_TRY(bn_expect_shape(api, ctx, op, &mv, "outputs[0] (mean_var)", in.parts, BN_AGG_ELEMS,

@@ -39,7 +39,8 @@ static void run_full(grad_state *s, const float *x, const float *dy, size_t n, s
 /* A partial block (nb < BN_BLOCK rows), columns [0, ncols) with ncols a
  * multiple of 4: copied a piece at a time into full blocks padded with
  * zero rows (never stored). */
-static void run_partial(grad_state *s, const float *x, const float *dy, size_t n, size_t nb, size_t ncols) {
+static void run_partial(grad_state *s, const float *x, const float *dy, size_t n, size_t nb,
+                        size_t ncols) {
     float px[BN_BLOCK * BN_PAD_COLS] = {0}, pd[BN_BLOCK * BN_PAD_COLS] = {0};
     for (size_t c0 = 0; c0 < ncols; c0 += BN_PAD_COLS) {
         const size_t m = ncols - c0 < BN_PAD_COLS ? ncols - c0 : BN_PAD_COLS;
@@ -52,7 +53,8 @@ static void run_partial(grad_state *s, const float *x, const float *dy, size_t n
 }
 
 /* Columns [c0, n), one column at a time (the last < 4 columns). */
-static void run_columns(grad_state *s, const float *x, const float *dy, size_t n, size_t nb, size_t c0) {
+static void run_columns(grad_state *s, const float *x, const float *dy, size_t n, size_t nb,
+                        size_t c0) {
     for (size_t c = c0; c < n; ++c) {
         for (size_t g = 0; g < GROUPS; ++g) {
             const size_t rows = nb > g * BN_LANES ? nb - g * BN_LANES : 0;
@@ -62,8 +64,8 @@ static void run_columns(grad_state *s, const float *x, const float *dy, size_t n
     }
 }
 
-static void grad_block(const float *x, const float *dy, const float *mean, const float *vf, size_t n, size_t nb,
-                       float *out) {
+static void grad_block(const float *x, const float *dy, const float *mean, const float *vf,
+                       size_t n, size_t nb, float *out) {
     grad_state s;
     for (size_t g = 0; g < GROUPS; ++g) {
         const size_t rows = nb > g * BN_LANES ? nb - g * BN_LANES : 0;
@@ -85,8 +87,8 @@ static void grad_block(const float *x, const float *dy, const float *mean, const
     }
 }
 
-void bn_gradients_f32(const float *x, const float *dy, const float *mean, const float *vf, size_t parts,
-                      size_t n, float *out) {
+void bn_gradients_f32(const float *x, const float *dy, const float *mean, const float *vf,
+                      size_t parts, size_t n, float *out) {
     for (size_t p0 = 0; p0 < parts; p0 += BN_BLOCK) {
         const size_t nb = parts - p0 < BN_BLOCK ? parts - p0 : BN_BLOCK;
         grad_block(x + p0 * n, dy + p0 * n, mean + p0, vf + p0, n, nb, out + p0 * BN_GRAD_ELEMS);

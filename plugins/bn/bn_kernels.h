@@ -3,8 +3,8 @@
  * Every buffer is row-major [P][n] with P partitions, as the host's
  * read_f32 / write_f32 lay out an access pattern. Each kernel performs, per
  * partition, exactly the fp32 operations of the reference's BN kernels
- * (BNStats @ 0x1df7b0, docs/bn.md) in the reference's order; speed comes only from running BN_BLOCK partitions side
- * by side in vector lanes (the per-partition recurrences are independent;
+ * (BNStats @ 0x1df7b0, docs/bn.md) in the reference's order; speed comes only from running BN_BLOCK
+ * partitions side by side in vector lanes (the per-partition recurrences are independent;
  * bn_simd.h, and for BNStats an AVX path chosen at run time) and from
  * computing once what depends only on the element index (BNStats' r = 1/n).
  * tests/bn holds the scalar transliteration of the reference's code (the oracle) and
@@ -53,10 +53,13 @@ typedef enum bn_isa {
  * AVX, else BN_ISA_V4. */
 bn_isa bn_isa_best(void);
 /* bn_stats_f32 on a given path; BN_ISA_AVX only where bn_isa_best() gives it. */
-void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out);
+void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w,
+                      float *out);
 /* The same over rows `stride` floats apart (rows read in place). */
-void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out);
-void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out);
+void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n,
+                       const float *w, float *out);
+void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w,
+                   float *out);
 
 /* apply_transpose: the 32x32 tile swap of StreamTranspose on [P][n]:
  * element (p, e) moves to row (p & ~31) | (e & 31), column (e & ~31) | (p & 31).
@@ -73,13 +76,14 @@ void bn_aggregate_f32(const float *in, size_t parts, size_t e, float *out);
 /* BNGradients (IT 36): x, dy [P][n], mean, vf [P] ->
  * out [P][3] = [sum dy, sum (x-m)*dy*vf*vf, sum (x-m)*dy*vf], plain fp32
  * sums in index order. */
-void bn_gradients_f32(const float *x, const float *dy, const float *mean, const float *vf, size_t parts,
-                      size_t n, float *out);
+void bn_gradients_f32(const float *x, const float *dy, const float *mean, const float *vf,
+                      size_t parts, size_t n, float *out);
 
 /* BNBackprop / BNBackprop2 (IT 37 / 38), one per-partition coefficient set
  * (mean, a, bc, scale: each [P]) and the scalar total:
  * dx = (dy*total - ((x - mean)*bc + a)) * scale. */
-void bn_backprop_f32(const float *x, const float *dy, const float *mean, const float *a, const float *bc,
-                     const float *scale, float total, size_t parts, size_t n, float *dx);
+void bn_backprop_f32(const float *x, const float *dy, const float *mean, const float *a,
+                     const float *bc, const float *scale, float total, size_t parts, size_t n,
+                     float *dx);
 
 #endif

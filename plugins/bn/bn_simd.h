@@ -20,9 +20,7 @@ typedef float bn_v4 __attribute__((vector_size(16)));
  * multiple of 4). */
 #define BN_PAD_COLS 256
 
-static inline bn_v4 bn_v4_splat(float f) {
-    return (bn_v4){f, f, f, f};
-}
+static inline bn_v4 bn_v4_splat(float f) { return (bn_v4){f, f, f, f}; }
 
 /* Four consecutive floats, any alignment. */
 static inline bn_v4 bn_v4_load(const float *p) {
@@ -42,8 +40,10 @@ static inline bn_v4 bn_v4_column(const float *rows, size_t stride, size_t nrows,
 static inline void bn_v4_transpose(const float *rows, size_t stride, bn_v4 col[4]) {
     const bn_v4 r0 = bn_v4_load(rows), r1 = bn_v4_load(rows + stride);
     const bn_v4 r2 = bn_v4_load(rows + 2 * stride), r3 = bn_v4_load(rows + 3 * stride);
-    const bn_v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-    const bn_v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    const bn_v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5),
+                t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+    const bn_v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5),
+                t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
     col[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
     col[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
     col[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);

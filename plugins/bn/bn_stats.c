@@ -12,9 +12,7 @@
  * with the same expression and writes the records. */
 #include "bn_stats_lanes.h"
 
-size_t bn_stats_weights_len(size_t n) {
-    return BN_W_PER_PAIR * ((n + 1) / 2);
-}
+size_t bn_stats_weights_len(size_t n) { return BN_W_PER_PAIR * ((n + 1) / 2); }
 
 void bn_stats_weights(size_t n, float *w) {
     float count = 0.0f;
@@ -55,7 +53,8 @@ static void welford1(float *mean, float *m2, float x, const float *wk) {
 }
 
 /* Elements [2 * done, n) of row b, after the block kernel. */
-static void finish_row(const float *row, size_t n, size_t done, const float *w, bn_stats_lanes *s, size_t b) {
+static void finish_row(const float *row, size_t n, size_t done, const float *w, bn_stats_lanes *s,
+                       size_t b) {
     for (size_t c = 2 * done; c < n; ++c) {
         const float *wk = w + BN_W_PER_PAIR * (c / 2);
         if (c % 2 == 0)
@@ -67,7 +66,8 @@ static void finish_row(const float *row, size_t n, size_t done, const float *w, 
 
 /* nb <= BN_BLOCK rows; a partial block repeats row 0 in the missing slots,
  * whose results are never stored. */
-static void stats_block(bn_isa isa, const float *x, size_t stride, size_t n, size_t nb, const float *w, float *out) {
+static void stats_block(bn_isa isa, const float *x, size_t stride, size_t n, size_t nb,
+                        const float *w, float *out) {
     const float *rows[BN_BLOCK];
     for (size_t b = 0; b < BN_BLOCK; ++b) rows[b] = x + (b < nb ? b : 0) * stride;
     bn_stats_lanes s;
@@ -86,18 +86,21 @@ static void stats_block(bn_isa isa, const float *x, size_t stride, size_t n, siz
     }
 }
 
-void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out) {
+void bn_stats_rows_isa(bn_isa isa, const float *x, size_t stride, size_t parts, size_t n,
+                       const float *w, float *out) {
     for (size_t p0 = 0; p0 < parts; p0 += BN_BLOCK) {
         const size_t nb = parts - p0 < BN_BLOCK ? parts - p0 : BN_BLOCK;
         stats_block(isa, x + p0 * stride, stride, n, nb, w, out + p0 * BN_STATS_ELEMS);
     }
 }
 
-void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w, float *out) {
+void bn_stats_f32_isa(bn_isa isa, const float *x, size_t parts, size_t n, const float *w,
+                      float *out) {
     bn_stats_rows_isa(isa, x, n, parts, n, w, out);
 }
 
-void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w, float *out) {
+void bn_stats_rows(const float *x, size_t stride, size_t parts, size_t n, const float *w,
+                   float *out) {
     bn_stats_rows_isa(bn_isa_best(), x, stride, parts, n, w, out);
 }
 

@@ -27,9 +27,7 @@ typedef float bn_v4x __attribute__((vector_size(16)));
 
 #define AVX_VECS (BN_BLOCK / 4) /* four partitions per vector */
 
-BN_AVX static inline bn_v8 splat8(float f) {
-    return (bn_v8){f, f, f, f, f, f, f, f};
-}
+BN_AVX static inline bn_v8 splat8(float f) { return (bn_v8){f, f, f, f, f, f, f, f}; }
 
 /* Four floats of row a (low half) and of row b (high half). */
 BN_AVX static inline bn_v8 load_halves(const float *a, const float *b) {
@@ -67,7 +65,8 @@ BN_AVX size_t bn_stats_block_avx(const float *const rows[BN_BLOCK], size_t pairs
             /* (p_k, p_k+1 | s_k, s_k+1) and (q_k, q_k+1 | t_k, t_k+1), in pairs of lanes */
             const bn_v8 ps = load_halves(r4[0] + 2 * k, r4[2] + 2 * k);
             const bn_v8 qt = load_halves(r4[1] + 2 * k, r4[3] + 2 * k);
-            lo[v] = __builtin_shufflevector(ps, qt, 0, 1, 8, 9, 4, 5, 12, 13);   /* pair k: p q | s t */
+            lo[v] =
+                __builtin_shufflevector(ps, qt, 0, 1, 8, 9, 4, 5, 12, 13); /* pair k: p q | s t */
             hi[v] = __builtin_shufflevector(ps, qt, 2, 3, 10, 11, 6, 7, 14, 15); /* pair k+1 */
         }
         step8(mean, m2, lo, w + BN_W_PER_PAIR * k);

@@ -36,13 +36,15 @@ typedef struct bn_stats_lanes {
  * store the state in *s; return done, a multiple of 2 <= pairs (the driver
  * finishes the rest one element at a time). Rows must hold 2 * pairs
  * elements. */
-size_t bn_stats_block_v4(const float *const rows[BN_BLOCK], size_t pairs, const float *w, bn_stats_lanes *s);
+size_t bn_stats_block_v4(const float *const rows[BN_BLOCK], size_t pairs, const float *w,
+                         bn_stats_lanes *s);
 
 /* The AVX kernel exists on x86 with GNU C (gcc, clang); it may only run
  * where bn_isa_best() says BN_ISA_AVX. */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define BN_HAVE_AVX_KERNEL 1
-size_t bn_stats_block_avx(const float *const rows[BN_BLOCK], size_t pairs, const float *w, bn_stats_lanes *s);
+size_t bn_stats_block_avx(const float *const rows[BN_BLOCK], size_t pairs, const float *w,
+                          bn_stats_lanes *s);
 #else
 #define BN_HAVE_AVX_KERNEL 0
 #endif

@@ -20,13 +20,15 @@ static inline void welford(bn_v4 *mean, bn_v4 *m2, bn_v4 x, bn_v4 r, bn_v4 one_m
 }
 
 /* All vectors, one pair: the weights are splatted once for the block. */
-static inline void step(bn_v4 mean[V4_VECS], bn_v4 m2[V4_VECS], const bn_v4 x[V4_VECS], const float *wk) {
+static inline void step(bn_v4 mean[V4_VECS], bn_v4 m2[V4_VECS], const bn_v4 x[V4_VECS],
+                        const float *wk) {
     const bn_v4 r = bn_v4_splat(wk[0]), one_minus_r = bn_v4_splat(wk[1]);
     BN_UNROLL
     for (size_t v = 0; v < V4_VECS; ++v) welford(&mean[v], &m2[v], x[v], r, one_minus_r);
 }
 
-size_t bn_stats_block_v4(const float *const rows[BN_BLOCK], size_t pairs, const float *w, bn_stats_lanes *s) {
+size_t bn_stats_block_v4(const float *const rows[BN_BLOCK], size_t pairs, const float *w,
+                         bn_stats_lanes *s) {
     bn_v4 mean[V4_VECS], m2[V4_VECS];
     for (size_t v = 0; v < V4_VECS; ++v) mean[v] = m2[v] = bn_v4_splat(0.0f);
     size_t k = 0;
@@ -35,7 +37,8 @@ size_t bn_stats_block_v4(const float *const rows[BN_BLOCK], size_t pairs, const 
 
         BN_UNROLL
         for (size_t v = 0; v < V4_VECS; ++v) {
-            const bn_v4 p = bn_v4_load(rows[2 * v] + 2 * k), q = bn_v4_load(rows[2 * v + 1] + 2 * k);
+            const bn_v4 p = bn_v4_load(rows[2 * v] + 2 * k),
+                        q = bn_v4_load(rows[2 * v + 1] + 2 * k);
             lo[v] = __builtin_shufflevector(p, q, 0, 1, 4, 5); /* pair k of rows 2v, 2v+1 */
             hi[v] = __builtin_shufflevector(p, q, 2, 3, 6, 7); /* pair k+1 */
         }

@@ -15,9 +15,10 @@ static trn_status read_operands(const trn_host_api *api, trn_ctx *ctx, coll_reco
     int want_in = rec->spec.kind == COLL_PERMUTE_REDUCE_IMPLICIT ? 2 : 1;
     int n_in = api->operand_count(ctx, TRN_IN), n_out = api->operand_count(ctx, TRN_OUT);
     if (n_in != want_in || n_out != 1)
-        return api->error(ctx, "%s (kind %lld) takes %d input%s and 1 output, the instruction has %d and %d",
-                          coll_kind_name(rec->spec.kind), (long long)rec->spec.kind, want_in, want_in > 1 ? "s" : "",
-                          n_in, n_out);
+        return api->error(
+            ctx, "%s (kind %lld) takes %d input%s and 1 output, the instruction has %d and %d",
+            coll_kind_name(rec->spec.kind), (long long)rec->spec.kind, want_in,
+            want_in > 1 ? "s" : "", n_in, n_out);
     for (int k = 0; k < n_in; ++k) {
         if (api->operand(ctx, TRN_IN, k, &rec->in[k]) != TRN_OK) return TRN_ERR;
         rec->in_count[k] = trn_ap_elems(&rec->in[k]);
@@ -41,8 +42,8 @@ typedef struct party {
 } party;
 
 static bool kind_in_core_order(int64_t k) {
-    return k == COLL_ALL_REDUCE || k == COLL_REDUCE_SCATTER || k == COLL_ALL_GATHER || k == COLL_ALL_TO_ALL ||
-           k == COLL_ALL_TO_ALL_V;
+    return k == COLL_ALL_REDUCE || k == COLL_REDUCE_SCATTER || k == COLL_ALL_GATHER ||
+           k == COLL_ALL_TO_ALL || k == COLL_ALL_TO_ALL_V;
 }
 
 /* p->members replaced by an ascending copy, p->pos found again in it. */
@@ -57,11 +58,13 @@ static trn_status sort_party(const trn_host_api *api, trn_ctx *ctx, uint32_t cor
     return TRN_OK;
 }
 
-static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, coll_record *rec, party *p) {
+static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_state *st,
+                             coll_record *rec, party *p) {
     const coll_spec *sp = &rec->spec;
     if (sp->kind == COLL_PERMUTE) {
         char err[512];
-        if (coll_pairs_make(sp->pairs, sp->n_pairs, api->core_count(ctx), &p->owned_members, &p->src_of, &p->n, err, sizeof err))
+        if (coll_pairs_make(sp->pairs, sp->n_pairs, api->core_count(ctx), &p->owned_members,
+                            &p->src_of, &p->n, err, sizeof err))
             return api->error(ctx, "%s", err);
         p->members = p->owned_members;
         for (uint32_t i = 0; i < p->n; ++i)
@@ -83,14 +86,15 @@ static trn_status find_party(const trn_host_api *api, trn_ctx *ctx, const coll_s
 
 /* The reference's rule for ReduceScatter, SendRecv, SendRecvCCE (unless
  * multi_lnc = "allow"). */
-static trn_status check_lnc(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, const coll_record *rec,
-                            const party *p) {
+static trn_status check_lnc(const trn_host_api *api, trn_ctx *ctx, const coll_state *st,
+                            const coll_record *rec, const party *p) {
     int64_t k = rec->spec.kind;
-    if (st->set.multi_lnc_allow || (k != COLL_REDUCE_SCATTER && k != COLL_SEND_RECV && k != COLL_SEND_RECV_CCE))
+    if (st->set.multi_lnc_allow ||
+        (k != COLL_REDUCE_SCATTER && k != COLL_SEND_RECV && k != COLL_SEND_RECV_CCE))
         return TRN_OK;
     char err[512];
-    if (coll_check_single_lnc(&rec->spec.groups, p->members, p->n, st->set.cores_per_lnc, coll_kind_name(k), err,
-                              sizeof err))
+    if (coll_check_single_lnc(&rec->spec.groups, p->members, p->n, st->set.cores_per_lnc,
+                              coll_kind_name(k), err, sizeof err))
         return api->error(ctx, "%s", err);
     return TRN_OK;
 }
@@ -123,24 +127,26 @@ static trn_status check_restored(const trn_host_api *api, trn_ctx *ctx, const co
 }
 
 /* Every core's k-th collective must say the same thing (SPMD). */
-static trn_status check_agreement(const trn_host_api *api, trn_ctx *ctx, const coll_state *st, const coll_record *rec) {
+static trn_status check_agreement(const trn_host_api *api, trn_ctx *ctx, const coll_state *st,
+                                  const coll_record *rec) {
     for (uint32_t c = 0; c < st->cores; ++c) {
         const coll_record *o = c == rec->core ? NULL : coll_registry_get(st->reg, c, rec->seq);
         if (o && o->restored && check_restored(api, ctx, rec, o, c) != TRN_OK) return TRN_ERR;
         char err[768];
         if (o && coll_spec_compare(&rec->spec, rec->core, &o->spec, c, err, sizeof err))
-            return api->error(ctx,
-                              "collective #%llu (CollectiveCompute instruction %llu on core %u, %llu on core %u) "
-                              "disagrees: %s",
-                              (unsigned long long)rec->seq, (unsigned long long)rec->instr, rec->core,
-                              (unsigned long long)o->instr, c, err);
+            return api->error(
+                ctx,
+                "collective #%llu (CollectiveCompute instruction %llu on core %u, %llu on core %u) "
+                "disagrees: %s",
+                (unsigned long long)rec->seq, (unsigned long long)rec->instr, rec->core,
+                (unsigned long long)o->instr, c, err);
     }
     return TRN_OK;
 }
 
 /* All of the party arrived? Then run it and mark everyone done. */
-static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
-                                    const party *p) {
+static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                                    coll_record *rec, const party *p) {
     if (st->remote_ops && st->remote_ops->spans(st, p->members, p->n))
         return st->remote_ops->compute(api, ctx, st, rec, p->members, p->n, p->src_of);
     coll_record **recs = malloc((p->n ? p->n : 1) * sizeof *recs);
@@ -162,8 +168,8 @@ static trn_status complete_if_ready(const trn_host_api *api, trn_ctx *ctx, coll_
 }
 
 /* Everything after the record is built and its operands resolved. */
-static trn_status arrive(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec, party *p,
-                         bool *posted) {
+static trn_status arrive(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
+                         party *p, bool *posted) {
     coll_core *me = &st->core[rec->core];
     if (find_party(api, ctx, st, rec, p) != TRN_OK) return TRN_ERR;
     if (!rec->member || coll_kind_is_identity(rec->spec.kind)) rec->done = true;
@@ -193,7 +199,8 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
     if (!rec) return api->error(ctx, "out of memory");
     rec->core = core;
     rec->instr = instr;
-    if (coll_spec_read(api, ctx, api->core_count(ctx), &rec->spec) != TRN_OK || read_operands(api, ctx, rec) != TRN_OK) {
+    if (coll_spec_read(api, ctx, api->core_count(ctx), &rec->spec) != TRN_OK ||
+        read_operands(api, ctx, rec) != TRN_OK) {
         coll_record_free(rec);
         return TRN_ERR;
     }
@@ -214,8 +221,8 @@ trn_status coll_h_compute(const trn_host_api *api, trn_ctx *ctx, void *state) {
  * run refuse with the same line before anything runs. The MPI build
  * (remote_ops) leaves them to the run: which members are remote is known
  * only once run_begin has placed the cores. */
-static trn_status check_members(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
-                                const party *p) {
+static trn_status check_members(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                                coll_record *rec, const party *p) {
     if (st->remote_ops) return TRN_OK;
     coll_record *copies = calloc(p->n ? p->n : 1, sizeof *copies);
     coll_record **recs = malloc((p->n ? p->n : 1) * sizeof *recs);

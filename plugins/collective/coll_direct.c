@@ -9,7 +9,8 @@
 /* Rows of one shape, fp32, 4-byte aligned: float pointers per partition. */
 static bool usable(const trn_view *v, const trn_view *shape) {
     return (v->flags & TRN_VIEW_ROWS) && v->dtype == TRN_DT_FP32 && v->parts == shape->parts &&
-           v->free_elems == shape->free_elems && ((uintptr_t)v->base & 3) == 0 && (v->part_stride & 3) == 0;
+           v->free_elems == shape->free_elems && ((uintptr_t)v->base & 3) == 0 &&
+           (v->part_stride & 3) == 0;
 }
 
 static bool same_rows(const trn_view *a, const trn_view *b) {
@@ -30,7 +31,9 @@ static bool safe_overlaps(const trn_view *in, const trn_view *out, uint32_t n) {
     return true;
 }
 
-static float *row(const trn_view *v, uint32_t p) { return (float *)(void *)(v->base + (int64_t)p * v->part_stride); }
+static float *row(const trn_view *v, uint32_t p) {
+    return (float *)(void *)(v->base + (int64_t)p * v->part_stride);
+}
 
 /* Past this many bytes of outputs, the stores of each folded block into
  * the outputs stream: each output line is written whole,
@@ -66,7 +69,8 @@ static void stream_fence(void) {}
  * STREAM_OUTPUT_BYTES), and no output is read for ownership or re-read. */
 #define FOLD_BLOCK 1024
 
-static void fold_rows(const coll_exec *x, const trn_view *in, const trn_view *out, const float **ins) {
+static void fold_rows(const coll_exec *x, const trn_view *in, const trn_view *out,
+                      const float **ins) {
     size_t m = (size_t)in[0].free_elems;
     bool stream = (size_t)in[0].parts * m * sizeof(float) * x->n >= STREAM_OUTPUT_BYTES;
     _Alignas(64) float acc[FOLD_BLOCK];
@@ -89,7 +93,8 @@ trn_status coll_direct_allreduce(const coll_exec *x, bool *done) {
     const trn_host_api *api = x->api;
     if (!TRN_API_HAS(api, lend_cancel)) return TRN_OK;
     for (uint32_t i = 0; i < x->n; ++i)
-        if (x->recs[i]->in[0].dtype != TRN_DT_FP32 || x->recs[i]->out.dtype != TRN_DT_FP32) return TRN_OK;
+        if (x->recs[i]->in[0].dtype != TRN_DT_FP32 || x->recs[i]->out.dtype != TRN_DT_FP32)
+            return TRN_OK;
     trn_view *v = calloc(2 * (size_t)x->n, sizeof *v);
     const float **ins = malloc(x->n * sizeof *ins);
     if (!v || !ins) {

@@ -28,6 +28,7 @@ trn_status coll_direct_permute(const coll_exec *x, const uint32_t *source, bool 
 
 /* One AP into another of the same dtype (CollectiveSend / Recv, the
  * identity), rows that do not meet. */
-trn_status coll_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *in, const trn_ap *out, bool *done);
+trn_status coll_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *in,
+                            const trn_ap *out, bool *done);
 
 #endif

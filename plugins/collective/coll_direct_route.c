@@ -16,7 +16,8 @@
 typedef void (*route_plan)(const coll_exec *x, const trn_view *in, const trn_view *out, void *arg);
 
 /* Lends, checks, runs plan and ends the views; *done as in coll_direct.h. */
-static trn_status run_lent(const coll_exec *x, coll_lend_kind kind, route_plan plan, void *arg, bool *done) {
+static trn_status run_lent(const coll_exec *x, coll_lend_kind kind, route_plan plan, void *arg,
+                           bool *done) {
     *done = false;
     coll_lent l;
     if (!coll_lend_all(x, kind, &l)) return TRN_OK;
@@ -76,7 +77,8 @@ trn_status coll_direct_all_to_all(const coll_exec *x, bool v, bool *done) {
 
 static void permute_plan(const coll_exec *x, const trn_view *in, const trn_view *out, void *arg) {
     const uint32_t *src = arg;
-    for (uint32_t j = 0; j < x->n; ++j) coll_lent_move(&out[j], 0, &in[src[j]], 0, x->recs[src[j]]->in_count[0]);
+    for (uint32_t j = 0; j < x->n; ++j)
+        coll_lent_move(&out[j], 0, &in[src[j]], 0, x->recs[src[j]]->in_count[0]);
 }
 
 trn_status coll_direct_permute(const coll_exec *x, const uint32_t *source, bool *done) {
@@ -88,7 +90,8 @@ trn_status coll_direct_permute(const coll_exec *x, const uint32_t *source, bool 
 /* Output j is elements [j * part, (j + 1) * part) of the fold of every
  * input, folded run by run, each run inside one row of every input and of
  * the output (coll_reduce is elementwise). */
-static void reduce_scatter_plan(const coll_exec *x, const trn_view *in, const trn_view *out, void *arg) {
+static void reduce_scatter_plan(const coll_exec *x, const trn_view *in, const trn_view *out,
+                                void *arg) {
     const float **ins = arg;
     int64_t part = x->recs[0]->in_count[0] / x->n;
     for (uint32_t j = 0; j < x->n; ++j)
@@ -117,7 +120,8 @@ trn_status coll_direct_reduce_scatter(const coll_exec *x, bool *done) {
 
 /* ---- one AP into another: CollectiveSend / Recv, the identity ---- */
 
-trn_status coll_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *in, const trn_ap *out, bool *done) {
+trn_status coll_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *in,
+                            const trn_ap *out, bool *done) {
     *done = false;
     if (!TRN_API_HAS(api, lend_cancel) || in->dtype != out->dtype) return TRN_OK;
     trn_view vi, vo;

@@ -12,8 +12,9 @@ typedef struct coll_exec {
     const trn_host_api *api;
     trn_ctx *ctx; /* the executing (last arriving) core */
     coll_state *st;
-    const coll_spec *sp;      /* the agreed spec */
-    coll_record *const *recs; /* the participants by position (coll_compute.c: core order or listed order) */
+    const coll_spec *sp; /* the agreed spec */
+    coll_record *const
+        *recs; /* the participants by position (coll_compute.c: core order or listed order) */
     uint32_t n;
     const uint32_t *src_of; /* Permute: the source core of each participant */
     /* The static check: validate the participants' counts, partitions and
@@ -26,15 +27,16 @@ trn_status coll_exec_run(const coll_exec *x);
 
 /* The default arm (kind 8 and unknown kinds): this core's input copied to
  * its output. */
-trn_status coll_exec_identity(const trn_host_api *api, trn_ctx *ctx, coll_state *st, const coll_record *rec);
+trn_status coll_exec_identity(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                              const coll_record *rec);
 
 /* The multi-worker AllReduce: this core alone, doReduction over its own
  * input with scale = replicas (the reference's local x N). */
-trn_status coll_exec_local_allreduce(const trn_host_api *api, trn_ctx *ctx, coll_state *st, const coll_record *rec,
-                                     uint32_t replicas);
+trn_status coll_exec_local_allreduce(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                                     const coll_record *rec, uint32_t replicas);
 
 /* Point to point: send's input into recv's output. */
-trn_status coll_exec_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, const coll_record *send,
-                         const coll_record *recv);
+trn_status coll_exec_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                         const coll_record *send, const coll_record *recv);
 
 #endif

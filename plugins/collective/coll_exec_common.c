@@ -12,11 +12,13 @@ trn_status coll_fail(const coll_exec *x, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return x->api->error(x->ctx, "%s (kind %lld): %s", coll_kind_name(x->sp->kind), (long long)x->sp->kind, msg);
+    return x->api->error(x->ctx, "%s (kind %lld): %s", coll_kind_name(x->sp->kind),
+                         (long long)x->sp->kind, msg);
 }
 
 trn_status coll_unsupported_op(const trn_host_api *api, trn_ctx *ctx, int64_t op) {
-    return api->error(ctx, "Unsupported OP type %lld (doReduction folds add 4, max 8, min 9)", (long long)op);
+    return api->error(ctx, "Unsupported OP type %lld (doReduction folds add 4, max 8, min 9)",
+                      (long long)op);
 }
 
 /* Every AP the participants give (n_in inputs each, one output) has the
@@ -36,9 +38,11 @@ trn_status coll_same_in_counts(const coll_exec *x) {
     for (uint32_t i = 1; i < x->n; ++i)
         if (x->recs[i]->in_count[0] != e)
             return coll_fail(x,
-                             "core %u contributes %lld elements but core %u contributes %lld (every rank's input must "
+                             "core %u contributes %lld elements but core %u contributes %lld "
+                             "(every rank's input must "
                              "have the same element count)",
-                             x->recs[i]->core, (long long)x->recs[i]->in_count[0], x->recs[0]->core, (long long)e);
+                             x->recs[i]->core, (long long)x->recs[i]->in_count[0], x->recs[0]->core,
+                             (long long)e);
     return TRN_OK;
 }
 
@@ -62,7 +66,8 @@ trn_status coll_check_outputs(const coll_exec *x, bool raw) {
 trn_status coll_read_all(const coll_exec *x, int n_in, bool raw, char *base, size_t stride) {
     for (uint32_t i = 0; i < x->n; ++i)
         for (int k = 0; k < n_in; ++k)
-            if (coll_read(x->api, x->ctx, &x->recs[i]->in[k], base + ((size_t)i * n_in + k) * stride, raw) != TRN_OK)
+            if (coll_read(x->api, x->ctx, &x->recs[i]->in[k],
+                          base + ((size_t)i * n_in + k) * stride, raw) != TRN_OK)
                 return TRN_ERR;
     return TRN_OK;
 }
@@ -71,7 +76,8 @@ trn_status coll_read_all(const coll_exec *x, int n_in, bool raw, char *base, siz
 trn_status coll_read_all_f32(const coll_exec *x, int n_in, float *base, size_t stride) {
     for (uint32_t i = 0; i < x->n; ++i)
         for (int k = 0; k < n_in; ++k)
-            if (x->api->read_f32(x->ctx, &x->recs[i]->in[k], base + ((size_t)i * n_in + k) * stride) != TRN_OK)
+            if (x->api->read_f32(x->ctx, &x->recs[i]->in[k],
+                                 base + ((size_t)i * n_in + k) * stride) != TRN_OK)
                 return TRN_ERR;
     return TRN_OK;
 }

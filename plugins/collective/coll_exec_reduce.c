@@ -17,17 +17,20 @@ trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
     if (coll_same_in_counts(x) != TRN_OK) return TRN_ERR;
     int64_t e = x->recs[0]->in_count[0];
     if (scatter && e % x->n != 0)
-        return coll_fail(x, "%lld input elements do not split into %u equal parts (one per rank)", (long long)e, x->n);
+        return coll_fail(x, "%lld input elements do not split into %u equal parts (one per rank)",
+                         (long long)e, x->n);
     int64_t part = scatter ? e / x->n : e;
     for (uint32_t i = 0; i < x->n; ++i)
-        if (coll_out_count_is(x, i, part, scatter ? "the input's count / ranks" : "the input's count") != TRN_OK)
+        if (coll_out_count_is(
+                x, i, part, scatter ? "the input's count / ranks" : "the input's count") != TRN_OK)
             return TRN_ERR;
     if (coll_reduce_rejects(x->sp->op, x->n, (size_t)e, x->sp->has_scale))
         return coll_unsupported_op(x->api, x->ctx, x->sp->op);
     if (coll_check_outputs(x, false) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     bool done;
-    trn_status rc_direct = scatter ? coll_direct_reduce_scatter(x, &done) : coll_direct_allreduce(x, &done);
+    trn_status rc_direct =
+        scatter ? coll_direct_reduce_scatter(x, &done) : coll_direct_allreduce(x, &done);
     if (done) return rc_direct;
     if (!scatter && coll_stream_possible(x)) return coll_stream_allreduce(x);
     size_t stride = F32_STRIDE(e), bytes = stride * sizeof(float) * (x->n + 1);
@@ -39,7 +42,8 @@ trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
         for (uint32_t i = 0; i < x->n; ++i) ins[i] = buf + stride * i;
         coll_reduce(x->sp->op, ins, x->n, (size_t)e, x->sp->has_scale, x->sp->scale, res);
         for (uint32_t i = 0; i < x->n && rc == TRN_OK; ++i)
-            rc = coll_write(x->api, x->ctx, &x->recs[i]->out, res + (scatter ? (size_t)part * i : 0), false);
+            rc = coll_write(x->api, x->ctx, &x->recs[i]->out,
+                            res + (scatter ? (size_t)part * i : 0), false);
     }
     free(ins);
     return rc;
@@ -81,8 +85,10 @@ trn_status coll_exec_permute_reduce_implicit(const coll_exec *x) {
     for (uint32_t i = 0; i < x->n; ++i) {
         const coll_record *r = x->recs[i];
         if (r->in_count[0] != r->in_count[1])
-            return coll_fail(x, "core %u's two inputs have %lld and %lld elements (they fold element by element)",
-                             r->core, (long long)r->in_count[0], (long long)r->in_count[1]);
+            return coll_fail(
+                x,
+                "core %u's two inputs have %lld and %lld elements (they fold element by element)",
+                r->core, (long long)r->in_count[0], (long long)r->in_count[1]);
         emax = r->in_count[0] > emax ? r->in_count[0] : emax;
     }
     for (uint32_t j = 0; j < x->n; ++j) {
@@ -102,19 +108,23 @@ trn_status coll_exec_permute_reduce_implicit(const coll_exec *x) {
     for (uint32_t j = 0; j < x->n && rc == TRN_OK; ++j) {
         uint32_t p = coll_ring_pred(j, x->n);
         const float *ins[2] = {buf + stride * 2 * p, buf + stride * (2 * p + 1)};
-        coll_reduce(x->sp->op, ins, 2, (size_t)x->recs[p]->in_count[0], x->sp->has_scale, x->sp->scale, res);
+        coll_reduce(x->sp->op, ins, 2, (size_t)x->recs[p]->in_count[0], x->sp->has_scale,
+                    x->sp->scale, res);
         rc = coll_write(x->api, x->ctx, &x->recs[j]->out, res, false);
     }
     return rc;
 }
 
-trn_status coll_exec_local_allreduce(const trn_host_api *api, trn_ctx *ctx, coll_state *st, const coll_record *rec,
-                                     uint32_t replicas) {
+trn_status coll_exec_local_allreduce(const trn_host_api *api, trn_ctx *ctx, coll_state *st,
+                                     const coll_record *rec, uint32_t replicas) {
     int64_t e = rec->in_count[0];
     if (rec->out_count != e)
-        return api->error(ctx, "AllReduce (kind 2, multiworker): the input has %lld elements but the output has %lld",
-                          (long long)e, (long long)rec->out_count);
-    if (coll_check_out(api, ctx, &rec->out, false, "AllReduce (kind 2, multiworker): the output") != TRN_OK)
+        return api->error(
+            ctx,
+            "AllReduce (kind 2, multiworker): the input has %lld elements but the output has %lld",
+            (long long)e, (long long)rec->out_count);
+    if (coll_check_out(api, ctx, &rec->out, false, "AllReduce (kind 2, multiworker): the output") !=
+        TRN_OK)
         return TRN_ERR;
     size_t stride = F32_STRIDE(e), bytes = stride * sizeof(float) * 2;
     float *buf = coll_scratch(st, bytes);

@@ -10,7 +10,8 @@ static int fail(char *err, size_t errlen, const char *msg) {
 }
 
 /* Where id first appeared: encoded row * 2^32 + col + 1, 0 = not yet. */
-static int check_ids(const int64_t *flat, const size_t *lens, size_t rows, uint32_t cores, char *err, size_t errlen) {
+static int check_ids(const int64_t *flat, const size_t *lens, size_t rows, uint32_t cores,
+                     char *err, size_t errlen) {
     uint64_t *seen = calloc(cores ? cores : 1, sizeof *seen);
     if (!seen) return fail(err, errlen, "out of memory");
     size_t at = 0;
@@ -20,12 +21,14 @@ static int check_ids(const int64_t *flat, const size_t *lens, size_t rows, uint3
             int64_t id = flat[at];
             if (id < 0 || id >= (int64_t)cores) {
                 snprintf(err, errlen,
-                         "replica_groups[%zu][%zu] = %lld names a rank that does not exist (the run has %u cores: "
+                         "replica_groups[%zu][%zu] = %lld names a rank that does not exist (the "
+                         "run has %u cores: "
                          "0..%u)",
                          r, c, (long long)id, cores, cores - 1);
                 rc = -1;
             } else if (seen[id]) {
-                snprintf(err, errlen, "rank %lld appears twice in replica_groups ([%llu][%llu] and [%zu][%zu])",
+                snprintf(err, errlen,
+                         "rank %lld appears twice in replica_groups ([%llu][%llu] and [%zu][%zu])",
                          (long long)id, (unsigned long long)(seen[id] >> 32),
                          (unsigned long long)((seen[id] & 0xffffffffu) - 1), r, c);
                 rc = -1;
@@ -38,8 +41,8 @@ static int check_ids(const int64_t *flat, const size_t *lens, size_t rows, uint3
     return rc;
 }
 
-int coll_groups_make(coll_groups *g, const int64_t *flat, const size_t *lens, size_t rows, uint32_t cores, char *err,
-                     size_t errlen) {
+int coll_groups_make(coll_groups *g, const int64_t *flat, const size_t *lens, size_t rows,
+                     uint32_t cores, char *err, size_t errlen) {
     memset(g, 0, sizeof *g);
     if (rows == 0) {
         g->ids = malloc((cores ? cores : 1) * sizeof *g->ids);
@@ -52,12 +55,14 @@ int coll_groups_make(coll_groups *g, const int64_t *flat, const size_t *lens, si
     }
     for (size_t r = 0; r < rows; ++r) {
         if (lens[r] == 0) {
-            snprintf(err, errlen, "replica_groups[%zu] is empty (a group needs at least one rank)", r);
+            snprintf(err, errlen, "replica_groups[%zu] is empty (a group needs at least one rank)",
+                     r);
             return -1;
         }
         if (lens[r] != lens[0]) {
             snprintf(err, errlen,
-                     "replica_groups[%zu] has %zu ranks but replica_groups[0] has %zu (all groups must have the "
+                     "replica_groups[%zu] has %zu ranks but replica_groups[0] has %zu (all groups "
+                     "must have the "
                      "same size)",
                      r, lens[r], lens[0]);
             return -1;
@@ -83,7 +88,8 @@ bool coll_groups_equal(const coll_groups *a, const coll_groups *b) {
            (n == 0 || memcmp(a->ids, b->ids, n * sizeof *a->ids) == 0);
 }
 
-bool coll_groups_find(const coll_groups *g, uint32_t core, const uint32_t **members, uint32_t *pos) {
+bool coll_groups_find(const coll_groups *g, uint32_t core, const uint32_t **members,
+                      uint32_t *pos) {
     for (uint32_t r = 0; r < g->n_groups; ++r) {
         const uint32_t *row = g->ids + (size_t)r * g->size;
         for (uint32_t c = 0; c < g->size; ++c) {
@@ -97,8 +103,8 @@ bool coll_groups_find(const coll_groups *g, uint32_t core, const uint32_t **memb
     return false;
 }
 
-int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32_t **members, uint32_t **src_of,
-                    uint32_t *n_members, char *err, size_t errlen) {
+int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32_t **members,
+                    uint32_t **src_of, uint32_t *n_members, char *err, size_t errlen) {
     /* src_at[t] = 1 + index of the pair whose target is t; is_src[s] likewise. */
     size_t *tgt_pair = calloc(cores ? cores : 1, sizeof *tgt_pair);
     size_t *src_pair = calloc(cores ? cores : 1, sizeof *src_pair);
@@ -110,7 +116,8 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
             int64_t id = side ? t : s;
             if (id < 0 || id >= (int64_t)cores) {
                 snprintf(err, errlen,
-                         "src_target_pairs[%zu][%d] = %lld names a rank that does not exist (the run has %u "
+                         "src_target_pairs[%zu][%d] = %lld names a rank that does not exist (the "
+                         "run has %u "
                          "cores: 0..%u)",
                          k, side, (long long)id, cores, cores - 1);
                 rc = -1;
@@ -119,12 +126,14 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
         if (rc) break;
         if (src_pair[s]) {
             snprintf(err, errlen,
-                     "src_target_pairs is not a permutation: rank %lld is the source of pairs [%zu] and [%zu]",
+                     "src_target_pairs is not a permutation: rank %lld is the source of pairs "
+                     "[%zu] and [%zu]",
                      (long long)s, src_pair[s] - 1, k);
             rc = -1;
         } else if (tgt_pair[t]) {
             snprintf(err, errlen,
-                     "src_target_pairs is not a permutation: rank %lld is the target of pairs [%zu] and [%zu]",
+                     "src_target_pairs is not a permutation: rank %lld is the target of pairs "
+                     "[%zu] and [%zu]",
                      (long long)t, tgt_pair[t] - 1, k);
             rc = -1;
         } else {
@@ -135,7 +144,8 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
     uint32_t n = 0;
     for (uint32_t c = 0; c < cores && rc == 0; ++c) {
         if (!src_pair[c] != !tgt_pair[c]) {
-            snprintf(err, errlen, "src_target_pairs is not a permutation: rank %u is a %s but not a %s", c,
+            snprintf(err, errlen,
+                     "src_target_pairs is not a permutation: rank %u is a %s but not a %s", c,
                      src_pair[c] ? "source" : "target", src_pair[c] ? "target" : "source");
             rc = -1;
         }
@@ -167,15 +177,17 @@ int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32
 /* The reference's two texts, in the order it lists
  * them: ReduceScatter's first, SendRecv / SendRecvCCE's second. */
 static const char *lnc_text(const char *what) {
-    return strcmp(what, "ReduceScatter") == 0 ? "multiple LNCs aren't yet supported" : "Multiple LNCs are not supported yet";
+    return strcmp(what, "ReduceScatter") == 0 ? "multiple LNCs aren't yet supported"
+                                              : "Multiple LNCs are not supported yet";
 }
 
-int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_t n, uint32_t cores_per_lnc,
-                          const char *what, char *err, size_t errlen) {
+int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_t n,
+                          uint32_t cores_per_lnc, const char *what, char *err, size_t errlen) {
     if (g->n_groups > 1 || n != cores_per_lnc) {
         snprintf(err, errlen,
                  "%s: %s (the reference's rule): the group has %u ranks in %u "
-                 "group(s) but an LNC has cores_per_lnc = %u cores; use one group of exactly the cores of one "
+                 "group(s) but an LNC has cores_per_lnc = %u cores; use one group of exactly the "
+                 "cores of one "
                  "LNC, or set multi_lnc = \"allow\"",
                  what, lnc_text(what), n, g->n_groups, cores_per_lnc);
         return -1;
@@ -185,8 +197,8 @@ int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_
             snprintf(err, errlen,
                      "%s: %s (the reference's rule): rank %u is in LNC %u but rank %u "
                      "is in LNC %u (cores_per_lnc = %u)",
-                     what, lnc_text(what), members[0], members[0] / cores_per_lnc, members[i], members[i] / cores_per_lnc,
-                     cores_per_lnc);
+                     what, lnc_text(what), members[0], members[0] / cores_per_lnc, members[i],
+                     members[i] / cores_per_lnc, cores_per_lnc);
             return -1;
         }
     }

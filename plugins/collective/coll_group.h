@@ -20,8 +20,8 @@ typedef struct coll_groups {
  * lengths). rows == 0 means one group of every core 0..cores-1. Rejects an
  * empty group, unequal group sizes, an id outside 0..cores-1 and an id that
  * appears twice. */
-int coll_groups_make(coll_groups *g, const int64_t *flat, const size_t *lens, size_t rows, uint32_t cores, char *err,
-                     size_t errlen);
+int coll_groups_make(coll_groups *g, const int64_t *flat, const size_t *lens, size_t rows,
+                     uint32_t cores, char *err, size_t errlen);
 void coll_groups_free(coll_groups *g);
 bool coll_groups_equal(const coll_groups *a, const coll_groups *b);
 
@@ -35,8 +35,8 @@ bool coll_groups_find(const coll_groups *g, uint32_t core, const uint32_t **memb
  * On success *members gets the named ranks in ascending order (malloc'd,
  * *n_members of them) and src_of[k] (for k in members order) the source
  * that sends to members[k]. */
-int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32_t **members, uint32_t **src_of,
-                    uint32_t *n_members, char *err, size_t errlen);
+int coll_pairs_make(const int64_t *pairs, size_t n_pairs, uint32_t cores, uint32_t **members,
+                    uint32_t **src_of, uint32_t *n_members, char *err, size_t errlen);
 
 /* The implicit ring: the member at position pos receives from its
  * predecessor (pos - 1 mod n) and sends to its successor. */
@@ -46,8 +46,8 @@ static inline uint32_t coll_ring_pred(uint32_t pos, uint32_t n) { return (pos + 
  * SendRecvCCE: supported only when there is one group and it holds
  * exactly the cores of one LNC (size == cores_per_lnc and every member in
  * the same LNC, rank = core / cores_per_lnc). */
-int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_t n, uint32_t cores_per_lnc,
-                          const char *what, char *err, size_t errlen);
+int coll_check_single_lnc(const coll_groups *g, const uint32_t *members, uint32_t n,
+                          uint32_t cores_per_lnc, const char *what, char *err, size_t errlen);
 
 /* GetCurProcessingRankID: the position (in a group of n) whose data the
  * member at position pos processes at ring iteration iter (< n): the

@@ -74,7 +74,8 @@ bool coll_lent_disjoint(const coll_exec *x, const coll_lent *l) {
 
 void coll_lend_finish(const coll_exec *x, coll_lent *l, bool used) {
     for (uint32_t i = 0; i < l->lent_in; ++i) x->api->lend_end(x->ctx, &l->in[i]);
-    for (uint32_t o = 0; o < l->lent_out; ++o) (used ? x->api->lend_end : x->api->lend_cancel)(x->ctx, &l->out[o]);
+    for (uint32_t o = 0; o < l->lent_out; ++o)
+        (used ? x->api->lend_end : x->api->lend_cancel)(x->ctx, &l->out[o]);
     free(l->in);
     l->in = l->out = NULL;
 }

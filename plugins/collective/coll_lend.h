@@ -12,7 +12,7 @@
 #include "coll_exec.h"
 
 typedef struct coll_lent {
-    trn_view *in, *out;        /* x->n each */
+    trn_view *in, *out;         /* x->n each */
     uint32_t lent_in, lent_out; /* how many of each are open */
     bool all;                   /* every view lent and accepted */
     trn_status rc;              /* TRN_ERR: a lend failed with a message (report it) */

@@ -7,8 +7,10 @@
 #include "coll_record.h"
 
 /* The members of a group collective that just completed. */
-trn_status coll_met_group(const trn_host_api *api, trn_ctx *ctx, coll_record *const *recs, uint32_t n);
+trn_status coll_met_group(const trn_host_api *api, trn_ctx *ctx, coll_record *const *recs,
+                          uint32_t n);
 /* A transfer that just completed. */
-trn_status coll_met_p2p(const trn_host_api *api, trn_ctx *ctx, const coll_record *send, const coll_record *recv);
+trn_status coll_met_p2p(const trn_host_api *api, trn_ctx *ctx, const coll_record *send,
+                        const coll_record *recv);
 
 #endif

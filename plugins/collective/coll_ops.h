@@ -16,7 +16,9 @@ trn_status coll_check_send(const trn_host_api *api, trn_ctx *ctx, void *state);
 trn_status coll_check_recv(const trn_host_api *api, trn_ctx *ctx, void *state);
 
 /* coll_snapshot.c: the registry and the waits in a dump (ABI 3 state hooks). */
-trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
-trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
+trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err,
+                           size_t errlen);
+trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err,
+                              size_t errlen);
 
 #endif

@@ -48,16 +48,17 @@ float coll_mul1(float x, float s) { return mul_sse(x, s); }
  * inputs per pass over the accumulator (acc = op(x3, op(x2, op(x1, acc))),
  * the reference's order) so the running result is loaded and stored once
  * per three inputs instead of once per input. */
-#define FOLD_LOOPS(name, OP)                                                                                           \
-    static void name##1(float *restrict acc, const float *restrict a, size_t n) {                                      \
-        for (size_t i = 0; i < n; ++i) acc[i] = OP(a[i], acc[i]);                                                      \
-    }                                                                                                                  \
-    static void name##2(float *restrict acc, const float *restrict a, const float *restrict b, size_t n) {             \
-        for (size_t i = 0; i < n; ++i) acc[i] = OP(b[i], OP(a[i], acc[i]));                                            \
-    }                                                                                                                  \
-    static void name##3(float *restrict acc, const float *restrict a, const float *restrict b,                         \
-                        const float *restrict c, size_t n) {                                                           \
-        for (size_t i = 0; i < n; ++i) acc[i] = OP(c[i], OP(b[i], OP(a[i], acc[i])));                                  \
+#define FOLD_LOOPS(name, OP)                                                                       \
+    static void name##1(float *restrict acc, const float *restrict a, size_t n) {                  \
+        for (size_t i = 0; i < n; ++i) acc[i] = OP(a[i], acc[i]);                                  \
+    }                                                                                              \
+    static void name##2(float *restrict acc, const float *restrict a, const float *restrict b,     \
+                        size_t n) {                                                                \
+        for (size_t i = 0; i < n; ++i) acc[i] = OP(b[i], OP(a[i], acc[i]));                        \
+    }                                                                                              \
+    static void name##3(float *restrict acc, const float *restrict a, const float *restrict b,     \
+                        const float *restrict c, size_t n) {                                       \
+        for (size_t i = 0; i < n; ++i) acc[i] = OP(c[i], OP(b[i], OP(a[i], acc[i])));              \
     }
 
 FOLD_LOOPS(fold_add, add_sse)
@@ -67,7 +68,8 @@ FOLD_LOOPS(fold_min, min_sse)
 typedef struct folds {
     void (*f1)(float *restrict, const float *restrict, size_t);
     void (*f2)(float *restrict, const float *restrict, const float *restrict, size_t);
-    void (*f3)(float *restrict, const float *restrict, const float *restrict, const float *restrict, size_t);
+    void (*f3)(float *restrict, const float *restrict, const float *restrict, const float *restrict,
+               size_t);
 } folds;
 
 static const folds fold_add = {fold_add1, fold_add2, fold_add3};
@@ -75,7 +77,8 @@ static const folds fold_max = {fold_max1, fold_max2, fold_max3};
 static const folds fold_min = {fold_min1, fold_min2, fold_min3};
 
 /* acc[0..m) folded with ins[1..n_ins) at offset b, in order. */
-static void fold_block(const folds *f, float *acc, const float *const *ins, size_t n_ins, size_t b, size_t m) {
+static void fold_block(const folds *f, float *acc, const float *const *ins, size_t n_ins, size_t b,
+                       size_t m) {
     size_t k = 1;
     for (; k + 3 <= n_ins; k += 3) f->f3(acc, ins[k] + b, ins[k + 1] + b, ins[k + 2] + b, m);
     if (n_ins - k == 2)
@@ -88,7 +91,8 @@ static void scale_first(const float *x, float s, float *res, size_t n) {
     for (size_t i = 0; i < n; ++i) res[i] = mul_sse(x[i], s);
 }
 
-void coll_reduce(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale, float *res) {
+void coll_reduce(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale,
+                 float scale, float *res) {
     if (op == COLL_OP_ADD && has_scale) {
         scale_first(ins[0], scale, res, n);
         return;

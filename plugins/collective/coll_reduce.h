@@ -45,7 +45,8 @@ static inline bool coll_reduce_rejects(int64_t op, size_t n_ins, size_t n, bool 
  * Precondition: !coll_reduce_rejects(op, n_ins, n, has_scale); n_ins >= 1.
  * res may alias ins[0] (and nothing else). Elementwise, so a caller may
  * apply it to any sub-range of the buffers. */
-void coll_reduce(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale, float *res);
+void coll_reduce(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale,
+                 float scale, float *res);
 
 /* The per-element SSE operations, for callers that fold one pair. */
 float coll_add1(float x, float acc);

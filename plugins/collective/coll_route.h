@@ -14,7 +14,8 @@ void coll_gather_flat(void *dst, const void *const *srcs, size_t n, size_t e, si
 
 /* AllGather per partition (cc_dim == 1): every src is [parts][f]; dst is
  * [parts][n*f] with dst[p][j*f + i] = src_j[p][i]. */
-void coll_gather_rows(void *dst, const void *const *srcs, size_t n, size_t parts, size_t f, size_t w);
+void coll_gather_rows(void *dst, const void *const *srcs, size_t n, size_t parts, size_t f,
+                      size_t w);
 
 /* AllToAll, the output of the member at position j: every src has n*c
  * elements; dst[i*c + e] = src_i[j*c + e]. */
@@ -24,6 +25,7 @@ void coll_alltoall_one(void *dst, const void *const *srcs, size_t n, size_t j, s
  * counts[i*n + k] elements go from member i to member k, taken from i's
  * input in order k = 0.. (no gaps) and placed in k's output in order
  * i = 0.. (no gaps). */
-void coll_alltoallv_one(void *dst, const void *const *srcs, size_t n, size_t j, const int64_t *counts, size_t w);
+void coll_alltoallv_one(void *dst, const void *const *srcs, size_t n, size_t j,
+                        const int64_t *counts, size_t w);
 
 #endif

@@ -24,10 +24,35 @@
 #include "registry.h"
 
 enum {
-    REC_LIST, REC_KEY, REC_SEQ, REC_CORE, REC_INSTR, REC_PEER, REC_MEMBER, REC_DONE, REC_N_IN, REC_N_OUT,
-    REC_IN_COUNT0, REC_IN_COUNT1, REC_OUT_COUNT, REC_KIND, REC_OP, REC_HAS_SCALE, REC_SCALE_BITS, REC_CC_DIM,
-    REC_PEER_OFFSET, REC_N_GROUPS, REC_GROUP_SIZE, REC_GROUPS_ALL, REC_N_PAIRS, REC_N_COUNTS, REC_DATA_AT,
-    REC_AP_IN0, REC_AP_IN1 = REC_AP_IN0 + 16, REC_AP_OUT = REC_AP_IN1 + 16, REC_COLS = REC_AP_OUT + 16
+    REC_LIST,
+    REC_KEY,
+    REC_SEQ,
+    REC_CORE,
+    REC_INSTR,
+    REC_PEER,
+    REC_MEMBER,
+    REC_DONE,
+    REC_N_IN,
+    REC_N_OUT,
+    REC_IN_COUNT0,
+    REC_IN_COUNT1,
+    REC_OUT_COUNT,
+    REC_KIND,
+    REC_OP,
+    REC_HAS_SCALE,
+    REC_SCALE_BITS,
+    REC_CC_DIM,
+    REC_PEER_OFFSET,
+    REC_N_GROUPS,
+    REC_GROUP_SIZE,
+    REC_GROUPS_ALL,
+    REC_N_PAIRS,
+    REC_N_COUNTS,
+    REC_DATA_AT,
+    REC_AP_IN0,
+    REC_AP_IN1 = REC_AP_IN0 + 16,
+    REC_AP_OUT = REC_AP_IN1 + 16,
+    REC_COLS = REC_AP_OUT + 16
 };
 
 typedef struct rows {
@@ -79,16 +104,39 @@ static void ap_in(const int64_t *o, trn_ap *ap) {
 static int add_record(void *arg, int list, uint64_t key, const coll_record *rec) {
     rows *r = arg;
     const coll_spec *sp = &rec->spec;
-    size_t ids = (size_t)sp->groups.n_groups * sp->groups.size, extra = ids + 2 * sp->n_pairs + sp->n_counts * sp->n_counts;
-    if (grow(&r->rec, &r->cap, (r->n + 1) * REC_COLS) || grow(&r->data, &r->cap_data, r->n_data + extra + 1)) return -1;
+    size_t ids = (size_t)sp->groups.n_groups * sp->groups.size,
+           extra = ids + 2 * sp->n_pairs + sp->n_counts * sp->n_counts;
+    if (grow(&r->rec, &r->cap, (r->n + 1) * REC_COLS) ||
+        grow(&r->data, &r->cap_data, r->n_data + extra + 1))
+        return -1;
     int64_t *o = r->rec + r->n * REC_COLS;
     uint32_t scale_bits;
     memcpy(&scale_bits, &sp->scale, sizeof scale_bits);
-    int64_t head[REC_AP_IN0] = {list, (int64_t)key, (int64_t)rec->seq, rec->core, (int64_t)rec->instr, rec->peer,
-                                rec->member, rec->done, rec->n_in, rec->n_out, rec->in_count[0], rec->in_count[1],
-                                rec->out_count, sp->kind, sp->op, sp->has_scale, scale_bits, sp->cc_dim,
-                                sp->peer_offset, sp->groups.n_groups, sp->groups.size, sp->groups.all,
-                                (int64_t)sp->n_pairs, (int64_t)sp->n_counts, (int64_t)r->n_data};
+    int64_t head[REC_AP_IN0] = {list,
+                                (int64_t)key,
+                                (int64_t)rec->seq,
+                                rec->core,
+                                (int64_t)rec->instr,
+                                rec->peer,
+                                rec->member,
+                                rec->done,
+                                rec->n_in,
+                                rec->n_out,
+                                rec->in_count[0],
+                                rec->in_count[1],
+                                rec->out_count,
+                                sp->kind,
+                                sp->op,
+                                sp->has_scale,
+                                scale_bits,
+                                sp->cc_dim,
+                                sp->peer_offset,
+                                sp->groups.n_groups,
+                                sp->groups.size,
+                                sp->groups.all,
+                                (int64_t)sp->n_pairs,
+                                (int64_t)sp->n_counts,
+                                (int64_t)r->n_data};
     memcpy(o, head, sizeof head);
     ap_out(&rec->in[0], o + REC_AP_IN0);
     ap_out(&rec->in[1], o + REC_AP_IN1);
@@ -127,7 +175,8 @@ static int add_base(void *arg, int list, uint64_t key, uint64_t base) {
     return 0;
 }
 
-trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
+trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *io, char *err,
+                           size_t errlen) {
     coll_state *st = state;
     rows r = {0};
     int64_t *waits = calloc((size_t)(st->cores ? st->cores : 1) * 5, sizeof *waits);
@@ -137,7 +186,10 @@ trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *i
         const coll_core *me = &st->core[c];
         place p = {me->rec, -1, -1, -1};
         if (me->pending) {
-            snprintf(err, errlen, "core %u waits on an exchange with another process; such a run cannot be dumped", c);
+            snprintf(
+                err, errlen,
+                "core %u waits on an exchange with another process; such a run cannot be dumped",
+                c);
             rc = TRN_ERR;
         }
         if (me->rec) coll_registry_each(st->reg, find_place, &p);
@@ -164,8 +216,8 @@ trn_status coll_state_save(void *state, const trn_state_api *sa, trn_state_io *i
 
 /* ---- restore ---- */
 
-static int64_t *load(const trn_state_api *sa, trn_state_io *io, const char *name, uint32_t nd_want, int64_t cols,
-                     int64_t *n, char *err, size_t errlen) {
+static int64_t *load(const trn_state_api *sa, trn_state_io *io, const char *name, uint32_t nd_want,
+                     int64_t cols, int64_t *n, char *err, size_t errlen) {
     uint32_t dt, nd;
     int64_t shape[TRN_STATE_MAX_DIMS];
     trn_lookup l = sa->find(io, name, &dt, &nd, shape);
@@ -178,7 +230,8 @@ static int64_t *load(const trn_state_api *sa, trn_state_io *io, const char *name
     *n = shape[0];
     size_t count = (size_t)shape[0] * (nd == 2 ? (size_t)cols : 1);
     int64_t *v = malloc((count ? count : 1) * sizeof *v);
-    if (!v) snprintf(err, errlen, "out of memory");
+    if (!v)
+        snprintf(err, errlen, "out of memory");
     else if (sa->get(io, name, v, count * sizeof *v) != TRN_OK) {
         free(v);
         v = NULL;
@@ -200,7 +253,8 @@ static int64_t data_need(const int64_t *o) {
     return need;
 }
 
-static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data, uint32_t cores) {
+static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data,
+                                uint32_t cores) {
     int64_t need = data_need(o), at = o[REC_DATA_AT];
     if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 ||
         o[REC_CORE] >= cores || o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 ||
@@ -250,8 +304,8 @@ static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n
     return rec;
 }
 
-static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n, const int64_t *data,
-                                  int64_t n_data, char *err, size_t errlen) {
+static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n,
+                                  const int64_t *data, int64_t n_data, char *err, size_t errlen) {
     for (int64_t i = 0; i < n; ++i) {
         const int64_t *o = recs + i * REC_COLS;
         coll_record *rec = record_from(o, data, n_data, st->cores);
@@ -296,7 +350,8 @@ static trn_status restore_bases(coll_state *st, const trn_state_api *sa, trn_sta
     return rc;
 }
 
-trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen) {
+trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io *io, char *err,
+                              size_t errlen) {
     coll_state *st = state;
     int64_t n = 0, n_data = 0, n_waits = 0;
     int64_t *recs = load(sa, io, "records", 2, REC_COLS, &n, err, errlen);
@@ -314,7 +369,8 @@ trn_status coll_state_restore(void *state, const trn_state_api *sa, trn_state_io
         coll_core *me = &st->core[c];
         me->waiting = w[0] != 0;
         me->instr = (uint64_t)w[1];
-        me->rec = w[2] < 0 ? NULL : coll_registry_find(st->reg, (int)w[2], (uint64_t)w[3], (uint64_t)w[4]);
+        me->rec = w[2] < 0 ? NULL
+                           : coll_registry_find(st->reg, (int)w[2], (uint64_t)w[3], (uint64_t)w[4]);
         if (w[2] >= 0 && !me->rec) {
             snprintf(err, errlen, "waits[%u] names a record the dump does not hold", c);
             rc = TRN_ERR;

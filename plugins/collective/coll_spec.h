@@ -53,13 +53,13 @@ trn_status coll_spec_read(const trn_host_api *api, trn_ctx *ctx, uint32_t cores,
 void coll_spec_free(coll_spec *sp);
 
 /* 0 if two cores' specs agree; else -1 with a message naming both values. */
-int coll_spec_compare(const coll_spec *a, uint32_t core_a, const coll_spec *b, uint32_t core_b, char *err,
-                      size_t errlen);
+int coll_spec_compare(const coll_spec *a, uint32_t core_a, const coll_spec *b, uint32_t core_b,
+                      char *err, size_t errlen);
 
 /* Read a list of integer lists (replica_groups, src_target_pairs,
  * send_counts): flat values plus row lengths (malloc'd). *rows = 0 and
  * NULLs when the attribute is absent or empty. */
-trn_status coll_read_int_rows(const trn_host_api *api, trn_ctx *ctx, const char *key, int64_t **flat, size_t **lens,
-                              size_t *rows);
+trn_status coll_read_int_rows(const trn_host_api *api, trn_ctx *ctx, const char *key,
+                              int64_t **flat, size_t **lens, size_t *rows);
 
 #endif

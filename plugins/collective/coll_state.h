@@ -35,14 +35,17 @@ typedef struct coll_remote_ops {
     /* Has the party members outside this process? */
     bool (*spans)(const struct coll_state *st, const uint32_t *members, uint32_t n);
     /* The party's rendezvous once rec is posted (CollectiveCompute). */
-    trn_status (*compute)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_record *rec,
-                          const uint32_t *members, uint32_t n, const uint32_t *src_of);
+    trn_status (*compute)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st,
+                          coll_record *rec, const uint32_t *members, uint32_t n,
+                          const uint32_t *src_of);
     /* Is core peer in another process? Then rec (posted) is one side of a
      * channel to it (CollectiveSend / CollectiveRecv). */
     bool (*is_remote)(const struct coll_state *st, uint32_t peer);
-    trn_status (*p2p)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_record *rec, bool send);
+    trn_status (*p2p)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st,
+                      coll_record *rec, bool send);
     /* A waiting core called again: drive its exchange, then resume. */
-    trn_status (*resume)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st, coll_core *me);
+    trn_status (*resume)(const trn_host_api *api, trn_ctx *ctx, struct coll_state *st,
+                         coll_core *me);
 } coll_remote_ops;
 
 typedef struct coll_state {

@@ -61,8 +61,8 @@ static trn_ap piece_ap(const trn_ap *ap, const pieces *p, uint32_t part, int64_t
 
 /* Read one piece of every input and fold it into res (its place in the
  * full result). */
-static trn_status fold_piece(const coll_exec *x, const pieces *p, uint32_t part, int64_t u0, int64_t nu,
-                             const float **ins, float *res) {
+static trn_status fold_piece(const coll_exec *x, const pieces *p, uint32_t part, int64_t u0,
+                             int64_t nu, const float **ins, float *res) {
     for (uint32_t i = 0; i < x->n; ++i) {
         trn_ap a = piece_ap(&x->recs[i]->in[0], p, part, u0, nu);
         if (x->api->read_f32(x->ctx, &a, (float *)ins[i]) != TRN_OK) return TRN_ERR;
@@ -77,7 +77,8 @@ trn_status coll_stream_allreduce(const coll_exec *x) {
     pieces p = plan(shape, x->n);
     /* strides in floats, rounded up to whole 64-byte lines */
     size_t stride = ((size_t)(p.per_piece * p.unit) + 15) & ~(size_t)15;
-    size_t res_len = ((size_t)e + 15) & ~(size_t)15, bytes = (res_len + stride * x->n) * sizeof(float);
+    size_t res_len = ((size_t)e + 15) & ~(size_t)15,
+           bytes = (res_len + stride * x->n) * sizeof(float);
     float *buf = coll_scratch(x->st, bytes);
     const float **ins = malloc(x->n * sizeof *ins);
     if (!buf || !ins) {

@@ -8,12 +8,14 @@ size_t coll_elem_width(const trn_host_api *api, const trn_ap *ap, bool raw) {
     return raw ? api->dtype_width((trn_dtype)ap->dtype) : sizeof(float);
 }
 
-trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw, const char *who) {
+trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw,
+                          const char *who) {
     if (!raw && !coll_dtype_has_f32(ap->dtype))
-        return api->error(ctx,
-                          "%s: dtype %s has no fp32 value per element (a packed form) and the inputs are of "
-                          "another dtype; a collective moves packed data only between APs of the same dtype",
-                          who, api->dtype_name((trn_dtype)ap->dtype));
+        return api->error(
+            ctx,
+            "%s: dtype %s has no fp32 value per element (a packed form) and the inputs are of "
+            "another dtype; a collective moves packed data only between APs of the same dtype",
+            who, api->dtype_name((trn_dtype)ap->dtype));
     if (api->check_ap(ctx, ap, TRN_OUT) != TRN_OK) return api->error(ctx, "%s", who);
     return TRN_OK;
 }
@@ -22,6 +24,7 @@ trn_status coll_read(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, vo
     return raw ? api->read_raw(ctx, ap, buf) : api->read_f32(ctx, ap, buf);
 }
 
-trn_status coll_write(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const void *buf, bool raw) {
+trn_status coll_write(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const void *buf,
+                      bool raw) {
     return raw ? api->write_raw(ctx, ap, buf) : api->write_f32(ctx, ap, buf, TRN_ACC_COPY);
 }

@@ -19,9 +19,11 @@ size_t coll_elem_width(const trn_host_api *api, const trn_ap *ap, bool raw);
 
 /* Before the first write: ap is a writable output (bounds, and an fp32
  * value per element on the fp32 path). who names it in the message. */
-trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw, const char *who);
+trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw,
+                          const char *who);
 
 trn_status coll_read(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, void *buf, bool raw);
-trn_status coll_write(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const void *buf, bool raw);
+trn_status coll_write(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const void *buf,
+                      bool raw);
 
 #endif

@@ -94,19 +94,23 @@ void coll_registry_free(coll_registry *r) {
     free(r);
 }
 
-int coll_registry_post(coll_registry *r, uint32_t core, coll_record *rec) { return list_push(&r->seq[core], rec); }
+int coll_registry_post(coll_registry *r, uint32_t core, coll_record *rec) {
+    return list_push(&r->seq[core], rec);
+}
 
 coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k) {
     return list_get(&r->seq[core], k);
 }
 
-int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side, coll_record *rec) {
+int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side,
+                           coll_record *rec) {
     channel **ch = &r->chan[(size_t)src * r->cores + dst];
     if (!*ch && !(*ch = calloc(1, sizeof **ch))) return -1;
     return list_push(&(*ch)->side[side], rec);
 }
 
-coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst, coll_side side, uint64_t j) {
+coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst,
+                                   coll_side side, uint64_t j) {
     const channel *ch = r->chan[(size_t)src * r->cores + dst];
     if (!ch) return NULL;
     return list_get(&ch->side[side], j);
@@ -172,7 +176,8 @@ int coll_registry_each(const coll_registry *r, coll_registry_visit fn, void *arg
     for (size_t k = 0; k < (size_t)r->cores * r->cores; ++k)
         for (int side = 0; side < 2 && r->chan[k]; ++side)
             for (size_t i = r->chan[k]->side[side].head; i < r->chan[k]->side[side].n; ++i)
-                if (fn(arg, side == COLL_SEND ? COLL_LIST_SEND : COLL_LIST_RECV, k, r->chan[k]->side[side].v[i]))
+                if (fn(arg, side == COLL_SEND ? COLL_LIST_SEND : COLL_LIST_RECV, k,
+                       r->chan[k]->side[side].v[i]))
                     return -1;
     return 0;
 }
@@ -214,7 +219,8 @@ int coll_registry_each_base(const coll_registry *r, coll_registry_base_visit fn,
 }
 
 coll_record *coll_registry_find(const coll_registry *r, int list, uint64_t key, uint64_t seq) {
-    if (list == COLL_LIST_SEQ) return key < r->cores ? coll_registry_get(r, (uint32_t)key, seq) : NULL;
+    if (list == COLL_LIST_SEQ)
+        return key < r->cores ? coll_registry_get(r, (uint32_t)key, seq) : NULL;
     if (key >= (uint64_t)r->cores * r->cores) return NULL;
     return coll_registry_p2p_get(r, (uint32_t)(key / r->cores), (uint32_t)(key % r->cores),
                                  list == COLL_LIST_SEND ? COLL_SEND : COLL_RECV, seq);

@@ -30,8 +30,10 @@ coll_record *coll_registry_get(const coll_registry *r, uint32_t core, uint64_t k
 
 /* The same for the channel src -> dst: the j-th send from src to dst
  * meets the j-th receive at dst from src. */
-int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side, coll_record *rec);
-coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst, coll_side side, uint64_t j);
+int coll_registry_p2p_post(coll_registry *r, uint32_t src, uint32_t dst, coll_side side,
+                           coll_record *rec);
+coll_record *coll_registry_p2p_get(const coll_registry *r, uint32_t src, uint32_t dst,
+                                   coll_side side, uint64_t j);
 
 /* Dumps (coll_snapshot.c). The lists: COLL_LIST_SEQ (key: the core),
  * COLL_LIST_SEND / COLL_LIST_RECV (key: src * cores + dst). each() visits

@@ -55,7 +55,7 @@ static void slice(slicer *sl, const trn_ap *cur, int l, int64_t a, int64_t b) {
     }
     int64_t iend = (b % in) ? i1 : i1 + 1;
     if (iend > i0) emit(sl, cur, l, i0, iend); /* whole rows */
-    if (b % in) {                             /* partial tail row */
+    if (b % in) {                              /* partial tail row */
         t = *cur;
         set_range(&t, l, i1, i1 + 1);
         slice(sl, &t, l + 1, 0, b % in);

@@ -16,11 +16,13 @@ typedef struct list_kind {
     const char *const *names;
 } list_kind;
 
-static const char *const descriptor_names[] = {"DMADescriptor", "DMADescriptorCopy", "DMADescriptorCCE",
-                                               "DMADescriptorTranspose", "DMADescriptorReplicate", NULL};
+static const char *const descriptor_names[] = {"DMADescriptor",          "DMADescriptorCopy",
+                                               "DMADescriptorCCE",       "DMADescriptorTranspose",
+                                               "DMADescriptorReplicate", NULL};
 static const char *const block_names[] = {"DMABlock", NULL};
 
-static const list_kind DESCRIPTORS = {"DMABlock", "descriptors", "descriptor", 68, 72, descriptor_names};
+static const list_kind DESCRIPTORS = {"DMABlock", "descriptors",   "descriptor", 68,
+                                      72,         descriptor_names};
 static const list_kind BLOCKS = {"DMATrigger", "blocks", "DMABlock", 107, 107, block_names};
 
 static bool name_ok(const list_kind *k, const char *name) {
@@ -29,26 +31,29 @@ static bool name_ok(const list_kind *k, const char *name) {
     return false;
 }
 
-static trn_status wrong_opcode(const trn_host_api *api, trn_ctx *ctx, const list_kind *k, size_t i, const char *got) {
+static trn_status wrong_opcode(const trn_host_api *api, trn_ctx *ctx, const list_kind *k, size_t i,
+                               const char *got) {
     char range[48];
     if (k->lo == k->hi)
         snprintf(range, sizeof range, "IT %" PRId64, k->lo);
     else
         snprintf(range, sizeof range, "IT %" PRId64 "-%" PRId64, k->lo, k->hi);
-    return api->error(ctx, "%s: %s[%zu] has opcode %s, expected a %s instruction (%s)", k->owner, k->key, i, got,
-                      k->want, range);
+    return api->error(ctx, "%s: %s[%zu] has opcode %s, expected a %s instruction (%s)", k->owner,
+                      k->key, i, got, k->want, range);
 }
 
 /* A non-empty list of instruction objects whose opcodes (numbers or names)
  * all belong in it: checked before anything is dispatched. */
-static trn_status instruction_list(const trn_host_api *api, trn_ctx *ctx, const list_kind *k, const trn_value **list,
-                                   size_t *n) {
+static trn_status instruction_list(const trn_host_api *api, trn_ctx *ctx, const list_kind *k,
+                                   const trn_value **list, size_t *n) {
     *list = api->attr(ctx, k->key);
     if (!*list || api->value_kind(*list) != TRN_V_LIST)
-        return api->error(ctx, "%s: needs '%s', a non-empty list of %s instructions", k->owner, k->key, k->want);
+        return api->error(ctx, "%s: needs '%s', a non-empty list of %s instructions", k->owner,
+                          k->key, k->want);
     *n = api->value_len(*list);
     if (*n == 0)
-        return api->error(ctx, "%s: '%s' is empty (it needs at least one %s instruction)", k->owner, k->key, k->want);
+        return api->error(ctx, "%s: '%s' is empty (it needs at least one %s instruction)", k->owner,
+                          k->key, k->want);
     for (size_t i = 0; i < *n; ++i) {
         const trn_value *v = api->value_at(*list, i);
         if (api->value_kind(v) != TRN_V_OBJECT)
@@ -68,11 +73,13 @@ static trn_status instruction_list(const trn_host_api *api, trn_ctx *ctx, const 
         /* a missing or malformed opcode is the dispatcher's error */
     }
     if (api->operand_count(ctx, TRN_IN) || api->operand_count(ctx, TRN_OUT))
-        return api->error(ctx, "%s: takes no operands of its own (its %s name them)", k->owner, k->key);
+        return api->error(ctx, "%s: takes no operands of its own (its %s name them)", k->owner,
+                          k->key);
     return TRN_OK;
 }
 
-static trn_status dispatch_all(const trn_host_api *api, trn_ctx *ctx, const trn_value *list, size_t n) {
+static trn_status dispatch_all(const trn_host_api *api, trn_ctx *ctx, const trn_value *list,
+                               size_t n) {
     for (size_t i = 0; i < n; ++i)
         if (api->dispatch(ctx, api->value_at(list, i)))
             /* The host keeps the descriptor's message and prefixes this one. */
@@ -124,7 +131,8 @@ trn_status dma_h_trigger(const trn_host_api *api, trn_ctx *ctx, void *state) {
     if (instruction_list(api, ctx, &BLOCKS, &blocks, &n)) return TRN_ERR;
     int64_t id = (int64_t)api->instruction_index(ctx);
     bool rr;
-    if (api->attr_int(ctx, "trigger", &id) == TRN_BADTYPE || dma_attr_bool(api, ctx, "round_robin", true, &rr))
+    if (api->attr_int(ctx, "trigger", &id) == TRN_BADTYPE ||
+        dma_attr_bool(api, ctx, "round_robin", true, &rr))
         return TRN_ERR;
     if (api->checking(ctx)) { /* every block it could fire */
         for (size_t b = 0; b < n; ++b)
@@ -133,22 +141,29 @@ trn_status dma_h_trigger(const trn_host_api *api, trn_ctx *ctx, void *state) {
         return TRN_OK;
     }
     uint32_t core = api->core_id(ctx);
-    if (core >= st->ncores) return api->error(ctx, "DMATrigger: core %u has no trigger state (run_begin not called)", core);
+    if (core >= st->ncores)
+        return api->error(ctx, "DMATrigger: core %u has no trigger state (run_begin not called)",
+                          core);
     dma_core *c = &st->cores[core];
     dma_trigger *t = find_trigger(c, id);
     if (t && t->nblocks != n)
-        return api->error(ctx, "DMATrigger: trigger %" PRId64 " owns %zu blocks, but this instruction lists %zu", id,
-                          t->nblocks, n);
+        return api->error(
+            ctx, "DMATrigger: trigger %" PRId64 " owns %zu blocks, but this instruction lists %zu",
+            id, t->nblocks, n);
     uint64_t k = t ? t->fired : 0;
     if (!rr && k >= n)
-        return api->error(ctx, "DMATrigger: trigger %" PRId64 " has fired all %zu of its blocks (fire %" PRIu64
-                          "; round_robin is false)", id, n, k + 1);
+        return api->error(ctx,
+                          "DMATrigger: trigger %" PRId64
+                          " has fired all %zu of its blocks (fire %" PRIu64
+                          "; round_robin is false)",
+                          id, n, k + 1);
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
     if (!t && !(t = add_trigger(c, id, n))) return api->error(ctx, "DMATrigger: out of memory");
     size_t b = (size_t)(k % n);
     if (api->dispatch(ctx, api->value_at(blocks, b)))
-        return api->error(ctx, "DMATrigger: trigger %" PRId64 ", fire %" PRIu64 ", block %zu of %zu", id, k + 1, b + 1,
-                          n);
+        return api->error(ctx,
+                          "DMATrigger: trigger %" PRId64 ", fire %" PRIu64 ", block %zu of %zu", id,
+                          k + 1, b + 1, n);
     t->fired++;
     return TRN_OK;
 }

@@ -9,11 +9,13 @@ static trn_status cce_op(const trn_host_api *api, trn_ctx *ctx, int *op) {
     int64_t v;
     trn_lookup r = api->attr_int(ctx, "reduce_op", &v);
     if (r == TRN_BADTYPE) return TRN_ERR;
-    if (r == TRN_ABSENT) return api->error(ctx, "CCE: needs 'reduce_op' (AluOpType 4 add, 8 max or 9 min)");
+    if (r == TRN_ABSENT)
+        return api->error(ctx, "CCE: needs 'reduce_op' (AluOpType 4 add, 8 max or 9 min)");
     if (v != DMA_ALU_ADD && v != DMA_ALU_MAX && v != DMA_ALU_MIN) {
         const char *name = dma_aluop_name(v);
-        return api->error(ctx, "CCE: reduce_op must be 4 (add), 8 (max) or 9 (min), found %" PRId64 "%s%s%s", v,
-                          name ? " (" : "", name ? name : "", name ? ")" : "");
+        return api->error(
+            ctx, "CCE: reduce_op must be 4 (add), 8 (max) or 9 (min), found %" PRId64 "%s%s%s", v,
+            name ? " (" : "", name ? name : "", name ? ")" : "");
     }
     *op = (int)v;
     return TRN_OK;
@@ -35,8 +37,10 @@ trn_status dma_mode_cce(const trn_host_api *api, trn_ctx *ctx, dma_state *st) {
         trn_ap src;
         if (api->operand(ctx, TRN_IN, s, &src)) return TRN_ERR;
         if (trn_ap_elems(&src) != n)
-            return api->error(ctx, "CCE: source %d has %" PRId64 " elements, the destination %" PRId64
-                              "; every source must match it", s, trn_ap_elems(&src), n);
+            return api->error(ctx,
+                              "CCE: source %d has %" PRId64 " elements, the destination %" PRId64
+                              "; every source must match it",
+                              s, trn_ap_elems(&src), n);
         if (!dma_dtype_widens(src.dtype))
             return api->error(ctx, "CCE: source %d has dtype %s, which has no fp32 value", s,
                               api->dtype_name(src.dtype));
@@ -51,7 +55,8 @@ trn_status dma_mode_cce(const trn_host_api *api, trn_ctx *ctx, dma_state *st) {
     float *in = dma_scratch(st, 0, (size_t)n * (size_t)nsrc * sizeof(float));
     const float **srcs = dma_scratch(st, 2, (size_t)nsrc * sizeof *srcs);
     float *out = dma_scratch(st, 1, (size_t)n * sizeof(float));
-    if (!in || !srcs || !out) return api->error(ctx, "CCE: out of memory for %d x %" PRId64 " elements", nsrc, n);
+    if (!in || !srcs || !out)
+        return api->error(ctx, "CCE: out of memory for %d x %" PRId64 " elements", nsrc, n);
     for (int s = 0; s < nsrc; ++s) {
         trn_ap src;
         if (api->operand(ctx, TRN_IN, s, &src)) return TRN_ERR;

@@ -13,7 +13,8 @@
 #include "dma_direct.h"
 #include "dma_state.h"
 
-static trn_status read_dense(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, void *buf, bool raw) {
+static trn_status read_dense(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, void *buf,
+                             bool raw) {
     return raw ? api->read_raw(ctx, src, buf) : api->read_f32(ctx, src, buf);
 }
 
@@ -27,7 +28,8 @@ static trn_status no_memory(const trn_host_api *api, trn_ctx *ctx, const char *w
 }
 
 /* The one-input one-output shape every non-CCE mode shares. */
-static trn_status src_dst(const trn_host_api *api, trn_ctx *ctx, trn_ap *src, trn_ap *dst, bool *acc) {
+static trn_status src_dst(const trn_host_api *api, trn_ctx *ctx, trn_ap *src, trn_ap *dst,
+                          bool *acc) {
     if (dma_expect_operands(api, ctx, 1, 1, 1)) return TRN_ERR;
     if (api->operand(ctx, TRN_IN, 0, src) || api->operand(ctx, TRN_OUT, 0, dst)) return TRN_ERR;
     return dma_attr_bool(api, ctx, "accumulate", false, acc);
@@ -58,7 +60,10 @@ static void elem_extent(const trn_ap *ap, int64_t *lo, int64_t *hi) {
     *lo = *hi = ap->offset;
     for (uint32_t d = 0; d < ap->ndims; ++d) {
         int64_t span = ap->dims[d].step * (ap->dims[d].num - 1);
-        if (span < 0) *lo += span; else *hi += span;
+        if (span < 0)
+            *lo += span;
+        else
+            *hi += span;
     }
 }
 
@@ -76,8 +81,8 @@ static bool may_overlap(const trn_host_api *api, const trn_ap *a, const trn_ap *
     return !(alo * wa > bhi * wb + wb - 1 || blo * wb > ahi * wa + wa - 1);
 }
 
-static trn_status chunked_cast(const trn_host_api *api, trn_ctx *ctx, dma_state *st, const trn_ap *src,
-                               const trn_ap *dst, int64_t n, bool acc) {
+static trn_status chunked_cast(const trn_host_api *api, trn_ctx *ctx, dma_state *st,
+                               const trn_ap *src, const trn_ap *dst, int64_t n, bool acc) {
     if (api->check_ap(ctx, src, TRN_IN) || api->check_ap(ctx, dst, TRN_OUT)) return TRN_ERR;
     const int64_t chunk = (int64_t)(DMA_CHUNK_BYTES / sizeof(float));
     api->log(ctx, TRN_LOG_TRACE, "copy: %" PRId64 " elements in chunks of %" PRId64, n, chunk);
@@ -102,8 +107,10 @@ static trn_status chunked_cast(const trn_host_api *api, trn_ctx *ctx, dma_state 
  * silently ignored, so it is refused. */
 static trn_status no_reduce_op(const trn_host_api *api, trn_ctx *ctx, const char *what) {
     if (api->attr(ctx, "reduce_op"))
-        return api->error(ctx, "%s: reduce_op applies to indirect copies and CCE; a %s adds with \"accumulate\": true",
-                          what, what);
+        return api->error(
+            ctx,
+            "%s: reduce_op applies to indirect copies and CCE; a %s adds with \"accumulate\": true",
+            what, what);
     return TRN_OK;
 }
 
@@ -114,10 +121,11 @@ static trn_status direct_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *
     if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what)) return TRN_ERR;
     int64_t n = trn_ap_elems(&src), m = trn_ap_elems(&dst);
     if (n != m)
-        return api->error(ctx,
-                          "copy: the source has %" PRId64 " elements (%u partitions x %" PRId64
-                          "), the destination %" PRId64 " (%u x %" PRId64 "); the counts must match",
-                          n, src.part_count, trn_ap_free_elems(&src), m, dst.part_count, trn_ap_free_elems(&dst));
+        return api->error(
+            ctx,
+            "copy: the source has %" PRId64 " elements (%u partitions x %" PRId64
+            "), the destination %" PRId64 " (%u x %" PRId64 "); the counts must match",
+            n, src.part_count, trn_ap_free_elems(&src), m, dst.part_count, trn_ap_free_elems(&dst));
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
     if (src.dtype == dst.dtype && !acc) {
@@ -125,7 +133,8 @@ static trn_status direct_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *
         trn_status rc = dma_direct_copy(api, ctx, &src, &dst, &done);
         if (done) return rc;
     }
-    if (src.dtype == dst.dtype) return api->copy_raw(ctx, &dst, &src, acc ? TRN_ACC_ADD : TRN_ACC_COPY);
+    if (src.dtype == dst.dtype)
+        return api->copy_raw(ctx, &dst, &src, acc ? TRN_ACC_ADD : TRN_ACC_COPY);
     if ((size_t)n * sizeof(float) >= DMA_CHUNK_MIN && !may_overlap(api, &src, &dst))
         return chunked_cast(api, ctx, st, &src, &dst, n, acc);
     float *buf = dma_scratch(st, 0, (size_t)n * sizeof(float));
@@ -147,7 +156,8 @@ trn_status dma_mode_copy(const trn_host_api *api, trn_ctx *ctx, dma_state *st) {
 /* The source's WZYX shape: the 'shape' attribute (1..4 extents, padded with
  * leading 1s), or else the partition count and free dims of the source AP
  * with every extent-1 axis dropped, padded the same way. */
-static trn_status transpose_shape(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, int64_t shape[4]) {
+static trn_status transpose_shape(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src,
+                                  int64_t shape[4]) {
     int64_t given[4];
     size_t ng = 0;
     trn_lookup r = api->attr_int_array(ctx, "shape", given, 4, &ng);
@@ -156,7 +166,9 @@ static trn_status transpose_shape(const trn_host_api *api, trn_ctx *ctx, const t
         if (ng == 0) return api->error(ctx, "transpose: 'shape' needs 1 to 4 extents, found none");
         for (size_t i = 0; i < ng; ++i)
             if (given[i] < 1)
-                return api->error(ctx, "transpose: 'shape' extent %zu is %" PRId64 " (expected >= 1)", i, given[i]);
+                return api->error(ctx,
+                                  "transpose: 'shape' extent %zu is %" PRId64 " (expected >= 1)", i,
+                                  given[i]);
     } else {
         int64_t axes[1 + TRN_AP_MAX_DIMS];
         size_t na = 0;
@@ -165,8 +177,9 @@ static trn_status transpose_shape(const trn_host_api *api, trn_ctx *ctx, const t
         for (size_t i = 0; i < na; ++i)
             if (axes[i] > 1) {
                 if (ng == 4)
-                    return api->error(ctx, "transpose: the source has more than four axes longer than 1; give "
-                                           "'shape' ([W, Z, Y, X])");
+                    return api->error(
+                        ctx, "transpose: the source has more than four axes longer than 1; give "
+                             "'shape' ([W, Z, Y, X])");
                 given[ng++] = axes[i];
             }
     }
@@ -180,13 +193,16 @@ static trn_status transpose_perm(const trn_host_api *api, trn_ctx *ctx, int perm
     trn_lookup r = api->attr_int_array(ctx, "perm", p, 4, &n);
     if (r == TRN_BADTYPE) return TRN_ERR;
     if (r == TRN_ABSENT)
-        return api->error(ctx, "transpose: needs 'perm', 4 source axes (0 W, 1 Z, 2 Y, 3 X) in destination order");
+        return api->error(
+            ctx,
+            "transpose: needs 'perm', 4 source axes (0 W, 1 Z, 2 Y, 3 X) in destination order");
     if (n != 4 || !dma_perm_valid(p)) {
         char got[96] = "";
         int off = 0;
         for (size_t i = 0; i < n && off < (int)sizeof got - 24; ++i)
             off += snprintf(got + off, sizeof got - (size_t)off, "%s%" PRId64, i ? ", " : "", p[i]);
-        return api->error(ctx, "transpose: 'perm' must be a permutation of [0, 1, 2, 3], found [%s]", got);
+        return api->error(
+            ctx, "transpose: 'perm' must be a permutation of [0, 1, 2, 3], found [%s]", got);
     }
     for (int k = 0; k < 4; ++k) perm[k] = (int)p[k];
     return TRN_OK;
@@ -198,17 +214,21 @@ trn_status dma_mode_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *
     bool acc;
     int perm[4];
     int64_t shape[4];
-    if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what) || transpose_perm(api, ctx, perm) ||
-        transpose_shape(api, ctx, &src, shape))
+    if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what) ||
+        transpose_perm(api, ctx, perm) || transpose_shape(api, ctx, &src, shape))
         return TRN_ERR;
     int64_t n = trn_ap_elems(&src), m = trn_ap_elems(&dst);
     int64_t prod = shape[0] * shape[1] * shape[2] * shape[3];
     if (prod != n)
-        return api->error(ctx, "transpose: 'shape' [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] holds %" PRId64
-                          " elements, the source %" PRId64, shape[0], shape[1], shape[2], shape[3], prod, n);
+        return api->error(ctx,
+                          "transpose: 'shape' [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+                          "] holds %" PRId64 " elements, the source %" PRId64,
+                          shape[0], shape[1], shape[2], shape[3], prod, n);
     if (m != n)
-        return api->error(ctx, "transpose: the source has %" PRId64 " elements, the destination %" PRId64
-                          "; the counts must match", n, m);
+        return api->error(ctx,
+                          "transpose: the source has %" PRId64 " elements, the destination %" PRId64
+                          "; the counts must match",
+                          n, m);
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
     bool raw = src.dtype == dst.dtype;
@@ -234,13 +254,17 @@ trn_status dma_mode_replicate(const trn_host_api *api, trn_ctx *ctx, dma_state *
     if (src_dst(api, ctx, &src, &dst, &acc) || no_reduce_op(api, ctx, what)) return TRN_ERR;
     int64_t n = trn_ap_elems(&src), per = trn_ap_free_elems(&dst);
     if (per != n)
-        return api->error(ctx, "replicate: every destination partition receives the whole source: the source has %" PRId64
-                          " elements, each of the %u destination partitions %" PRId64, n, dst.part_count, per);
+        return api->error(ctx,
+                          "replicate: every destination partition receives the whole source: the "
+                          "source has %" PRId64
+                          " elements, each of the %u destination partitions %" PRId64,
+                          n, dst.part_count, per);
     if (dma_check_cast(api, ctx, what, src.dtype, dst.dtype, acc)) return TRN_ERR;
     if (st->dry_run || api->checking(ctx)) return TRN_OK;
     bool raw = src.dtype == dst.dtype;
     size_t w = dense_width(api, &src, raw);
-    void *in = dma_scratch(st, 0, (size_t)n * w), *out = dma_scratch(st, 1, (size_t)n * w * dst.part_count);
+    void *in = dma_scratch(st, 0, (size_t)n * w),
+         *out = dma_scratch(st, 1, (size_t)n * w * dst.part_count);
     if (!in || !out) return no_memory(api, ctx, what, n * dst.part_count);
     if (read_dense(api, ctx, &src, in, raw)) return TRN_ERR;
     dma_replicate(in, (size_t)n * w, out, dst.part_count);
@@ -263,26 +287,32 @@ static trn_status mode_attrs_fit(const trn_host_api *api, trn_ctx *ctx, int64_t 
     for (size_t i = 0; i < sizeof mode_only_attrs / sizeof mode_only_attrs[0]; ++i) {
         int64_t only = mode_only_attrs[i].mode;
         if (mode != only && api->attr(ctx, mode_only_attrs[i].attr))
-            return api->error(ctx, "mode %" PRId64 " (%s): '%s' applies only to mode %" PRId64 " (%s), where it would "
-                              "be read; remove it, or set mode %" PRId64, mode, mode_names[mode],
-                              mode_only_attrs[i].attr, only, mode_names[only], only);
+            return api->error(
+                ctx,
+                "mode %" PRId64 " (%s): '%s' applies only to mode %" PRId64 " (%s), where it would "
+                "be read; remove it, or set mode %" PRId64,
+                mode, mode_names[mode], mode_only_attrs[i].attr, only, mode_names[only], only);
     }
     if (mode == 0 && api->attr(ctx, "elems_per_index") && !api->attr(ctx, "indirect"))
-        return api->error(ctx, "mode 0 (copy): 'elems_per_index' applies only to an indirect copy; add 'indirect': "
-                          "\"gather\" or \"scatter\", or remove it");
+        return api->error(
+            ctx,
+            "mode 0 (copy): 'elems_per_index' applies only to an indirect copy; add 'indirect': "
+            "\"gather\" or \"scatter\", or remove it");
     return TRN_OK;
 }
 
 static trn_status run_mode(const trn_host_api *api, trn_ctx *ctx, dma_state *st, int64_t mode) {
     if (mode >= 0 && mode <= 3 && mode_attrs_fit(api, ctx, mode) != TRN_OK) return TRN_ERR;
     switch (mode) {
-    case 0: return dma_mode_copy(api, ctx, st);
-    case 1: return dma_mode_transpose(api, ctx, st);
-    case 2: return dma_mode_cce(api, ctx, st);
-    case 3: return dma_mode_replicate(api, ctx, st);
-    default:
-        return api->error(ctx, "unknown DMACopy mode %" PRId64 " (expected 0 copy, 1 transpose, 2 CCE, 3 replicate)",
-                          mode);
+        case 0: return dma_mode_copy(api, ctx, st);
+        case 1: return dma_mode_transpose(api, ctx, st);
+        case 2: return dma_mode_cce(api, ctx, st);
+        case 3: return dma_mode_replicate(api, ctx, st);
+        default:
+            return api->error(ctx,
+                              "unknown DMACopy mode %" PRId64
+                              " (expected 0 copy, 1 transpose, 2 CCE, 3 replicate)",
+                              mode);
     }
 }
 
@@ -299,8 +329,9 @@ static trn_status fixed_mode(const trn_host_api *api, trn_ctx *ctx, void *state,
     trn_lookup r = api->attr_int(ctx, "mode", &given);
     if (r == TRN_BADTYPE) return TRN_ERR;
     if (r == TRN_FOUND && given != mode)
-        return api->error(ctx, "this descriptor is mode %" PRId64 " (%s), but its 'mode' attribute is %" PRId64, mode,
-                          mode_names[mode], given);
+        return api->error(
+            ctx, "this descriptor is mode %" PRId64 " (%s), but its 'mode' attribute is %" PRId64,
+            mode, mode_names[mode], given);
     return run_mode(api, ctx, state, mode);
 }
 
@@ -318,4 +349,6 @@ trn_status dma_h_desc_replicate(const trn_host_api *api, trn_ctx *ctx, void *sta
 }
 
 /* Load, Save, TensorCopy, AbstractCopy, GenericCopy: doCopy, direct only. */
-trn_status dma_h_copy(const trn_host_api *api, trn_ctx *ctx, void *state) { return direct_copy(api, ctx, state); }
+trn_status dma_h_copy(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    return direct_copy(api, ctx, state);
+}

@@ -30,8 +30,9 @@ static bool source_strides(const trn_view *v, const int64_t shape[4], int64_t st
     return true;
 }
 
-trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *st, const trn_ap *src,
-                                const trn_ap *dst, const int64_t shape[4], const int perm[4], bool *done) {
+trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *st,
+                                const trn_ap *src, const trn_ap *dst, const int64_t shape[4],
+                                const int perm[4], bool *done) {
     *done = false;
     if (!TRN_API_HAS(api, lend_cancel)) return TRN_OK;
     trn_view vs, vd;
@@ -73,7 +74,8 @@ trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state
     return api->write_raw(ctx, dst, out);
 }
 
-trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, const trn_ap *dst, bool *done) {
+trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src,
+                           const trn_ap *dst, bool *done) {
     *done = false;
     if (!TRN_API_HAS(api, lend_cancel)) return TRN_OK;
     trn_view vs, vd;
@@ -97,7 +99,8 @@ trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *
             memcpy(vd.base, vs.base, row_bytes * vs.parts);
         else
             for (uint32_t p = 0; p < vs.parts; ++p)
-                memcpy(vd.base + (int64_t)p * vd.part_stride, vs.base + (int64_t)p * vs.part_stride, row_bytes);
+                memcpy(vd.base + (int64_t)p * vd.part_stride, vs.base + (int64_t)p * vs.part_stride,
+                       row_bytes);
         *done = true;
     }
     api->lend_end(ctx, &vs);

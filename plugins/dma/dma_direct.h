@@ -13,11 +13,13 @@
 /* A raw (same-dtype, no accumulate) transpose of src into dst whose
  * operands and shape were validated. *done says whether it ran here; when
  * not, nothing was written or reported. */
-trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *st, const trn_ap *src,
-                                const trn_ap *dst, const int64_t shape[4], const int perm[4], bool *done);
+trn_status dma_direct_transpose(const trn_host_api *api, trn_ctx *ctx, dma_state *st,
+                                const trn_ap *src, const trn_ap *dst, const int64_t shape[4],
+                                const int perm[4], bool *done);
 
 /* A same-dtype copy (no accumulate) between row views of one partition
  * count that do not overlap: one memcpy per row, or one for two blocks. */
-trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src, const trn_ap *dst, bool *done);
+trn_status dma_direct_copy(const trn_host_api *api, trn_ctx *ctx, const trn_ap *src,
+                           const trn_ap *dst, bool *done);
 
 #endif

@@ -33,7 +33,8 @@ typedef enum dma_cce_init { DMA_CCE_INIT_ZERO = 0, DMA_CCE_INIT_FIRST = 1 } dma_
  * add (acc + x, x86 addss acc,x NaN rule), max (x > acc ? x : acc),
  * min (x < acc ? x : acc): the SSE second-operand-on-NaN-or-tie family.
  * Precondition: op is 4, 8 or 9 and nsrc >= 1. out may alias no source. */
-void dma_cce_fold(int op, dma_cce_init init, const float *const *src, size_t nsrc, size_t n, float *out);
+void dma_cce_fold(int op, dma_cce_init init, const float *const *src, size_t nsrc, size_t n,
+                  float *out);
 
 /* One step of the fold, exposed for tests: addss(acc, x) as x86 computes it
  * (a NaN acc wins, quieted; else a NaN x, quieted; else the IEEE sum). */
@@ -46,11 +47,12 @@ float dma_addss(float acc, float x);
  * shape is shape[perm[k]] and it is written in C order. Elements are width
  * bytes (1, 2, 4 or 8) and copied bit for bit. perm must be a permutation
  * of 0..3 (dma_perm_valid). */
-void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape[4], const int perm[4]);
+void dma_transpose(const void *src, void *dst, size_t width, const int64_t shape[4],
+                   const int perm[4]);
 /* The same with the source's axis a at stride[a] elements (a source read in
  * place, e.g. rows of a lent view), the destination still dense. */
-void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width, const int64_t shape[4],
-                           const int perm[4]);
+void dma_transpose_strided(const void *src, const int64_t stride[4], void *dst, size_t width,
+                           const int64_t shape[4], const int perm[4]);
 bool dma_perm_valid(const int64_t perm[4]);
 
 /* Which tiles the 2-D transpose (a source read along its rows into
@@ -60,7 +62,8 @@ bool dma_perm_valid(const int64_t perm[4]);
  * bits; tests/dma runs each one this CPU has against the oracle. */
 typedef enum dma_isa {
     DMA_ISA_PORTABLE = 0, /* plain C micro-tiles (SSE2 streaming stores on x86-64) */
-    DMA_ISA_AVX2 = 1,     /* register blocks: 16 x 16 bytes, 8 x 8 of 2- and 4-byte elements, 4 x 4 of 8-byte */
+    DMA_ISA_AVX2 =
+        1, /* register blocks: 16 x 16 bytes, 8 x 8 of 2- and 4-byte elements, 4 x 4 of 8-byte */
 } dma_isa;
 
 /* The AVX2 tiles exist on x86 with GNU C (gcc, clang). */
@@ -77,25 +80,25 @@ const char *dma_isa_name(dma_isa isa);
 
 /* dma_transpose_strided with the tiles of isa (tests; the others use
  * dma_isa_best()). isa must be one this CPU runs. */
-void dma_transpose_strided_isa(dma_isa isa, const void *src, const int64_t stride[4], void *dst, size_t width,
-                               const int64_t shape[4], const int perm[4]);
+void dma_transpose_strided_isa(dma_isa isa, const void *src, const int64_t stride[4], void *dst,
+                               size_t width, const int64_t shape[4], const int perm[4]);
 
 /* One plane on AVX2 (dma_transpose_avx2.c): destination rows [0, r8) x
  * columns [0, c8) (multiples of 8) of a plane `cols` wide, source row c
  * at src + c * sstride elements; 4-byte elements; stream: 16-byte
  * streaming stores of whole tiles (16-byte aligned rows; the caller
  * fences). */
-void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows, int64_t cols,
-                                  int64_t r8, int64_t c8, bool stream);
+void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows,
+                                  int64_t cols, int64_t r8, int64_t c8, bool stream);
 /* The same for 1-byte elements in 16 x 16 blocks, 2-byte in 8 x 8 and
  * 8-byte in 4 x 4: rows [0, rb) x columns [0, cb), multiples of the
  * block, ordinary stores. */
-void dma_transpose_plane_u8_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                 int64_t cb);
-void dma_transpose_plane_u16_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                  int64_t cb);
-void dma_transpose_plane_u64_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                  int64_t cb);
+void dma_transpose_plane_u8_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                 int64_t rb, int64_t cb);
+void dma_transpose_plane_u16_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                  int64_t rb, int64_t cb);
+void dma_transpose_plane_u64_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                  int64_t rb, int64_t cb);
 
 /* ---- replicate (DMACopy mode 3) ----------------------------------------- */
 
@@ -124,7 +127,7 @@ bool dma_index_dtype_ok(trn_dtype dt);
  * out[j*row + t] = idx[j]*row + t (row >= 1). Every idx[j] must satisfy
  * 0 <= idx[j] < rows; otherwise -1 with a message naming j and the value
  * (nothing useful is left in out). Precondition: dma_index_dtype_ok(dt). */
-int dma_expand_indices(trn_dtype dt, const void *raw, size_t n, int64_t row, int64_t rows, int64_t *out,
-                       char *err, size_t errlen);
+int dma_expand_indices(trn_dtype dt, const void *raw, size_t n, int64_t row, int64_t rows,
+                       int64_t *out, char *err, size_t errlen);
 
 #endif

@@ -9,47 +9,83 @@
 
 /* ---- attributes (docs/dma.md) ---- */
 
-#define ACCUMULATE                                                                                                    \
-    {.name = "accumulate", .types = TRN_ATTR_BOOL, .def = "false",                                     \
-     .help = "add into the destination (cast_copy_or_accumulate add) instead of storing"}
-#define REDUCE_OP(bir)                                                                                                \
-    {.name = "reduce_op", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, alu_ops), .bir_name = bir,         \
-     .help = "AluOpType: indirect reduce-on-write (default bypass) or the CCE fold (required); an error elsewhere"}
-#define MODE                                                                                                          \
-    {.name = "mode", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, modes), .def = "0",                     \
-     .help = "0 copy (or indirect), 1 transpose, 2 CCE, 3 replicate"}
-#define INDIRECT                                                                                                      \
-    {.name = "indirect", .types = TRN_ATTR_STRING, .help = "\"gather\" or \"scatter\": inputs[1] is the index vector"}, \
-    {.name = "elems_per_index", .types = TRN_ATTR_INT, .def = "1", .help = "indirect: elements per index"}
-#define TRANSPOSE                                                                                                     \
-    {.name = "perm", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .help = "transpose: 4 source axes (0 W .. 3 X) in destination order"}, \
-    {.name = "shape", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT,                                                 \
-     .help = "transpose: the source's [W, Z, Y, X] extents (default from the source AP)"}
+#define ACCUMULATE                                                                                 \
+    {                                                                                              \
+        .name = "accumulate", .types = TRN_ATTR_BOOL, .def = "false",                              \
+        .help = "add into the destination (cast_copy_or_accumulate add) instead of storing"        \
+    }
+#define REDUCE_OP(bir)                                                                             \
+    {                                                                                              \
+        .name = "reduce_op", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, alu_ops),     \
+        .bir_name = bir,                                                                           \
+        .help = "AluOpType: indirect reduce-on-write (default bypass) or the CCE fold "            \
+                "(required); an error elsewhere"                                                   \
+    }
+#define MODE                                                                                       \
+    {                                                                                              \
+        .name = "mode", .types = TRN_ATTR_ENUM | TRN_ATTR_INT, TRN_ARRAY(enums, modes),            \
+        .def = "0", .help = "0 copy (or indirect), 1 transpose, 2 CCE, 3 replicate"                \
+    }
+#define INDIRECT                                                                                   \
+    {.name = "indirect",                                                                           \
+     .types = TRN_ATTR_STRING,                                                                     \
+     .help = "\"gather\" or \"scatter\": inputs[1] is the index vector"},                          \
+    {                                                                                              \
+        .name = "elems_per_index", .types = TRN_ATTR_INT, .def = "1",                              \
+        .help = "indirect: elements per index"                                                     \
+    }
+#define TRANSPOSE                                                                                  \
+    {.name = "perm",                                                                               \
+     .types = TRN_ATTR_LIST,                                                                       \
+     .elem = TRN_ATTR_INT,                                                                         \
+     .help = "transpose: 4 source axes (0 W .. 3 X) in destination order"},                        \
+    {                                                                                              \
+        .name = "shape", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT,                             \
+        .help = "transpose: the source's [W, Z, Y, X] extents (default from the source AP)"        \
+    }
 
 static const trn_enum_desc alu_ops[] = {
-    {"bypass", 0, NULL}, {"add", 4, NULL}, {"max", 8, NULL}, {"min", 9, NULL},
+    {"bypass", 0, NULL},
+    {"add", 4, NULL},
+    {"max", 8, NULL},
+    {"min", 9, NULL},
 };
 static const trn_enum_desc modes[] = {
-    {"copy", 0, "Copy"}, {"transpose", 1, "Transpose"}, {"CCE", 2, NULL}, {"replicate", 3, "Replicate"},
+    {"copy", 0, "Copy"},
+    {"transpose", 1, "Transpose"},
+    {"CCE", 2, NULL},
+    {"replicate", 3, "Replicate"},
 };
 
 static const trn_attr_desc copy_attrs[] = {ACCUMULATE, REDUCE_OP(NULL)};
-static const trn_attr_desc dmacopy_attrs[] = {MODE, ACCUMULATE, REDUCE_OP("cce_op"), INDIRECT, TRANSPOSE};
+static const trn_attr_desc dmacopy_attrs[] = {MODE, ACCUMULATE, REDUCE_OP("cce_op"), INDIRECT,
+                                              TRANSPOSE};
 static const trn_attr_desc desc_copy_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL), INDIRECT};
 static const trn_attr_desc desc_cce_attrs[] = {MODE, ACCUMULATE, REDUCE_OP("op")};
 static const trn_attr_desc desc_transpose_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL), TRANSPOSE};
 static const trn_attr_desc desc_replicate_attrs[] = {MODE, ACCUMULATE, REDUCE_OP(NULL)};
 static const trn_attr_desc block_attrs[] = {
-    {.name = "descriptors", .types = TRN_ATTR_INSTRUCTIONS, .help = "descriptor instructions (IT 68..72), run in order"},
+    {.name = "descriptors",
+     .types = TRN_ATTR_INSTRUCTIONS,
+     .help = "descriptor instructions (IT 68..72), run in order"},
 };
 static const trn_attr_desc trigger_attrs[] = {
-    {.name = "blocks", .types = TRN_ATTR_INSTRUCTIONS, .help = "DMABlock instructions, fired one per trigger"},
-    {.name = "trigger", .types = TRN_ATTR_INT, .help = "the trigger's id (default: the instruction's index)"},
-    {.name = "round_robin", .types = TRN_ATTR_BOOL, .def = "true",
+    {.name = "blocks",
+     .types = TRN_ATTR_INSTRUCTIONS,
+     .help = "DMABlock instructions, fired one per trigger"},
+    {.name = "trigger",
+     .types = TRN_ATTR_INT,
+     .help = "the trigger's id (default: the instruction's index)"},
+    {.name = "round_robin",
+     .types = TRN_ATTR_BOOL,
+     .def = "true",
      .help = "after the last block start again (false: an error)"},
 };
 static const trn_attr_desc register_attrs[] = {
-    {.name = "register", .types = TRN_ATTR_INT, .flags = TRN_ATTRF_REQUIRED, .help = "the register number"},
+    {.name = "register",
+     .types = TRN_ATTR_INT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .help = "the register number"},
 };
 
 /* ---- operands ---- */
@@ -60,7 +96,8 @@ static const trn_operand_desc copy_operands[] = {
 };
 static const trn_operand_desc dmacopy_operands[] = {
     {TRN_IN, "src", 0, "source (gather: the table; CCE: the first source)"},
-    {TRN_IN, "src1", TRN_OPERANDF_OPTIONAL | TRN_OPERANDF_REPEATED, "indirect: the indices; CCE: more sources"},
+    {TRN_IN, "src1", TRN_OPERANDF_OPTIONAL | TRN_OPERANDF_REPEATED,
+     "indirect: the indices; CCE: more sources"},
     {TRN_OUT, "dst", 0, "destination (scatter: the table)"},
 };
 static const trn_operand_desc cce_operands[] = {
@@ -74,14 +111,14 @@ static const trn_operand_desc save_operands[] = {{TRN_OUT, "dst", 0, "exactly on
 /* Every handler validates first and returns before its first memory access
  * when api->checking(ctx) (as in a DMABlock's validation pass), so each is
  * its own static check. */
-#define DMA_OP(it_, name_, fn, attrs_, operands_)                                                                     \
+#define DMA_OP(it_, name_, fn, attrs_, operands_)                                                  \
     TRN_OP(it_, name_, fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_))
 /* The plain copies (direct_copy, dma_copy.c) move any operand in bounded
  * pieces: raw runs AP to AP, or a cast through a chunk of scratch. The
  * DMACopy switch is not marked: its transpose, replicate and indirect modes
  * need whole operands. */
-#define DMA_STREAM_OP(it_, name_)                                                                                     \
-    TRN_OP(it_, name_, dma_h_copy, .flags = TRN_OPF_STREAMS, TRN_ARRAY(attrs, copy_attrs),                           \
+#define DMA_STREAM_OP(it_, name_)                                                                  \
+    TRN_OP(it_, name_, dma_h_copy, .flags = TRN_OPF_STREAMS, TRN_ARRAY(attrs, copy_attrs),         \
            TRN_ARRAY(operands, copy_operands))
 
 static const trn_opcode_desc dma_ops[] = {
@@ -105,25 +142,29 @@ static const trn_opcode_desc dma_ops[] = {
 
 static const trn_setting_desc dma_settings[] = {
     {"allow_minmax_reduce", TRN_SET_BOOL, "false", 0, -1, NULL,
-     "map AluOpType max (8) / min (9) onto MemoryReductionOp MAX / MIN in indirect copies (the reference throws)"},
+     "map AluOpType max (8) / min (9) onto MemoryReductionOp MAX / MIN in indirect copies (the "
+     "reference throws)"},
     {"cce_init", TRN_SET_STRING, "zero", 0, -1, "zero|first",
      "CCE accumulator start: zero (the reference: +0.0f) or first (seeded with the first source)"},
 };
 
 static const trn_quirk_desc dma_quirks[] = {
     {"dma.cce_zeroed_accumulator", "cce_init", "zero",
-     "DMA CCE folds every source into an accumulator that starts at +0.0f: max of all-negative inputs is 0, min of "
+     "DMA CCE folds every source into an accumulator that starts at +0.0f: max of all-negative "
+     "inputs is 0, min of "
      "all-positive inputs is 0, -0 + -0 is +0"},
     {"dma.minmax_reduce_rejected", "allow_minmax_reduce", "false",
-     "indirect reduce-on-write accepts only AluOpType bypass (0) and add (4); max (8) / min (9) are an error "
+     "indirect reduce-on-write accepts only AluOpType bypass (0) and add (4); max (8) / min (9) "
+     "are an error "
      "(AluOpType2MemoryReduction throws)"},
     {"dma.trigger_round_robin", NULL, "always",
-     "a DMATrigger fired more often than it has blocks starts again at its first block (round_robin = false makes "
+     "a DMATrigger fired more often than it has blocks starts again at its first block "
+     "(round_robin = false makes "
      "that an error)"},
 };
 
-static trn_status dma_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                           size_t errlen) {
+static trn_status dma_init(const trn_host_api *api, const trn_settings *settings, void **state,
+                           char *err, size_t errlen) {
     dma_state *st = calloc(1, sizeof *st);
     if (!st) return trn_fail(err, errlen, "out of memory");
     int64_t minmax = 0;
@@ -166,6 +207,6 @@ static trn_status dma_run_begin(void *state, const trn_run_info *info, char *err
 #else
 #define DMA_MODULE_NAME "trnsim-dma"
 #endif
-TRN_MODULE(dma, DMA_MODULE_NAME, "0.1.0",
-           TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings), TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma),
-           .state_save = dma_state_save, .state_restore = dma_state_restore);
+TRN_MODULE(dma, DMA_MODULE_NAME, "0.1.0", TRN_OPS(dma_ops), TRN_SETTINGS(dma_settings),
+           TRN_QUIRKS(dma_quirks), TRN_LIFECYCLE(dma), .state_save = dma_state_save,
+           .state_restore = dma_state_restore);

@@ -54,8 +54,8 @@ AVX2 static inline void store16(float *d, const float *t, bool stream) {
     }
 }
 
-AVX2 void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows, int64_t cols,
-                                       int64_t r8, int64_t c8, bool stream) {
+AVX2 void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *dst, int64_t rows,
+                                       int64_t cols, int64_t r8, int64_t c8, bool stream) {
     (void)rows;
     const float *s = src;
     float *d = dst;
@@ -86,9 +86,11 @@ AVX2 void dma_transpose_plane_f32_avx2(const void *src, int64_t sstride, void *d
 
 /* dst[j*dstride + k] = src[k*sstride + j] for j, k < 8, 2-byte elements:
  * pairs, then quads, then halves of rows interleaved (128-bit registers). */
-AVX2 static inline void block8_u16(const uint16_t *src, int64_t sstride, uint16_t *dst, int64_t dstride) {
+AVX2 static inline void block8_u16(const uint16_t *src, int64_t sstride, uint16_t *dst,
+                                   int64_t dstride) {
     __m128i r[8], t[8], u[8];
-    for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128((const __m128i *)(const void *)(src + k * sstride));
+    for (int k = 0; k < 8; ++k)
+        r[k] = _mm_loadu_si128((const __m128i *)(const void *)(src + k * sstride));
     for (int k = 0; k < 4; ++k) {
         t[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
         t[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
@@ -101,8 +103,10 @@ AVX2 static inline void block8_u16(const uint16_t *src, int64_t sstride, uint16_
         u[4 * h + 3] = _mm_unpackhi_epi32(t[4 * h + 1], t[4 * h + 3]);
     }
     for (int c = 0; c < 4; ++c) {
-        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * c) * dstride), _mm_unpacklo_epi64(u[c], u[c + 4]));
-        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * c + 1) * dstride), _mm_unpackhi_epi64(u[c], u[c + 4]));
+        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * c) * dstride),
+                         _mm_unpacklo_epi64(u[c], u[c + 4]));
+        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * c + 1) * dstride),
+                         _mm_unpackhi_epi64(u[c], u[c + 4]));
     }
 }
 
@@ -110,9 +114,11 @@ AVX2 static inline void block8_u16(const uint16_t *src, int64_t sstride, uint16_
  * interleaved (128-bit registers). a[2k + h]: rows 2k, 2k + 1, columns
  * 8h..; b[4m + q]: rows 4m.. 4m + 3, columns 4q..; c[8n + e]: rows
  * 8n.. 8n + 7, columns 2e, 2e + 1. */
-AVX2 static inline void block16_u8(const uint8_t *src, int64_t sstride, uint8_t *dst, int64_t dstride) {
+AVX2 static inline void block16_u8(const uint8_t *src, int64_t sstride, uint8_t *dst,
+                                   int64_t dstride) {
     __m128i r[16], a[16], b[16], c[16];
-    for (int k = 0; k < 16; ++k) r[k] = _mm_loadu_si128((const __m128i *)(const void *)(src + k * sstride));
+    for (int k = 0; k < 16; ++k)
+        r[k] = _mm_loadu_si128((const __m128i *)(const void *)(src + k * sstride));
     for (int k = 0; k < 8; ++k) {
         a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
         a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
@@ -128,23 +134,30 @@ AVX2 static inline void block16_u8(const uint8_t *src, int64_t sstride, uint8_t 
             c[8 * n + 2 * q + 1] = _mm_unpackhi_epi32(b[8 * n + q], b[8 * n + 4 + q]);
         }
     for (int e = 0; e < 8; ++e) {
-        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * e) * dstride), _mm_unpacklo_epi64(c[e], c[8 + e]));
-        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * e + 1) * dstride), _mm_unpackhi_epi64(c[e], c[8 + e]));
+        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * e) * dstride),
+                         _mm_unpacklo_epi64(c[e], c[8 + e]));
+        _mm_storeu_si128((__m128i *)(void *)(dst + (2 * e + 1) * dstride),
+                         _mm_unpackhi_epi64(c[e], c[8 + e]));
     }
 }
 
 /* The same for 4 x 4 8-byte elements: pairs, then halves swapped. */
-AVX2 static inline void block4_u64(const uint64_t *src, int64_t sstride, uint64_t *dst, int64_t dstride) {
+AVX2 static inline void block4_u64(const uint64_t *src, int64_t sstride, uint64_t *dst,
+                                   int64_t dstride) {
     __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)(src + 0 * sstride));
     __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(src + 1 * sstride));
     __m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)(src + 2 * sstride));
     __m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)(src + 3 * sstride));
     __m256i t0 = _mm256_unpacklo_epi64(r0, r1), t1 = _mm256_unpackhi_epi64(r0, r1);
     __m256i t2 = _mm256_unpacklo_epi64(r2, r3), t3 = _mm256_unpackhi_epi64(r2, r3);
-    _mm256_storeu_si256((__m256i *)(void *)(dst + 0 * dstride), _mm256_permute2x128_si256(t0, t2, 0x20));
-    _mm256_storeu_si256((__m256i *)(void *)(dst + 1 * dstride), _mm256_permute2x128_si256(t1, t3, 0x20));
-    _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * dstride), _mm256_permute2x128_si256(t0, t2, 0x31));
-    _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * dstride), _mm256_permute2x128_si256(t1, t3, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(dst + 0 * dstride),
+                        _mm256_permute2x128_si256(t0, t2, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(dst + 1 * dstride),
+                        _mm256_permute2x128_si256(t1, t3, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * dstride),
+                        _mm256_permute2x128_si256(t0, t2, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(dst + 3 * dstride),
+                        _mm256_permute2x128_si256(t1, t3, 0x31));
 }
 
 /* One plane of B x B blocks over destination rows [0, rb) x columns
@@ -152,34 +165,34 @@ AVX2 static inline void block4_u64(const uint64_t *src, int64_t sstride, uint64_
  * tile reads one line from each of its source rows (B rows at a time) and
  * fills one line of each of its destination rows, so every line is used
  * whole while it is in L1, as with the fp32 tiles. */
-#define DMA_PLANE_BLOCKS(T, B, BLOCK)                                                                \
-    do {                                                                                             \
-        const T *s = src;                                                                            \
-        T *d = dst;                                                                                  \
-        const int64_t line = 64 / (int64_t)sizeof(T);                                                \
-        for (int64_t b3 = 0; b3 < cb; b3 += line) {                                                  \
-            int64_t e3 = b3 + line < cb ? b3 + line : cb;                                            \
-            for (int64_t b2 = 0; b2 < rb; b2 += line) {                                              \
-                int64_t e2 = b2 + line < rb ? b2 + line : rb;                                        \
-                for (int64_t i3 = b3; i3 < e3; i3 += B)                                              \
-                    for (int64_t i2 = b2; i2 < e2; i2 += B)                                          \
-                        BLOCK(s + i3 * sstride + i2, sstride, d + i2 * cols + i3, cols);             \
-            }                                                                                        \
-        }                                                                                            \
+#define DMA_PLANE_BLOCKS(T, B, BLOCK)                                                              \
+    do {                                                                                           \
+        const T *s = src;                                                                          \
+        T *d = dst;                                                                                \
+        const int64_t line = 64 / (int64_t)sizeof(T);                                              \
+        for (int64_t b3 = 0; b3 < cb; b3 += line) {                                                \
+            int64_t e3 = b3 + line < cb ? b3 + line : cb;                                          \
+            for (int64_t b2 = 0; b2 < rb; b2 += line) {                                            \
+                int64_t e2 = b2 + line < rb ? b2 + line : rb;                                      \
+                for (int64_t i3 = b3; i3 < e3; i3 += B)                                            \
+                    for (int64_t i2 = b2; i2 < e2; i2 += B)                                        \
+                        BLOCK(s + i3 * sstride + i2, sstride, d + i2 * cols + i3, cols);           \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
-AVX2 void dma_transpose_plane_u8_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                      int64_t cb) {
+AVX2 void dma_transpose_plane_u8_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                      int64_t rb, int64_t cb) {
     DMA_PLANE_BLOCKS(uint8_t, 16, block16_u8);
 }
 
-AVX2 void dma_transpose_plane_u16_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                       int64_t cb) {
+AVX2 void dma_transpose_plane_u16_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                       int64_t rb, int64_t cb) {
     DMA_PLANE_BLOCKS(uint16_t, 8, block8_u16);
 }
 
-AVX2 void dma_transpose_plane_u64_avx2(const void *src, int64_t sstride, void *dst, int64_t cols, int64_t rb,
-                                       int64_t cb) {
+AVX2 void dma_transpose_plane_u64_avx2(const void *src, int64_t sstride, void *dst, int64_t cols,
+                                       int64_t rb, int64_t cb) {
     DMA_PLANE_BLOCKS(uint64_t, 4, block4_u64);
 }
 

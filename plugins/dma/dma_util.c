@@ -16,7 +16,8 @@ void *dma_scratch(dma_state *st, int slot, size_t bytes) {
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
-trn_status dma_expect_operands(const trn_host_api *api, trn_ctx *ctx, int nin_min, int nin_max, int nout) {
+trn_status dma_expect_operands(const trn_host_api *api, trn_ctx *ctx, int nin_min, int nin_max,
+                               int nout) {
     int nin = api->operand_count(ctx, TRN_IN), no = api->operand_count(ctx, TRN_OUT);
     bool in_ok = nin >= nin_min && (nin_max < 0 || nin <= nin_max);
     if (in_ok && no == nout) return TRN_OK;
@@ -27,11 +28,13 @@ trn_status dma_expect_operands(const trn_host_api *api, trn_ctx *ctx, int nin_mi
         snprintf(want, sizeof want, "%d %s", nin_min, plural(nin_min, "input", "inputs"));
     else
         snprintf(want, sizeof want, "%d to %d inputs", nin_min, nin_max);
-    return api->error(ctx, "expects %s and %d %s, found %d %s and %d %s", want, nout, plural(nout, "output", "outputs"),
-                      nin, plural(nin, "input", "inputs"), no, plural(no, "output", "outputs"));
+    return api->error(ctx, "expects %s and %d %s, found %d %s and %d %s", want, nout,
+                      plural(nout, "output", "outputs"), nin, plural(nin, "input", "inputs"), no,
+                      plural(no, "output", "outputs"));
 }
 
-trn_status dma_attr_bool(const trn_host_api *api, trn_ctx *ctx, const char *key, bool def, bool *out) {
+trn_status dma_attr_bool(const trn_host_api *api, trn_ctx *ctx, const char *key, bool def,
+                         bool *out) {
     int64_t v;
     trn_lookup r = api->attr_int(ctx, key, &v);
     if (r == TRN_BADTYPE) return TRN_ERR;
@@ -39,41 +42,50 @@ trn_status dma_attr_bool(const trn_host_api *api, trn_ctx *ctx, const char *key,
         *out = def;
         return TRN_OK;
     }
-    if (v != 0 && v != 1) return api->error(ctx, "attribute '%s' must be true or false, found %lld", key, (long long)v);
+    if (v != 0 && v != 1)
+        return api->error(ctx, "attribute '%s' must be true or false, found %lld", key,
+                          (long long)v);
     *out = v != 0;
     return TRN_OK;
 }
 
 bool dma_dtype_widens(uint32_t dt) {
-    return dt < TRN_DT_COUNT && dt != TRN_DT_FP8_E4M3_X4 && dt != TRN_DT_FP8_E5M2_X4 && dt != TRN_DT_FP4_E2M1_X4;
+    return dt < TRN_DT_COUNT && dt != TRN_DT_FP8_E4M3_X4 && dt != TRN_DT_FP8_E5M2_X4 &&
+           dt != TRN_DT_FP4_E2M1_X4;
 }
 
 bool dma_dtype_reduces(uint32_t dt) {
     switch (dt) {
-    case TRN_DT_FP8_E3M4: case TRN_DT_FP8_E4M3: case TRN_DT_FP8_E5M2: case TRN_DT_BF16:
-    case TRN_DT_FP16: case TRN_DT_INT32: case TRN_DT_FP32: case TRN_DT_INT64:
-        return true;
-    default:
-        return false;
+        case TRN_DT_FP8_E3M4:
+        case TRN_DT_FP8_E4M3:
+        case TRN_DT_FP8_E5M2:
+        case TRN_DT_BF16:
+        case TRN_DT_FP16:
+        case TRN_DT_INT32:
+        case TRN_DT_FP32:
+        case TRN_DT_INT64: return true;
+        default: return false;
     }
 }
 
-trn_status dma_check_cast(const trn_host_api *api, trn_ctx *ctx, const char *what, uint32_t src_dt, uint32_t dst_dt,
-                          bool accumulate) {
+trn_status dma_check_cast(const trn_host_api *api, trn_ctx *ctx, const char *what, uint32_t src_dt,
+                          uint32_t dst_dt, bool accumulate) {
     if (src_dt != dst_dt && (!dma_dtype_widens(src_dt) || !dma_dtype_widens(dst_dt)))
-        return api->error(ctx, "%s: cannot cast %s to %s (a packed x4 dtype copies only to itself)", what,
-                          api->dtype_name(src_dt), api->dtype_name(dst_dt));
+        return api->error(ctx, "%s: cannot cast %s to %s (a packed x4 dtype copies only to itself)",
+                          what, api->dtype_name(src_dt), api->dtype_name(dst_dt));
     if (accumulate && !dma_dtype_reduces(dst_dt))
-        return api->error(ctx,
-                          "%s: accumulate needs a destination of a reducing dtype (float8_e3m4, float8_e4m3, "
-                          "float8_e5m2, bfloat16, float16, int32, float32, int64), found %s",
-                          what, api->dtype_name(dst_dt));
+        return api->error(
+            ctx,
+            "%s: accumulate needs a destination of a reducing dtype (float8_e3m4, float8_e4m3, "
+            "float8_e5m2, bfloat16, float16, int32, float32, int64), found %s",
+            what, api->dtype_name(dst_dt));
     return TRN_OK;
 }
 
-trn_status dma_write_dense(const trn_host_api *api, trn_ctx *ctx, const trn_ap *dst, const void *buf, bool raw,
-                           bool accumulate) {
+trn_status dma_write_dense(const trn_host_api *api, trn_ctx *ctx, const trn_ap *dst,
+                           const void *buf, bool raw, bool accumulate) {
     trn_acc_op op = accumulate ? TRN_ACC_ADD : TRN_ACC_COPY;
-    if (raw) return accumulate ? api->write_raw_op(ctx, dst, buf, op) : api->write_raw(ctx, dst, buf);
+    if (raw)
+        return accumulate ? api->write_raw_op(ctx, dst, buf, op) : api->write_raw(ctx, dst, buf);
     return api->write_f32(ctx, dst, buf, op);
 }

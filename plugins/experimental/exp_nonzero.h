@@ -19,9 +19,11 @@
 
 /* One row: src[0..n-1] -> dst[0..n]; returns the count N. The caller has
  * checked that index_offset + (n - 1) and pad fit the destination. */
-uint32_t exp_nonzero_row(const float *src, size_t n, int64_t index_offset, int64_t pad, uint32_t *dst);
+uint32_t exp_nonzero_row(const float *src, size_t n, int64_t index_offset, int64_t pad,
+                         uint32_t *dst);
 
 /* rows x n inputs -> rows x (n + 1) slots. */
-void exp_nonzero_rows(const float *src, size_t rows, size_t n, int64_t index_offset, int64_t pad, uint32_t *dst);
+void exp_nonzero_rows(const float *src, size_t rows, size_t n, int64_t index_offset, int64_t pad,
+                      uint32_t *dst);
 
 #endif

@@ -31,25 +31,27 @@ static void draw(const exp_state *st, uint32_t *lane, uint32_t *bits, size_t n) 
 /* Bytes kept of each 32-bit draw; 0 if the dtype is not one Rng writes. */
 static unsigned int_width(uint32_t dt) {
     switch (dt) {
-    case TRN_DT_INT8:
-    case TRN_DT_UINT8: return 1;
-    case TRN_DT_INT16:
-    case TRN_DT_UINT16: return 2;
-    case TRN_DT_INT32:
-    case TRN_DT_UINT32: return 4;
-    default: return 0;
+        case TRN_DT_INT8:
+        case TRN_DT_UINT8: return 1;
+        case TRN_DT_INT16:
+        case TRN_DT_UINT16: return 2;
+        case TRN_DT_INT32:
+        case TRN_DT_UINT32: return 4;
+        default: return 0;
     }
 }
 
-static trn_status check_lanes(const trn_host_api *api, trn_ctx *ctx, const exp_state *st, const trn_ap *ap,
-                              uint32_t *core) {
+static trn_status check_lanes(const trn_host_api *api, trn_ctx *ctx, const exp_state *st,
+                              const trn_ap *ap, uint32_t *core) {
     *core = api->core_id(ctx);
     if (*core >= st->cores || !st->lanes)
-        return api->error(ctx, OP ": core %u has no lanes (the run has %u cores)", *core, st->cores);
+        return api->error(ctx, OP ": core %u has no lanes (the run has %u cores)", *core,
+                          st->cores);
     for (uint32_t i = 0; i < ap->part_count; ++i) {
         uint32_t p = ap->part_start + i * ap->part_step;
         if (p >= st->partitions)
-            return api->error(ctx, OP " output 0 visits partition %u; the engine has %u", p, st->partitions);
+            return api->error(ctx, OP " output 0 visits partition %u; the engine has %u", p,
+                              st->partitions);
     }
     return TRN_OK;
 }
@@ -58,18 +60,24 @@ trn_status exp_op_rng(const trn_host_api *api, trn_ctx *ctx, void *state) {
     exp_state *st = state;
     trn_ap ap;
     uint32_t core;
-    if (exp_counts(api, ctx, OP, 0, 1) != TRN_OK || exp_operand(api, ctx, OP, TRN_OUT, 0, &ap) != TRN_OK)
+    if (exp_counts(api, ctx, OP, 0, 1) != TRN_OK ||
+        exp_operand(api, ctx, OP, TRN_OUT, 0, &ap) != TRN_OK)
         return TRN_ERR;
     unsigned width = int_width(ap.dtype);
     if (!width)
-        return api->error(ctx,
-                          OP " output 0 must be an integer dtype of at most 32 bits (int8, uint8, int16, uint16, "
-                             "int32, uint32), found %s",
-                          exp_dtype_name(api, ap.dtype));
-    if (api->checking(ctx)) return api->check_ap(ctx, &ap, TRN_OUT); /* the lanes are sized at run start */
-    if (check_lanes(api, ctx, st, &ap, &core) != TRN_OK || api->check_ap(ctx, &ap, TRN_OUT) != TRN_OK) return TRN_ERR;
+        return api->error(
+            ctx,
+            OP " output 0 must be an integer dtype of at most 32 bits (int8, uint8, int16, uint16, "
+               "int32, uint32), found %s",
+            exp_dtype_name(api, ap.dtype));
+    if (api->checking(ctx))
+        return api->check_ap(ctx, &ap, TRN_OUT); /* the lanes are sized at run start */
+    if (check_lanes(api, ctx, st, &ap, &core) != TRN_OK ||
+        api->check_ap(ctx, &ap, TRN_OUT) != TRN_OK)
+        return TRN_ERR;
 
-    size_t n = (size_t)trn_ap_free_elems(&ap), lane_bytes = (size_t)st->partitions * TRN_RNG_GEN2_WORDS * sizeof(uint32_t);
+    size_t n = (size_t)trn_ap_free_elems(&ap),
+           lane_bytes = (size_t)st->partitions * TRN_RNG_GEN2_WORDS * sizeof(uint32_t);
     uint32_t *work = NULL, *bits = NULL;
     void *out = NULL;
     trn_status rc = exp_alloc(api, ctx, (int64_t)lane_bytes, 1, (void **)&work);

@@ -14,8 +14,14 @@
 #include "trnsim/plugin.h"
 
 static const trn_attr_desc nonzero_attrs[] = {
-    {.name = "index_offset", .types = TRN_ATTR_INT, .def = "0", .help = "added to every index written"},
-    {.name = "padding_val", .types = TRN_ATTR_INT, .def = "-1", .help = "written in the unused slots"},
+    {.name = "index_offset",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .help = "added to every index written"},
+    {.name = "padding_val",
+     .types = TRN_ATTR_INT,
+     .def = "-1",
+     .help = "written in the unused slots"},
 };
 static const trn_operand_desc rng_operands[] = {
     {TRN_OUT, "bits", 0, "int8 / uint8 / int16 / uint16 / int32 / uint32 random bits"},
@@ -28,34 +34,42 @@ static const trn_operand_desc nonzero_operands[] = {
 /* Each handler validates first and returns before its first data access
  * when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc exp_ops[] = {
-    TRN_OP(EXP_IT_RNG, "Rng", exp_op_rng, .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, rng_operands)),
-    TRN_OP(EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero,
-           TRN_ARRAY(attrs, nonzero_attrs), TRN_ARRAY(operands, nonzero_operands)),
+    TRN_OP(EXP_IT_RNG, "Rng", exp_op_rng, .flags = TRN_OPF_NO_ATTRS,
+           TRN_ARRAY(operands, rng_operands)),
+    TRN_OP(EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero, TRN_ARRAY(attrs, nonzero_attrs),
+           TRN_ARRAY(operands, nonzero_operands)),
 };
 
 static const trn_setting_desc exp_settings[] = {
     {"rng_seed", TRN_SET_STRING, "", 1, 0, NULL,
-     "Rng lanes: \"\" starts every lane at the engine default {1,1,1,1,1,1}; a uint64 (decimal or 0x hex) fills "
+     "Rng lanes: \"\" starts every lane at the engine default {1,1,1,1,1,1}; a uint64 (decimal or "
+     "0x hex) fills "
      "them from MT19937-64 as trnsim-rng's scalar seed does"},
     {"nonzero_partitions", TRN_SET_STRING, "all", 1, 0, "all|gpsimd",
-     "NonzeroWithCount: every partition (\"all\"), or only the tile's partitions 0, 16, ..., 112 as NKI's GpSimd "
+     "NonzeroWithCount: every partition (\"all\"), or only the tile's partitions 0, 16, ..., 112 "
+     "as NKI's GpSimd "
      "does (\"gpsimd\")"},
 };
 
 static const trn_quirk_desc exp_quirks[] = {
     {"experimental.not_in_reference", NULL, "always",
-     "Rng (100) and NonzeroWithCount (104) are skipped by the reference; these are NKI's documented semantics, "
+     "Rng (100) and NonzeroWithCount (104) are skipped by the reference; these are NKI's "
+     "documented semantics, "
      "loaded only by config/experimental.cfg"},
     {"experimental.rng_own_lanes", NULL, "always",
-     "Rng draws lane 0 of its own bank of trnsim-rng gen-2 states (one per core and partition), made and advanced by "
+     "Rng draws lane 0 of its own bank of trnsim-rng gen-2 states (one per core and partition), "
+     "made and advanced by "
      "trnsim-rng's code: SetRandState/SetRandState2 do not reach it"},
     {"experimental.rng_start", "rng_seed", "\"\"",
-     "every Rng lane starts at {1,1,1,1,1,1}, so all partitions and cores draw the same stream until rng_seed is "
+     "every Rng lane starts at {1,1,1,1,1,1}, so all partitions and cores draw the same stream "
+     "until rng_seed is "
      "set (cores always start alike)"},
     {"experimental.nonzero_nan", NULL, "always",
-     "NonzeroWithCount tests x != 0 on the fp32-widened value: NaN and subnormals count as nonzero, -0.0 as zero"},
+     "NonzeroWithCount tests x != 0 on the fp32-widened value: NaN and subnormals count as "
+     "nonzero, -0.0 as zero"},
     {"experimental.nonzero_partitions", "nonzero_partitions", "all",
-     "NonzeroWithCount runs on every partition; NKI hardware only reads/writes tile partitions 0, 16, ..., 112 "
+     "NonzeroWithCount runs on every partition; NKI hardware only reads/writes tile partitions 0, "
+     "16, ..., 112 "
      "(\"gpsimd\")"},
 };
 
@@ -68,8 +82,8 @@ static const trn_service_need exp_needs[] = {
 TRN_FINI_FREEING(exp, exp_state_free)
 TRN_RUN_BEGIN_SIZING(exp, exp_state_begin, "Rng lanes")
 
-static trn_status exp_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                           size_t errlen) {
+static trn_status exp_init(const trn_host_api *api, const trn_settings *settings, void **state,
+                           char *err, size_t errlen) {
     const char *seed = "", *parts = "all";
     exp_state *st = calloc(1, sizeof *st);
     if (!st) return trn_fail(err, errlen, "out of memory");
@@ -79,7 +93,8 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
         return trn_fail(err, errlen, "settings rng_seed and nonzero_partitions must be strings");
     }
     if (exp_parse_seed(seed, &st->seeded, &st->seed) != 0) {
-        snprintf(err, errlen, "setting rng_seed = \"%s\": expected \"\" or a uint64 in decimal or 0x hex", seed);
+        snprintf(err, errlen,
+                 "setting rng_seed = \"%s\": expected \"\" or a uint64 in decimal or 0x hex", seed);
         free(st);
         return TRN_ERR;
     }
@@ -100,6 +115,6 @@ static trn_status exp_init(const trn_host_api *api, const trn_settings *settings
 #else
 #define EXP_MODULE_NAME "trnsim-experimental"
 #endif
-TRN_MODULE(experimental, EXP_MODULE_NAME, "0.1.0",
-           TRN_OPS(exp_ops), TRN_SETTINGS(exp_settings), TRN_QUIRKS(exp_quirks), TRN_NEEDS(exp_needs),
-           TRN_LIFECYCLE(exp), .state_save = exp_state_save, .state_restore = exp_state_restore);
+TRN_MODULE(experimental, EXP_MODULE_NAME, "0.1.0", TRN_OPS(exp_ops), TRN_SETTINGS(exp_settings),
+           TRN_QUIRKS(exp_quirks), TRN_NEEDS(exp_needs), TRN_LIFECYCLE(exp),
+           .state_save = exp_state_save, .state_restore = exp_state_restore);

@@ -9,17 +9,17 @@
 #ifndef TRNSIM_REF_MODULE /* the reference module packs with the oracle (ref/) */
 void exp_rng_pack(const uint32_t *bits, size_t n, unsigned width, void *dst) {
     switch (width) {
-    case 1: {
-        uint8_t *d = dst;
-        for (size_t j = 0; j < n; ++j) d[j] = (uint8_t)bits[j];
-        break;
-    }
-    case 2: {
-        uint16_t *d = dst;
-        for (size_t j = 0; j < n; ++j) d[j] = (uint16_t)bits[j];
-        break;
-    }
-    default: memcpy(dst, bits, n * sizeof *bits); break;
+        case 1: {
+            uint8_t *d = dst;
+            for (size_t j = 0; j < n; ++j) d[j] = (uint8_t)bits[j];
+            break;
+        }
+        case 2: {
+            uint16_t *d = dst;
+            for (size_t j = 0; j < n; ++j) d[j] = (uint16_t)bits[j];
+            break;
+        }
+        default: memcpy(dst, bits, n * sizeof *bits); break;
     }
 }
 #endif

@@ -16,7 +16,8 @@ int exp_state_begin(exp_state *st, uint32_t cores, uint32_t partitions) {
     } else {
         st->rng->gen2_default(lanes, partitions);
     }
-    for (uint32_t c = 1; c < cores; ++c) memcpy(lanes + c * per_core, lanes, per_core * sizeof *lanes);
+    for (uint32_t c = 1; c < cores; ++c)
+        memcpy(lanes + c * per_core, lanes, per_core * sizeof *lanes);
     free(st->lanes);
     st->lanes = lanes;
     st->cores = cores;

@@ -11,9 +11,9 @@
 #include "trnsim/service_rng.h"
 
 typedef struct exp_state {
-    int seeded;         /* setting rng_seed is not "" */
-    uint64_t seed;      /* its value */
-    int nonzero_gpsimd; /* setting nonzero_partitions = "gpsimd" */
+    int seeded;                        /* setting rng_seed is not "" */
+    uint64_t seed;                     /* its value */
+    int nonzero_gpsimd;                /* setting nonzero_partitions = "gpsimd" */
     const trn_rng_xorwow_service *rng; /* looked up at init */
     uint32_t cores, partitions;
     uint32_t *lanes; /* [cores][partitions][TRN_RNG_GEN2_WORDS] */

@@ -8,8 +8,8 @@
 
 typedef struct rng_engine {
     uint32_t cores, partitions;
-    uint32_t *gen1;  /* [cores][partitions][6] */
-    uint32_t *gen2;  /* [cores][partitions][24], lane-major per partition */
+    uint32_t *gen1;       /* [cores][partitions][6] */
+    uint32_t *gen2;       /* [cores][partitions][24], lane-major per partition */
     int min_gt_max_error; /* setting rand2_min_gt_max = "error" */
     void *scratch;        /* output staging, kept between instructions */
     size_t scratch_cap;

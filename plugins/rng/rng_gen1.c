@@ -117,7 +117,7 @@ void rng_philox_ctr_add(uint32_t ctr[4], uint64_t blocks) {
 static inline void mulhilo4(v4u a, uint32_t m, v4u *hi, v4u *lo) {
 #ifdef RNG_HAVE_SSE2
     __m128i vm = _mm_set1_epi32((int)m);
-    v4u e = (v4u)_mm_mul_epu32((__m128i)a, vm);                    /* lanes 0, 2 */
+    v4u e = (v4u)_mm_mul_epu32((__m128i)a, vm);                     /* lanes 0, 2 */
     v4u o = (v4u)_mm_mul_epu32(_mm_srli_epi64((__m128i)a, 32), vm); /* lanes 1, 3 */
     *lo = __builtin_shufflevector(e, o, 0, 4, 2, 6);
     *hi = __builtin_shufflevector(e, o, 1, 5, 3, 7);
@@ -125,7 +125,8 @@ static inline void mulhilo4(v4u a, uint32_t m, v4u *hi, v4u *lo) {
     uint64_t p[4];
     for (unsigned i = 0; i < 4; ++i) p[i] = (uint64_t)a[i] * m;
     *lo = (v4u){(uint32_t)p[0], (uint32_t)p[1], (uint32_t)p[2], (uint32_t)p[3]};
-    *hi = (v4u){(uint32_t)(p[0] >> 32), (uint32_t)(p[1] >> 32), (uint32_t)(p[2] >> 32), (uint32_t)(p[3] >> 32)};
+    *hi = (v4u){(uint32_t)(p[0] >> 32), (uint32_t)(p[1] >> 32), (uint32_t)(p[2] >> 32),
+                (uint32_t)(p[3] >> 32)};
 #endif
 }
 
@@ -210,9 +211,9 @@ typedef void (*fill_fn)(uint32_t *st, uint32_t *out, size_t n);
 void rng_gen1_fill(enum rng_algorithm alg, uint32_t *states, size_t np, uint32_t *out, size_t n) {
     fill_fn group = NULL, one = NULL;
     switch (alg) {
-    case RNG_ALG_LFSR: group = lfsr_group, one = lfsr_single; break;
-    case RNG_ALG_PCG32: rng_pcg32_fill(rng_isa_best(), states, np, out, n); return;
-    case RNG_ALG_PHILOX: one = philox_single; break; /* block-parallel within a partition */
+        case RNG_ALG_LFSR: group = lfsr_group, one = lfsr_single; break;
+        case RNG_ALG_PCG32: rng_pcg32_fill(rng_isa_best(), states, np, out, n); return;
+        case RNG_ALG_PHILOX: one = philox_single; break; /* block-parallel within a partition */
     }
     if (!one) return;
     size_t p = 0;

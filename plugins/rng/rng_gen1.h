@@ -23,10 +23,10 @@ enum rng_algorithm { RNG_ALG_LFSR = 0, RNG_ALG_PCG32 = 1, RNG_ALG_PHILOX = 2 };
 #define RNG_PCG32_MUL 0x5851F42D4C957F2DULL
 #define RNG_PCG32_INC 0x14057B7EF767814FULL
 
-#define RNG_PHILOX_M0 0xD2511F53u
-#define RNG_PHILOX_M1 0xCD9E8D57u
-#define RNG_PHILOX_W0 0x9E3779B9u
-#define RNG_PHILOX_W1 0xBB67AE85u
+#define RNG_PHILOX_M0     0xD2511F53u
+#define RNG_PHILOX_M1     0xCD9E8D57u
+#define RNG_PHILOX_W0     0x9E3779B9u
+#define RNG_PHILOX_W1     0xBB67AE85u
 #define RNG_PHILOX_ROUNDS 10
 
 /* One LFSR step (taps {32,22,2,1}); the output is the new register. */

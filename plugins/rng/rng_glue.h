@@ -21,7 +21,8 @@ trn_status rng_operand(const trn_host_api *api, trn_ctx *ctx, const char *op, tr
 
 /* The engine partition of visit i of ap is ap->part_start + i * part_step
  * (HBM: partition 0). Checks that every one exists in the engine. */
-trn_status rng_partitions_ok(const trn_host_api *api, trn_ctx *ctx, const rng_engine *e, const trn_ap *ap);
+trn_status rng_partitions_ok(const trn_host_api *api, trn_ctx *ctx, const rng_engine *e,
+                             const trn_ap *ap);
 static inline uint32_t rng_visit_partition(const trn_ap *ap, uint32_t i) {
     return ap->part_start + i * ap->part_step;
 }
@@ -31,6 +32,7 @@ static inline uint32_t rng_visit_partition(const trn_ap *ap, uint32_t i) {
 trn_status rng_alloc(const trn_host_api *api, trn_ctx *ctx, int64_t n, size_t width, void **out);
 
 /* The optional integer attribute key: def when absent. */
-trn_status rng_attr_int(const trn_host_api *api, trn_ctx *ctx, const char *key, int64_t def, int64_t *out);
+trn_status rng_attr_int(const trn_host_api *api, trn_ctx *ctx, const char *key, int64_t def,
+                        int64_t *out);
 
 #endif

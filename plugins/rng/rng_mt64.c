@@ -6,8 +6,8 @@
 #include "rng_xorwow.h"
 
 #define MATRIX_A 0xB5026F5AA96619E9ULL
-#define UM 0xFFFFFFFF80000000ULL /* most significant 33 bits */
-#define LM 0x7FFFFFFFULL         /* least significant 31 bits */
+#define UM       0xFFFFFFFF80000000ULL /* most significant 33 bits */
+#define LM       0x7FFFFFFFULL         /* least significant 31 bits */
 
 void rng_mt64_seed(rng_mt64 *m, uint64_t seed) {
     m->mt[0] = seed;
@@ -26,7 +26,8 @@ static void mt64_refill(rng_mt64 *m) {
     uint64_t *mt = m->mt;
     uint32_t i = 0;
     for (; i < RNG_MT64_NN - RNG_MT64_MM; ++i) mt[i] = twist(mt[i], mt[i + 1], mt[i + RNG_MT64_MM]);
-    for (; i < RNG_MT64_NN - 1; ++i) mt[i] = twist(mt[i], mt[i + 1], mt[i + RNG_MT64_MM - RNG_MT64_NN]);
+    for (; i < RNG_MT64_NN - 1; ++i)
+        mt[i] = twist(mt[i], mt[i + 1], mt[i + RNG_MT64_MM - RNG_MT64_NN]);
     mt[RNG_MT64_NN - 1] = twist(mt[RNG_MT64_NN - 1], mt[0], mt[RNG_MT64_MM - 1]);
     m->mti = 0;
 }

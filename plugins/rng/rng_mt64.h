@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RNG_MT64_NN 312u
-#define RNG_MT64_MM 156u
+#define RNG_MT64_NN       312u
+#define RNG_MT64_MM       156u
 #define RNG_MT64_INIT_MUL 0x5851F42D4C957F2DULL /* 6364136223846793005 */
 
 typedef struct rng_mt64 {

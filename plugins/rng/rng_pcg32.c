@@ -41,7 +41,7 @@ static size_t row_portable(uint64_t *state, uint32_t *out, size_t n) {
     size_t j = 0;
     for (; j + PORTABLE_CHAINS <= n; j += PORTABLE_CHAINS)
         _Pragma("GCC unroll 8") /* the chains live in registers at any -O level */
-        for (size_t i = 0; i < PORTABLE_CHAINS; ++i) {
+            for (size_t i = 0; i < PORTABLE_CHAINS; ++i) {
             out[j + i] = xsh_rr(c[i]);
             c[i] = c[i] * mul + inc;
         }
@@ -53,7 +53,8 @@ static void row(rng_isa isa, uint32_t *st, uint32_t *out, size_t n) {
     uint64_t s = (uint64_t)st[0] | ((uint64_t)st[1] << 32);
     size_t j;
 #if RNG_HAVE_AVX2_KERNELS
-    if (isa == RNG_ISA_AVX2) j = rng_pcg32_row_avx2(&s, out, n);
+    if (isa == RNG_ISA_AVX2)
+        j = rng_pcg32_row_avx2(&s, out, n);
     else
 #endif
         j = row_portable(&s, out, n);

@@ -32,7 +32,8 @@ typedef struct lcg4 {
 AVX2 static inline __m256i lcg4_step(__m256i s, const lcg4 *k) {
     const __m256i lo = _mm256_mul_epu32(s, k->mul_lo);
     const __m256i t = _mm256_mullo_epi32(s, k->mul_swapped);
-    const __m256i cross = _mm256_and_si256(_mm256_add_epi64(t, _mm256_slli_epi64(t, 32)), k->high_mask);
+    const __m256i cross =
+        _mm256_and_si256(_mm256_add_epi64(t, _mm256_slli_epi64(t, 32)), k->high_mask);
     return _mm256_add_epi64(_mm256_add_epi64(lo, cross), k->inc);
 }
 
@@ -43,7 +44,8 @@ AVX2 static inline __m256i lcg4_step(__m256i s, const lcg4 *k) {
  * half, so the rotate is one variable shift. */
 AVX2 static inline __m256i xsh_rr4(__m256i old) {
     const __m256i u = _mm256_xor_si256(_mm256_srli_epi64(old, 18), old);
-    const __m256i twice = _mm256_blend_epi32(_mm256_srli_epi64(u, 27), _mm256_slli_epi64(u, 5), 0xAA);
+    const __m256i twice =
+        _mm256_blend_epi32(_mm256_srli_epi64(u, 27), _mm256_slli_epi64(u, 5), 0xAA);
     return _mm256_srlv_epi64(twice, _mm256_srli_epi64(old, 59));
 }
 
@@ -64,10 +66,13 @@ AVX2 size_t rng_pcg32_row_avx2(uint64_t *state, uint32_t *out, size_t n) {
         for (size_t i = 0; i < 4; ++i) lanes[4 * v + i] = col[8 * (v / 2) + 2 * i + v % 2];
     rng_pcg32_jump(C, &mul, &inc);
     const lcg4 k = {_mm256_set1_epi64x((long long)(mul & 0xFFFFFFFFu)),
-                    _mm256_set1_epi64x((long long)((mul >> 32) | (mul << 32))), _mm256_set1_epi64x((long long)inc),
+                    _mm256_set1_epi64x((long long)((mul >> 32) | (mul << 32))),
+                    _mm256_set1_epi64x((long long)inc),
                     _mm256_set1_epi64x((long long)0xFFFFFFFF00000000ULL)};
-    __m256i v0 = _mm256_loadu_si256((const void *)lanes), v1 = _mm256_loadu_si256((const void *)(lanes + 4));
-    __m256i v2 = _mm256_loadu_si256((const void *)(lanes + 8)), v3 = _mm256_loadu_si256((const void *)(lanes + 12));
+    __m256i v0 = _mm256_loadu_si256((const void *)lanes),
+            v1 = _mm256_loadu_si256((const void *)(lanes + 4));
+    __m256i v2 = _mm256_loadu_si256((const void *)(lanes + 8)),
+            v3 = _mm256_loadu_si256((const void *)(lanes + 12));
     size_t j = 0;
     for (; j + C <= n; j += C) {
         _mm256_storeu_si256((void *)(out + j), interleave(xsh_rr4(v0), xsh_rr4(v1)));

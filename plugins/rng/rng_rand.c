@@ -48,28 +48,32 @@ static size_t chunk_partitions(size_t np, size_t n, size_t group) {
  * in a dense buffer and keep the copying path). Nothing can fail once the
  * view is lent, so a failed instruction still writes nothing. *done says
  * whether it ran. */
-static trn_status fill_in_place(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, uint32_t *work, size_t words,
-                                size_t n, size_t group, rng_fill_fn fill, void *arg, bool *done) {
+static trn_status fill_in_place(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                                uint32_t *work, size_t words, size_t n, size_t group,
+                                rng_fill_fn fill, void *arg, bool *done) {
     *done = false;
     if (!TRN_API_HAS(api, lend_cancel)) return TRN_OK;
     trn_view v;
     trn_lend_status ls = api->lend(ctx, ap, TRN_LEND_WRITE, &v);
     if (ls != TRN_LENT) return ls == TRN_LEND_ERR ? TRN_ERR : TRN_OK;
     bool block = (v.flags & TRN_VIEW_BLOCK) != 0;
-    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3) || (!block && group != 1))
+    if (!(v.flags & TRN_VIEW_ROWS) || ((uintptr_t)v.base & 3) || (v.part_stride & 3) ||
+        (!block && group != 1))
         return api->lend_cancel(ctx, &v);
     if (block)
         fill(arg, work, v.parts, v.base, n);
     else
-        for (uint32_t p = 0; p < v.parts; ++p) fill(arg, work + (size_t)p * words, 1, v.base + (int64_t)p * v.part_stride, n);
+        for (uint32_t p = 0; p < v.parts; ++p)
+            fill(arg, work + (size_t)p * words, 1, v.base + (int64_t)p * v.part_stride, n);
     *done = true;
     return api->lend_end(ctx, &v);
 }
 
 /* The copying path: chunks of whole partitions staged in scratch and
  * written through sub-APs. */
-static trn_status fill_staged(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap, uint32_t *work,
-                              size_t words, size_t n, size_t chunk, bool same, rng_fill_fn fill, void *arg) {
+static trn_status fill_staged(const trn_host_api *api, trn_ctx *ctx, rng_engine *e,
+                              const trn_ap *ap, uint32_t *work, size_t words, size_t n,
+                              size_t chunk, bool same, rng_fill_fn fill, void *arg) {
     size_t np = ap->part_count;
     void *out = rng_engine_scratch(e, chunk * n * sizeof(uint32_t));
     if (!out) return api->error(ctx, "out of memory for %zu x %zu rng outputs", chunk, n);
@@ -85,8 +89,9 @@ static trn_status fill_staged(const trn_host_api *api, trn_ctx *ctx, rng_engine 
     return st;
 }
 
-static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine *e, const trn_ap *ap,
-                              uint32_t *states, size_t words, size_t group, rng_fill_fn fill, void *arg) {
+static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine *e,
+                              const trn_ap *ap, uint32_t *states, size_t words, size_t group,
+                              rng_fill_fn fill, void *arg) {
     int64_t per = trn_ap_free_elems(ap);
     if (per <= 0 || (uint64_t)per > SIZE_MAX / sizeof(uint32_t) / CHUNK_ALIGN)
         return api->error(ctx, "cannot buffer %lld elements per partition", (long long)per);
@@ -96,10 +101,14 @@ static trn_status run_streams(const trn_host_api *api, trn_ctx *ctx, rng_engine 
     uint32_t *work = malloc(rows * words * sizeof *work);
     if (!work) return api->error(ctx, "out of memory for %zu rng states", rows);
     for (size_t i = 0; i < rows; ++i)
-        memcpy(work + i * words, states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words, words * sizeof *work);
-    bool done = false; /* one partition visited again and again: not lendable (its stream continues) */
-    trn_status st = same ? TRN_OK : fill_in_place(api, ctx, ap, work, words, n, group, fill, arg, &done);
-    if (st == TRN_OK && !done) st = fill_staged(api, ctx, e, ap, work, words, n, chunk, same, fill, arg);
+        memcpy(work + i * words, states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words,
+               words * sizeof *work);
+    bool done =
+        false; /* one partition visited again and again: not lendable (its stream continues) */
+    trn_status st =
+        same ? TRN_OK : fill_in_place(api, ctx, ap, work, words, n, group, fill, arg, &done);
+    if (st == TRN_OK && !done)
+        st = fill_staged(api, ctx, e, ap, work, words, n, chunk, same, fill, arg);
     if (st == TRN_OK)
         for (size_t i = 0; i < rows; ++i)
             memcpy(states + (size_t)rng_visit_partition(ap, (uint32_t)i) * words, work + i * words,
@@ -121,16 +130,21 @@ trn_status rng_op_rand(const trn_host_api *api, trn_ctx *ctx, void *state) {
     trn_ap ap;
     trn_lookup r = api->attr_int(ctx, "algorithm", &alg);
     if (r == TRN_BADTYPE) return TRN_ERR;
-    if (r == TRN_ABSENT) return api->error(ctx, "Rand needs the attribute algorithm (0 LFSR, 1 PCG32, 2 PHILOX)");
+    if (r == TRN_ABSENT)
+        return api->error(ctx, "Rand needs the attribute algorithm (0 LFSR, 1 PCG32, 2 PHILOX)");
     /* The reference's message, verbatim, then the value. */
-    if (!rng_gen1_algorithm_ok(alg)) return api->error(ctx, "Supported PRNGs are LFSR/PCG32/PHILOX_1: %lld", (long long)alg);
+    if (!rng_gen1_algorithm_ok(alg))
+        return api->error(ctx, "Supported PRNGs are LFSR/PCG32/PHILOX_1: %lld", (long long)alg);
     if (rng_core(api, ctx, e, &core) != TRN_OK || rng_counts(api, ctx, "Rand", 0, 1) != TRN_OK ||
-        rng_operand(api, ctx, "Rand", TRN_OUT, 0, TRN_DT_UINT32, &ap) != TRN_OK || rng_partitions_ok(api, ctx, e, &ap) != TRN_OK)
+        rng_operand(api, ctx, "Rand", TRN_OUT, 0, TRN_DT_UINT32, &ap) != TRN_OK ||
+        rng_partitions_ok(api, ctx, e, &ap) != TRN_OK)
         return TRN_ERR;
     if (api->checking(ctx)) return TRN_OK; /* the static check ends before the engine */
     enum rng_algorithm a = (enum rng_algorithm)alg;
-    const size_t group = a == RNG_ALG_LFSR ? CHUNK_ALIGN : 1; /* PCG32 and Philox vectorise inside a row */
-    return run_streams(api, ctx, e, &ap, rng_engine_gen1(e, core), RNG_GEN1_WORDS, group, fill_gen1, &a);
+    const size_t group =
+        a == RNG_ALG_LFSR ? CHUNK_ALIGN : 1; /* PCG32 and Philox vectorise inside a row */
+    return run_streams(api, ctx, e, &ap, rng_engine_gen1(e, core), RNG_GEN1_WORDS, group, fill_gen1,
+                       &a);
 }
 
 /* ---- Rand2 (97) -------------------------------------------------------- */
@@ -145,7 +159,8 @@ static void fill_gen2(void *arg, uint32_t *rows, size_t np, void *out, size_t n)
     rng_xorwow_fill(rows, np, a->nlanes, a->lo, a->hi, out, n);
 }
 
-static trn_status rand2_float(const trn_host_api *api, trn_ctx *ctx, const char *key, double def, float *out) {
+static trn_status rand2_float(const trn_host_api *api, trn_ctx *ctx, const char *key, double def,
+                              float *out) {
     double v;
     trn_lookup r = api->attr_float(ctx, key, &v);
     if (r == TRN_BADTYPE) return TRN_ERR;
@@ -164,9 +179,12 @@ static trn_status rand2_lanes(const trn_host_api *api, trn_ctx *ctx, unsigned *n
     for (int i = 0; i < 3; ++i) {
         int64_t v;
         if (rng_attr_int(api, ctx, keys[i], 0, &v) != TRN_OK) return TRN_ERR;
-        if (v != 0 && v != 1) return api->error(ctx, "Rand2 %s must be true or false, found %lld", keys[i], (long long)v);
+        if (v != 0 && v != 1)
+            return api->error(ctx, "Rand2 %s must be true or false, found %lld", keys[i],
+                              (long long)v);
         if (v) {
-            if (set++) return api->error(ctx, "Rand2 takes at most one of is_2x1p, is_2x2p, is_4x2p");
+            if (set++)
+                return api->error(ctx, "Rand2 takes at most one of is_2x1p, is_2x2p, is_4x2p");
             *nlanes = lanes[i];
         }
     }
@@ -178,13 +196,17 @@ trn_status rng_op_rand2(const trn_host_api *api, trn_ctx *ctx, void *state) {
     uint32_t core;
     trn_ap ap;
     rand2_args a;
-    if (rand2_float(api, ctx, "min", 0.0, &a.lo) != TRN_OK || rand2_float(api, ctx, "max", 1.0, &a.hi) != TRN_OK ||
+    if (rand2_float(api, ctx, "min", 0.0, &a.lo) != TRN_OK ||
+        rand2_float(api, ctx, "max", 1.0, &a.hi) != TRN_OK ||
         rand2_lanes(api, ctx, &a.nlanes) != TRN_OK)
         return TRN_ERR;
     if (a.lo > a.hi) {
         if (e->min_gt_max_error)
-            return api->error(ctx, "Rand2 min %.9g > max %.9g (setting rand2_min_gt_max = \"error\")", a.lo, a.hi);
-        api->log(ctx, TRN_LOG_TRACE, "Rand2 min %.9g > max %.9g: computed as the reference does, values in (max, min]",
+            return api->error(ctx,
+                              "Rand2 min %.9g > max %.9g (setting rand2_min_gt_max = \"error\")",
+                              a.lo, a.hi);
+        api->log(ctx, TRN_LOG_TRACE,
+                 "Rand2 min %.9g > max %.9g: computed as the reference does, values in (max, min]",
                  a.lo, a.hi);
     }
     if (rng_core(api, ctx, e, &core) != TRN_OK || rng_counts(api, ctx, "Rand2", 0, 1) != TRN_OK ||
@@ -192,5 +214,6 @@ trn_status rng_op_rand2(const trn_host_api *api, trn_ctx *ctx, void *state) {
         rng_partitions_ok(api, ctx, e, &ap) != TRN_OK)
         return TRN_ERR;
     if (api->checking(ctx)) return TRN_OK; /* the static check ends before the engine */
-    return run_streams(api, ctx, e, &ap, rng_engine_gen2(e, core), RNG_GEN2_WORDS, CHUNK_ALIGN, fill_gen2, &a);
+    return run_streams(api, ctx, e, &ap, rng_engine_gen2(e, core), RNG_GEN2_WORDS, CHUNK_ALIGN,
+                       fill_gen2, &a);
 }

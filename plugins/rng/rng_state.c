@@ -40,7 +40,8 @@ void rng_gen2_from_tensor_exact(const uint32_t t[24], uint32_t lanes[24]) {
             lanes[lane * RNG_XORWOW_WORDS + word] = t[word * RNG_XORWOW_LANES + lane];
 }
 
-void rng_gen1_wire_seed(uint32_t p, const uint32_t imm[RNG_WIRE_SEED_WORDS], uint32_t wire[RNG_WIRE_SEED_WORDS]) {
+void rng_gen1_wire_seed(uint32_t p, const uint32_t imm[RNG_WIRE_SEED_WORDS],
+                        uint32_t wire[RNG_WIRE_SEED_WORDS]) {
     wire[0] = (p << 24) | (imm[0] & 0xFFFFFFu);
     for (unsigned k = 1; k < RNG_WIRE_SEED_WORDS; ++k) wire[k] = imm[k];
 }

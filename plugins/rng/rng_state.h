@@ -38,7 +38,8 @@ void rng_gen2_from_tensor_exact(const uint32_t t[24], uint32_t lanes[24]);
  * (imm[0] & 0xFFFFFF), wire[k] = imm[k] for k = 1..7 (uint32 arithmetic:
  * p wraps mod 256). The running state is wire[0..5] with the zero guard;
  * wire[6] and wire[7] have no place in the 6-word state. */
-void rng_gen1_wire_seed(uint32_t p, const uint32_t imm[RNG_WIRE_SEED_WORDS], uint32_t wire[RNG_WIRE_SEED_WORDS]);
+void rng_gen1_wire_seed(uint32_t p, const uint32_t imm[RNG_WIRE_SEED_WORDS],
+                        uint32_t wire[RNG_WIRE_SEED_WORDS]);
 void rng_gen1_from_wire(const uint32_t wire[RNG_WIRE_SEED_WORDS], uint32_t w[6]);
 
 #endif

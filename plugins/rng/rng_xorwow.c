@@ -25,7 +25,7 @@ typedef rng_v4u v4u;
 typedef rng_v4f v4f;
 
 #define LANE_WORDS RNG_XORWOW_WORDS
-#define ROW_WORDS RNG_GEN2_WORDS
+#define ROW_WORDS  RNG_GEN2_WORDS
 
 typedef struct conv {
     int as_float;
@@ -43,8 +43,10 @@ static uint32_t convert1(const conv *c, uint32_t r) {
 }
 
 /* Columns j0..n-1 of one partition, one element at a time. */
-static void xorwow_cols(uint32_t *lanes, unsigned nlanes, const conv *c, uint32_t *row, size_t j0, size_t n) {
-    for (size_t j = j0; j < n; ++j) row[j] = convert1(c, rng_xorwow_next(lanes + (j % nlanes) * LANE_WORDS));
+static void xorwow_cols(uint32_t *lanes, unsigned nlanes, const conv *c, uint32_t *row, size_t j0,
+                        size_t n) {
+    for (size_t j = j0; j < n; ++j)
+        row[j] = convert1(c, rng_xorwow_next(lanes + (j % nlanes) * LANE_WORDS));
 }
 
 /* ---- vector helpers ------------------------------------------------------------ */
@@ -125,7 +127,8 @@ static void group4(uint32_t *lanes, unsigned nlanes, const conv *cv, uint32_t *o
     }
     vsave(&s0, lanes, ROW_WORDS);
     if (nlanes == 2) vsave(&s1, lanes + LANE_WORDS, ROW_WORDS);
-    for (unsigned i = 0; i < 4; ++i) xorwow_cols(lanes + i * ROW_WORDS, nlanes, cv, out + i * n, j, n);
+    for (unsigned i = 0; i < 4; ++i)
+        xorwow_cols(lanes + i * ROW_WORDS, nlanes, cv, out + i * n, j, n);
 }
 
 /* ---- nlanes 4: the 4 lanes of a partition per vector ---------------------------- */
@@ -150,7 +153,8 @@ static void lanes4_pair(uint32_t *lanes, const conv *cv, uint32_t *out, size_t n
 /* ---- dispatch -------------------------------------------------------------------- */
 
 /* outv receives uint32 words: raw bits, or the bits of the floats. */
-static void xorwow_fill_any(uint32_t *lanes, size_t np, unsigned nlanes, const conv *cv, void *outv, size_t n) {
+static void xorwow_fill_any(uint32_t *lanes, size_t np, unsigned nlanes, const conv *cv, void *outv,
+                            size_t n) {
     uint32_t *out = outv;
     if (!rng_xorwow_nlanes_ok(nlanes)) return;
     size_t p = 0;
@@ -162,7 +166,8 @@ static void xorwow_fill_any(uint32_t *lanes, size_t np, unsigned nlanes, const c
     for (; p < np; ++p) xorwow_cols(lanes + p * ROW_WORDS, nlanes, cv, out + p * n, 0, n);
 }
 
-void rng_xorwow_fill(uint32_t *lanes, size_t np, unsigned nlanes, float lo, float hi, float *out, size_t n) {
+void rng_xorwow_fill(uint32_t *lanes, size_t np, unsigned nlanes, float lo, float hi, float *out,
+                     size_t n) {
     conv cv = {1, lo, hi};
     xorwow_fill_any(lanes, np, nlanes, &cv, out, n);
 }

@@ -13,8 +13,8 @@
 
 #define RNG_XORWOW_WORDS 6u
 #define RNG_XORWOW_LANES 4u
-#define RNG_GEN2_WORDS (RNG_XORWOW_WORDS * RNG_XORWOW_LANES) /* 24 */
-#define RNG_XORWOW_WEYL 362437u
+#define RNG_GEN2_WORDS   (RNG_XORWOW_WORDS * RNG_XORWOW_LANES) /* 24 */
+#define RNG_XORWOW_WEYL  362437u
 
 /* generateXorwowRandom: shifts 2 / 1 / 4, Weyl 362437. */
 static inline uint32_t rng_xorwow_next(uint32_t s[RNG_XORWOW_WORDS]) {
@@ -42,13 +42,16 @@ static inline float rng_xorwow_affine(float lo, float hi, float u) { return lo +
 /* Lanes a Rand2 uses: column j (the element index within a partition, in
  * AP order) is driven by lane j % nlanes. nlanes is 1 (no flag), 2 (2x1p or
  * 2x2p) or 4 (4x2p); see docs/rng.md. */
-static inline int rng_xorwow_nlanes_ok(unsigned nlanes) { return nlanes == 1 || nlanes == 2 || nlanes == 4; }
+static inline int rng_xorwow_nlanes_ok(unsigned nlanes) {
+    return nlanes == 1 || nlanes == 2 || nlanes == 4;
+}
 
 /* out[p * n + j] = lo + (hi - lo) * unit(next(lane j % nlanes of partition
  * p)) for p < np, j < n; lanes is [np][RNG_GEN2_WORDS] and is advanced
  * (only the lanes that drive a column move). Partitions run side by side
  * (vectorised); the result equals the one-element-at-a-time definition. */
-void rng_xorwow_fill(uint32_t *lanes, size_t np, unsigned nlanes, float lo, float hi, float *out, size_t n);
+void rng_xorwow_fill(uint32_t *lanes, size_t np, unsigned nlanes, float lo, float hi, float *out,
+                     size_t n);
 
 /* The same streams as raw uint32 (no conversion): for tests and tracing. */
 void rng_xorwow_fill_bits(uint32_t *lanes, size_t np, unsigned nlanes, uint32_t *out, size_t n);

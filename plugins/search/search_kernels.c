@@ -25,7 +25,7 @@
  * the tests run this path, the SSE one (SEARCH_NO_AVX) and the plain one. */
 #if defined(SEARCH_SSE) && defined(__x86_64__) && defined(__GNUC__) && !defined(SEARCH_NO_AVX)
 #include <immintrin.h>
-#define SEARCH_AVX 1
+#define SEARCH_AVX    1
 #define SEARCH_AVX_FN __attribute__((target("avx")))
 #else
 #define SEARCH_AVX 0
@@ -35,7 +35,8 @@
 /* 32 fp32 = two cache lines: long enough to amortise the branch, short
  * enough that a block holding a rare candidate costs little. */
 #define SEARCH_BLOCK 32
-_Static_assert(SEARCH_BLOCK <= 32 && SEARCH_BLOCK % 4 == 0, "block masks are uint32_t, built 4 lanes at a time");
+_Static_assert(SEARCH_BLOCK <= 32 && SEARCH_BLOCK % 4 == 0,
+               "block masks are uint32_t, built 4 lanes at a time");
 
 /* ---- Max (IT 88) --------------------------------------------------------- */
 
@@ -95,7 +96,8 @@ static inline uint32_t block_mask_gt(const float *x, float thr) {
 SEARCH_AVX_FN static inline bool block_any_gt_avx(const float *x, float thr) {
     const __m256 t = _mm256_set1_ps(thr);
     __m256 any = _mm256_cmp_ps(_mm256_loadu_ps(x), t, _CMP_GT_OQ);
-    for (int j = 8; j < SEARCH_BLOCK; j += 8) any = _mm256_or_ps(any, _mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ));
+    for (int j = 8; j < SEARCH_BLOCK; j += 8)
+        any = _mm256_or_ps(any, _mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ));
     return _mm256_movemask_ps(any) != 0;
 }
 
@@ -103,7 +105,8 @@ SEARCH_AVX_FN static inline uint32_t block_mask_gt_avx(const float *x, float thr
     const __m256 t = _mm256_set1_ps(thr);
     uint32_t m = 0;
     for (int j = 0; j < SEARCH_BLOCK; j += 8)
-        m |= (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ)) << j;
+        m |= (uint32_t)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + j), t, _CMP_GT_OQ))
+             << j;
     return m;
 }
 #endif
@@ -123,10 +126,10 @@ static int max8_threshold_slot(const float slot[SEARCH_K]) {
 }
 
 #if SEARCH_AVX
-#define ANY_GT(x, t) (avx ? block_any_gt_avx(x, t) : block_any_gt(x, t))
+#define ANY_GT(x, t)  (avx ? block_any_gt_avx(x, t) : block_any_gt(x, t))
 #define MASK_GT(x, t) (avx ? block_mask_gt_avx(x, t) : block_mask_gt(x, t))
 #else
-#define ANY_GT(x, t) block_any_gt(x, t)
+#define ANY_GT(x, t)  block_any_gt(x, t)
 #define MASK_GT(x, t) block_mask_gt(x, t)
 #endif
 
@@ -181,7 +184,9 @@ const char *search_kernel_blocks(void) {
 }
 
 #if SEARCH_AVX
-SEARCH_AVX_FN static void max8_row_avx(const float *data, size_t n, float out[SEARCH_K]) { max8_row(data, n, out, true); }
+SEARCH_AVX_FN static void max8_row_avx(const float *data, size_t n, float out[SEARCH_K]) {
+    max8_row(data, n, out, true);
+}
 #endif
 
 void search_max8_row(const float *data, size_t n, float out[SEARCH_K]) {
@@ -249,7 +254,8 @@ SEARCH_AVX_FN static inline bool block_any_in_avx(const float *x, float lo, floa
     __m256 any = _mm256_setzero_ps();
     for (int j = 0; j < SEARCH_BLOCK; j += 8) {
         __m256 v = _mm256_loadu_ps(x + j);
-        any = _mm256_or_ps(any, _mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)));
+        any = _mm256_or_ps(
+            any, _mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)));
     }
     return _mm256_movemask_ps(any) != 0;
 }
@@ -259,15 +265,16 @@ SEARCH_AVX_FN static inline uint32_t block_mask_in_avx(const float *x, float lo,
     uint32_t m = 0;
     for (int j = 0; j < SEARCH_BLOCK; j += 8) {
         __m256 v = _mm256_loadu_ps(x + j);
-        m |= (uint32_t)_mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)))
+        m |= (uint32_t)_mm256_movemask_ps(
+                 _mm256_and_ps(_mm256_cmp_ps(v, l, _CMP_GE_OQ), _mm256_cmp_ps(v, h, _CMP_LE_OQ)))
              << j;
     }
     return m;
 }
-#define ANY_IN(x, lo, hi) (avx ? block_any_in_avx(x, lo, hi) : block_any_in(x, lo, hi))
+#define ANY_IN(x, lo, hi)  (avx ? block_any_in_avx(x, lo, hi) : block_any_in(x, lo, hi))
 #define MASK_IN(x, lo, hi) (avx ? block_mask_in_avx(x, lo, hi) : block_mask_in(x, lo, hi))
 #else
-#define ANY_IN(x, lo, hi) block_any_in(x, lo, hi)
+#define ANY_IN(x, lo, hi)  block_any_in(x, lo, hi)
 #define MASK_IN(x, lo, hi) block_mask_in(x, lo, hi)
 #endif
 
@@ -286,8 +293,8 @@ static void matcher_init(matcher *m, const float vals[SEARCH_K], search_order or
     }
 }
 
-SEARCH_INLINE void find8_row(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
-                             uint32_t idx[SEARCH_K], bool avx) {
+SEARCH_INLINE void find8_row(const float *data, size_t n, const float vals[SEARCH_K],
+                             search_order order, uint32_t idx[SEARCH_K], bool avx) {
     (void)avx;
     matcher m;
     matcher_init(&m, vals, order);
@@ -305,8 +312,8 @@ SEARCH_INLINE void find8_row(const float *data, size_t n, const float vals[SEARC
 }
 
 #if SEARCH_AVX
-SEARCH_AVX_FN static void find8_row_avx(const float *data, size_t n, const float vals[SEARCH_K], search_order order,
-                                        uint32_t idx[SEARCH_K]) {
+SEARCH_AVX_FN static void find8_row_avx(const float *data, size_t n, const float vals[SEARCH_K],
+                                        search_order order, uint32_t idx[SEARCH_K]) {
     find8_row(data, n, vals, order, idx, true);
 }
 #endif

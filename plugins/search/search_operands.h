@@ -19,7 +19,12 @@
 
 #include "trnsim/plugin.h"
 
-typedef enum search_op { SEARCH_OP_MAX, SEARCH_OP_MAX_INDEX, SEARCH_OP_MATCH_REPLACE, SEARCH_OP_MAX_INDEX_MR } search_op;
+typedef enum search_op {
+    SEARCH_OP_MAX,
+    SEARCH_OP_MAX_INDEX,
+    SEARCH_OP_MATCH_REPLACE,
+    SEARCH_OP_MAX_INDEX_MR
+} search_op;
 
 typedef struct search_operands {
     trn_ap data;     /* input: the data rows */
@@ -35,7 +40,8 @@ typedef struct search_operands {
 const char *search_op_name(search_op op);
 
 /* Fetch and validate every operand of `op`. */
-trn_status search_get_operands(const trn_host_api *api, trn_ctx *ctx, search_op op, search_operands *o);
+trn_status search_get_operands(const trn_host_api *api, trn_ctx *ctx, search_op op,
+                               search_operands *o);
 
 /* imm_value of IT 90/91, narrowed to fp32 (the reference holds it as a float). */
 trn_status search_get_imm(const trn_host_api *api, trn_ctx *ctx, search_op op, float *imm);

@@ -15,8 +15,8 @@
 static trn_status reserve(const trn_host_api *api, trn_ctx *ctx, search_state *st, search_op op,
                           const search_operands *o, bool whole_data) {
     if (search_state_reserve(st, o->parts, o->n, whole_data) != 0)
-        return api->error(ctx, "%s: out of memory for a %zu x %zu scratch buffer", search_op_name(op), o->parts,
-                          o->n);
+        return api->error(ctx, "%s: out of memory for a %zu x %zu scratch buffer",
+                          search_op_name(op), o->parts, o->n);
     return TRN_OK;
 }
 
@@ -31,7 +31,8 @@ static trn_ap row_ap(const trn_ap *ap, size_t p) {
     return r;
 }
 
-static trn_status read_row(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, size_t p, float *dst) {
+static trn_status read_row(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, size_t p,
+                           float *dst) {
     trn_ap r = row_ap(ap, p);
     return api->read_f32(ctx, &r, dst);
 }
@@ -67,7 +68,8 @@ static bool ap_injective(const trn_ap *ap) {
     for (uint32_t taken = 0; taken < ap->ndims; ++taken) {
         int best = -1;
         for (uint32_t d = 0; d < ap->ndims; ++d)
-            if (!used[d] && (best < 0 || abs64(ap->dims[d].step) < abs64(ap->dims[best].step))) best = (int)d;
+            if (!used[d] && (best < 0 || abs64(ap->dims[d].step) < abs64(ap->dims[best].step)))
+                best = (int)d;
         used[best] = true;
         if (ap->dims[best].num <= 1) continue;
         int64_t step = abs64(ap->dims[best].step);
@@ -78,9 +80,9 @@ static bool ap_injective(const trn_ap *ap) {
 }
 
 static bool same_ap(const trn_ap *a, const trn_ap *b) {
-    if (a->core != b->core || a->mem != b->mem || a->dtype != b->dtype || a->part_start != b->part_start ||
-        a->part_count != b->part_count || a->part_step != b->part_step || a->offset != b->offset ||
-        a->ndims != b->ndims)
+    if (a->core != b->core || a->mem != b->mem || a->dtype != b->dtype ||
+        a->part_start != b->part_start || a->part_count != b->part_count ||
+        a->part_step != b->part_step || a->offset != b->offset || a->ndims != b->ndims)
         return false;
     for (uint32_t d = 0; d < a->ndims; ++d)
         if (a->dims[d].step != b->dims[d].step || a->dims[d].num != b->dims[d].num) return false;
@@ -91,8 +93,8 @@ static bool same_ap(const trn_ap *a, const trn_ap *b) {
  * unmatched element with the bits it just read: only the struck-out
  * elements change, so write just those (a TopK round then moves 8 elements
  * per row instead of the whole row). */
-static trn_status write_struck(const trn_host_api *api, trn_ctx *ctx, search_state *st, const search_operands *o,
-                               float imm) {
+static trn_status write_struck(const trn_host_api *api, trn_ctx *ctx, search_state *st,
+                               const search_operands *o, float imm) {
     size_t m = 0;
     for (size_t p = 0; p < o->parts; ++p)
         for (int k = 0; k < SEARCH_K; ++k) {
@@ -113,7 +115,9 @@ static trn_status write_struck(const trn_host_api *api, trn_ctx *ctx, search_sta
  * mark it written (a later plain read then succeeds, a later accumulate
  * accumulates instead of storing), so it must not be skipped. Without the
  * permission, the successful read proved that every element was written. */
-static bool instruction_allows_uninit(const trn_host_api *api, trn_ctx *ctx) { return api->uninit_allowed(ctx) != 0; }
+static bool instruction_allows_uninit(const trn_host_api *api, trn_ctx *ctx) {
+    return api->uninit_allowed(ctx) != 0;
+}
 
 /* The struck-out-only write is exact when data_out is the data AP itself,
  * over fp32 (the bits read are the bits the reference would write back),
@@ -127,10 +131,11 @@ static bool write_only_struck(const trn_host_api *api, trn_ctx *ctx, const searc
            ap_injective(&o->data) && !instruction_allows_uninit(api, ctx);
 }
 
-static trn_status write_data_out(const trn_host_api *api, trn_ctx *ctx, search_state *st, const search_operands *o,
-                                 float imm, bool only_struck) {
+static trn_status write_data_out(const trn_host_api *api, trn_ctx *ctx, search_state *st,
+                                 const search_operands *o, float imm, bool only_struck) {
     if (only_struck) return write_struck(api, ctx, st, o, imm);
-    for (size_t p = 0; p < o->parts; ++p) search_replace8_row(st->data + p * o->n, st->idx + p * SEARCH_K, imm);
+    for (size_t p = 0; p < o->parts; ++p)
+        search_replace8_row(st->data + p * o->n, st->idx + p * SEARCH_K, imm);
     return api->write_f32(ctx, &o->data_out, st->data, TRN_ACC_COPY);
 }
 
@@ -162,7 +167,8 @@ static trn_status run_match(const trn_host_api *api, trn_ctx *ctx, search_state 
         }
         search_rows_close(api, ctx, &rows);
     }
-    if (o.has_data_out && write_data_out(api, ctx, st, &o, imm, only_struck) != TRN_OK) return TRN_ERR;
+    if (o.has_data_out && write_data_out(api, ctx, st, &o, imm, only_struck) != TRN_OK)
+        return TRN_ERR;
     if (o.has_idx) return api->write_raw(ctx, &o.idx, st->idx);
     return TRN_OK;
 }
@@ -203,7 +209,8 @@ trn_status search_check_match_replace(const trn_host_api *api, trn_ctx *ctx, voi
     return check(api, ctx, SEARCH_OP_MATCH_REPLACE);
 }
 
-trn_status search_check_max_index_match_replace(const trn_host_api *api, trn_ctx *ctx, void *state) {
+trn_status search_check_max_index_match_replace(const trn_host_api *api, trn_ctx *ctx,
+                                                void *state) {
     (void)state;
     return check(api, ctx, SEARCH_OP_MAX_INDEX_MR);
 }

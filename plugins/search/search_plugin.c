@@ -9,8 +9,11 @@
 #include "trnsim/plugin.h"
 
 static const trn_attr_desc imm_attrs[] = {
-    {.name = "imm_value", .types = TRN_ATTR_FLOAT, .flags = TRN_ATTRF_REQUIRED,
-     .help = "the value written over each match (fp32, rounded to nearest even; \"-inf\" for TopK)"},
+    {.name = "imm_value",
+     .types = TRN_ATTR_FLOAT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .help =
+         "the value written over each match (fp32, rounded to nearest even; \"-inf\" for TopK)"},
 };
 
 static const trn_operand_desc max_operands[] = {
@@ -20,7 +23,8 @@ static const trn_operand_desc max_operands[] = {
 static const trn_operand_desc max_index_operands[] = {
     {TRN_IN, "vals", 0, "[P][8] the values to find"},
     {TRN_IN, "data", 0, "[P][8..16384] values to search"},
-    {TRN_OUT, "indices", 0, "[P][8] uint32 (or int32): first occurrence of each value, 0xFFFFFFFF if none"},
+    {TRN_OUT, "indices", 0,
+     "[P][8] uint32 (or int32): first occurrence of each value, 0xFFFFFFFF if none"},
 };
 static const trn_operand_desc match_replace_operands[] = {
     {TRN_IN, "vals", 0, "[P][8] the values to find"},
@@ -35,14 +39,29 @@ static const trn_operand_desc max_index_mr_operands[] = {
 };
 
 static const trn_opcode_desc search_ops[] = {
-    {.it = 88, .name = "Max", .handler = search_op_max, .flags = TRN_OPF_NO_ATTRS, TRN_ARRAY(operands, max_operands),
+    {.it = 88,
+     .name = "Max",
+     .handler = search_op_max,
+     .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, max_operands),
      .check = search_check_max},
-    {.it = 89, .name = "MaxIndex", .handler = search_op_max_index, .flags = TRN_OPF_NO_ATTRS,
-     TRN_ARRAY(operands, max_index_operands), .check = search_check_max_index},
-    {.it = 90, .name = "MatchReplace", .handler = search_op_match_replace, TRN_ARRAY(attrs, imm_attrs),
-     TRN_ARRAY(operands, match_replace_operands), .check = search_check_match_replace},
-    {.it = 91, .name = "MaxIndexAndMatchReplace", .handler = search_op_max_index_match_replace,
-     TRN_ARRAY(attrs, imm_attrs), TRN_ARRAY(operands, max_index_mr_operands),
+    {.it = 89,
+     .name = "MaxIndex",
+     .handler = search_op_max_index,
+     .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, max_index_operands),
+     .check = search_check_max_index},
+    {.it = 90,
+     .name = "MatchReplace",
+     .handler = search_op_match_replace,
+     TRN_ARRAY(attrs, imm_attrs),
+     TRN_ARRAY(operands, match_replace_operands),
+     .check = search_check_match_replace},
+    {.it = 91,
+     .name = "MaxIndexAndMatchReplace",
+     .handler = search_op_max_index_match_replace,
+     TRN_ARRAY(attrs, imm_attrs),
+     TRN_ARRAY(operands, max_index_mr_operands),
      .check = search_check_max_index_match_replace},
 };
 
@@ -54,22 +73,27 @@ static const trn_setting_desc search_settings[] = {
 
 static const trn_quirk_desc search_quirks[] = {
     {"search.sticky_nan", NULL, "always",
-     "Max: a NaN stays in the slot where it first landed; it never displaces a slot and is never displaced"},
+     "Max: a NaN stays in the slot where it first landed; it never displaces a slot and is never "
+     "displaced"},
     {"search.earliest_tie", NULL, "always",
-     "Max: strict '>' keeps the earliest of equal values in a slot (so -0.0 seen before +0.0 stays first)"},
+     "Max: strict '>' keeps the earliest of equal values in a slot (so -0.0 seen before +0.0 stays "
+     "first)"},
     {"search.signed_zero_cascade", NULL, "always",
-     "Max: a demoted +0.0 skips an equal -0.0 below it, so equal zeros can leave in another order than they came; "
+     "Max: a demoted +0.0 skips an equal -0.0 below it, so equal zeros can leave in another order "
+     "than they came; "
      "in TopK a value's sign of zero can differ from the element its index names"},
     {"search.ieee_equal_match", NULL, "always",
-     "MaxIndex/MatchReplace: matching is IEEE ==: a NaN value is never found (index 0xFFFFFFFF, nothing replaced) "
+     "MaxIndex/MatchReplace: matching is IEEE ==: a NaN value is never found (index 0xFFFFFFFF, "
+     "nothing replaced) "
      "and -0.0 matches +0.0"},
     {"search.ascending_duplicate_match", "duplicate_match_order", "ascending",
-     "MaxIndex/MatchReplace: equal values in vals take their occurrences slot 0 first; the NKI docs of "
+     "MaxIndex/MatchReplace: equal values in vals take their occurrences slot 0 first; the NKI "
+     "docs of "
      "nc_match_replace8 describe the reverse"},
 };
 
-static trn_status search_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                              size_t errlen) {
+static trn_status search_init(const trn_host_api *api, const trn_settings *settings, void **state,
+                              char *err, size_t errlen) {
     const char *order = "ascending";
     if (api->setting_string(settings, "duplicate_match_order", &order) == TRN_BADTYPE) {
         return trn_fail(err, errlen, "setting duplicate_match_order: expected a string");
@@ -90,5 +114,5 @@ static void search_fini(void *state) {
 #else
 #define SEARCH_MODULE_NAME "trnsim-search"
 #endif
-TRN_MODULE(search, SEARCH_MODULE_NAME, "1.1.0",
-           TRN_OPS(search_ops), TRN_SETTINGS(search_settings), TRN_QUIRKS(search_quirks), TRN_INIT_FINI(search));
+TRN_MODULE(search, SEARCH_MODULE_NAME, "1.1.0", TRN_OPS(search_ops), TRN_SETTINGS(search_settings),
+           TRN_QUIRKS(search_quirks), TRN_INIT_FINI(search));

@@ -16,19 +16,24 @@ static bool rows_of_floats(const trn_view *v) {
            (v->part_stride & 3) == 0;
 }
 
-trn_status search_rows_open(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, search_rows *r) {
+trn_status search_rows_open(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                            search_rows *r) {
     r->ap = ap;
     r->lent = false;
     if (!MAY_LEND(api)) return TRN_OK;
     trn_lend_status s = api->lend(ctx, ap, TRN_LEND_READ, &r->view);
     if (s == TRN_LEND_ERR) return TRN_ERR;
-    if (s == TRN_LENT && !rows_of_floats(&r->view)) api->lend_end(ctx, &r->view);
-    else r->lent = s == TRN_LENT;
+    if (s == TRN_LENT && !rows_of_floats(&r->view))
+        api->lend_end(ctx, &r->view);
+    else
+        r->lent = s == TRN_LENT;
     return TRN_OK;
 }
 
-const float *search_rows_get(const trn_host_api *api, trn_ctx *ctx, search_rows *r, size_t p, float *buf) {
-    if (r->lent) return (const float *)(const void *)(r->view.base + (int64_t)p * r->view.part_stride);
+const float *search_rows_get(const trn_host_api *api, trn_ctx *ctx, search_rows *r, size_t p,
+                             float *buf) {
+    if (r->lent)
+        return (const float *)(const void *)(r->view.base + (int64_t)p * r->view.part_stride);
     trn_ap row = *r->ap;
     row.part_start = r->ap->part_start + (uint32_t)p * r->ap->part_step;
     row.part_count = 1;
@@ -50,8 +55,8 @@ static int64_t free_offset(const trn_view *v, int64_t f) {
     return off;
 }
 
-trn_status search_store_struck(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const int64_t *pos, size_t m,
-                               float v, bool *done) {
+trn_status search_store_struck(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                               const int64_t *pos, size_t m, float v, bool *done) {
     *done = false;
     if (!MAY_LEND(api)) return TRN_OK;
     trn_view w;

@@ -19,15 +19,17 @@ typedef struct search_rows {
 
 /* Start reading ap's rows. TRN_ERR: the uninitialised-read guard failed
  * (message recorded, as a read would give it). */
-trn_status search_rows_open(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, search_rows *r);
+trn_status search_rows_open(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                            search_rows *r);
 /* Row p: in place, or read into buf. NULL on a failed read. */
-const float *search_rows_get(const trn_host_api *api, trn_ctx *ctx, search_rows *r, size_t p, float *buf);
+const float *search_rows_get(const trn_host_api *api, trn_ctx *ctx, search_rows *r, size_t p,
+                             float *buf);
 void search_rows_close(const trn_host_api *api, trn_ctx *ctx, search_rows *r);
 
 /* Store v at the struck-out positions pos[0..m) (element indices of the
  * AP's visiting order) of an fp32 AP whose every element was written, in
  * place when it can be lent; *done false: use the copying write. */
-trn_status search_store_struck(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const int64_t *pos, size_t m,
-                               float v, bool *done);
+trn_status search_store_struck(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                               const int64_t *pos, size_t m, float v, bool *done);
 
 #endif

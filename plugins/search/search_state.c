@@ -22,8 +22,10 @@ int search_state_reserve(search_state *s, size_t parts, size_t n, bool whole_dat
     }
     if (parts > s->row_cap) {
         size_t k = parts * SEARCH_K;
-        if (grow((void **)&s->vals, k, sizeof *s->vals) || grow((void **)&s->idx, k, sizeof *s->idx) ||
-            grow((void **)&s->pos, k, sizeof *s->pos) || grow((void **)&s->fill, k, sizeof *s->fill))
+        if (grow((void **)&s->vals, k, sizeof *s->vals) ||
+            grow((void **)&s->idx, k, sizeof *s->idx) ||
+            grow((void **)&s->pos, k, sizeof *s->pos) ||
+            grow((void **)&s->fill, k, sizeof *s->fill))
             return -1;
         s->row_cap = parts;
     }

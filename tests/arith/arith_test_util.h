@@ -41,14 +41,17 @@ static inline uint32_t rng_u32(test_rng *r) { return (uint32_t)(rng_next(r) >> 3
 static inline uint32_t rng_f32_bits(test_rng *r) {
     uint32_t u = rng_u32(r);
     switch (u & 15) {
-    case 0: return u & 0x80000000u;                       /* +-0 */
-    case 1: return (u & 0x80000000u) | 0x7f800000u;       /* +-Inf */
-    case 2: return u | 0x7f800001u;                       /* NaN (maybe signalling) */
-    case 3: case 4: case 5: case 6: return rng_u32(r);    /* any pattern */
-    default: {                                            /* |v| in [2^-30, 2^30) */
-        uint32_t e = 97 + (rng_u32(r) % 60);
-        return (u & 0x80000000u) | (e << 23) | (rng_u32(r) & 0x7fffffu);
-    }
+        case 0: return u & 0x80000000u;                 /* +-0 */
+        case 1: return (u & 0x80000000u) | 0x7f800000u; /* +-Inf */
+        case 2: return u | 0x7f800001u;                 /* NaN (maybe signalling) */
+        case 3:
+        case 4:
+        case 5:
+        case 6: return rng_u32(r); /* any pattern */
+        default: {                 /* |v| in [2^-30, 2^30) */
+            uint32_t e = 97 + (rng_u32(r) % 60);
+            return (u & 0x80000000u) | (e << 23) | (rng_u32(r) & 0x7fffffu);
+        }
     }
 }
 

@@ -44,8 +44,7 @@ static inline bool cc_f16_have_hw(void) { return false; }
 
 static inline uint16_t cc_f16(float v) {
     static int hw = -1; /* test-local cache of the CPU check */
-    if (hw < 0)
-        hw = cc_f16_have_hw();
+    if (hw < 0) hw = cc_f16_have_hw();
     return hw ? cc_f16_hw(v) : cc_f16_soft(v);
 }
 

@@ -14,8 +14,7 @@ static uint64_t acc1(trn_acc_op op, trn_dtype dt, uint64_t dst, uint64_t src) {
     memcpy(d, &dst, w); /* little-endian: the low bytes are the element */
     memcpy(s, &src, w);
     trn_error e = {0};
-    if (trn_cast_copy_or_accumulate(op, d, s, dt, &e) != 0)
-        fail_msg("unexpected error: %s", e.msg);
+    if (trn_cast_copy_or_accumulate(op, d, s, dt, &e) != 0) fail_msg("unexpected error: %s", e.msg);
     uint64_t out = 0;
     memcpy(&out, d, w);
     return out;
@@ -29,12 +28,11 @@ static void test_copy_all_dtypes(void **state) {
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         unsigned char dst[16], src[16];
         memset(dst, 0xaa, sizeof dst);
-        for (int k = 0; k < 16; k++)
-            src[k] = (unsigned char)(k + 1);
+        for (int k = 0; k < 16; k++) src[k] = (unsigned char)(k + 1);
         trn_error e = {0};
         assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_COPY, dst, src, (trn_dtype)i, &e), 0);
         uint32_t w = trn_dtype_width((trn_dtype)i);
-        assert_memory_equal(dst, src, w);   /* bytes as they are: NaN payloads kept */
+        assert_memory_equal(dst, src, w); /* bytes as they are: NaN payloads kept */
         for (uint32_t k = w; k < 16; k++)
             assert_int_equal(dst[k], 0xaa); /* nothing past the width */
     }
@@ -62,7 +60,8 @@ static void test_int64(void **state) {
     trn_dtype t = TRN_DT_INT64;
     assert_int_equal(acc1(TRN_ACC_ADD, t, U64(INT64_MAX), U64(1)), U64(INT64_MIN));
     assert_int_equal(acc1(TRN_ACC_ADD, t, U64(INT64_MIN), U64(-1)), U64(INT64_MAX));
-    assert_int_equal(acc1(TRN_ACC_ADD, t, U64(1) << 40, U64(1) << 40), U64(1) << 41); /* no fp32 trip */
+    assert_int_equal(acc1(TRN_ACC_ADD, t, U64(1) << 40, U64(1) << 40),
+                     U64(1) << 41); /* no fp32 trip */
     assert_int_equal(acc1(TRN_ACC_ADD, t, U64(0x100000001ULL), U64(-1)), U64(0x100000000ULL));
     assert_int_equal(acc1(TRN_ACC_MIN, t, U64(5), U64(-7)), U64(-7));
     assert_int_equal(acc1(TRN_ACC_MAX, t, U64(-7), U64(5)), U64(5));
@@ -99,7 +98,7 @@ static void test_sse_operand_order_fp32(void **state) {
     assert_true(isnan(trn_alu_f32(TRN_ACC_MIN, NAN, 1.0f)));
     assert_f32_bits(trn_alu_f32(TRN_ACC_MIN, -0.0f, 0.0f), -0.0f);
     assert_f32_bits(trn_alu_f32(TRN_ACC_MAX, 0.0f, -0.0f), 0.0f);
-    assert_f32_bits(trn_alu_f32(TRN_ACC_ADD, 1.0f, 0x1p-24f), 1.0f);  /* RNE tie to even */
+    assert_f32_bits(trn_alu_f32(TRN_ACC_ADD, 1.0f, 0x1p-24f), 1.0f); /* RNE tie to even */
     assert_f32_bits(trn_alu_f32(TRN_ACC_ADD, 0x1.000002p0f, 0x1p-24f), 0x1.000004p0f);
     assert_f32_bits(trn_alu_f32(TRN_ACC_COPY, 1.0f, 2.0f), 2.0f);
 }
@@ -112,7 +111,8 @@ static void test_add_nan_fp32(void **state) {
     trn_dtype t = TRN_DT_FP32;
     assert_int_equal(acc1(TRN_ACC_ADD, t, 0x7fc00001u, 0xffc00002u), 0x7fc00001u);
     assert_int_equal(acc1(TRN_ACC_ADD, t, 0xffc00002u, 0x7fc00001u), 0xffc00002u);
-    assert_int_equal(acc1(TRN_ACC_ADD, t, 0x7f800001u, 0x3f800000u), 0x7fc00001u); /* sNaN quieted */
+    assert_int_equal(acc1(TRN_ACC_ADD, t, 0x7f800001u, 0x3f800000u),
+                     0x7fc00001u); /* sNaN quieted */
     assert_int_equal(acc1(TRN_ACC_ADD, t, 0x3f800000u, 0xff800005u), 0xffc00005u);
     assert_int_equal(acc1(TRN_ACC_ADD, t, 0x7f800000u, 0xff800000u), 0xffc00000u);
     assert_int_equal(acc1(TRN_ACC_ADD, t, 0x7f800000u, 0x7f800000u), 0x7f800000u);
@@ -177,7 +177,8 @@ static void test_add_rounds(void **state) {
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x3c00, 0x1000), 0x3c00);
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x3c01, 0x1000), 0x3c02);
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x7bff, 0x4c00), 0x7c00);
-    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x7bff, 0x4bfe), 0x7bff); /* 65504 + 15.97 -> 65504 */
+    assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP16, 0x7bff, 0x4bfe),
+                     0x7bff); /* 65504 + 15.97 -> 65504 */
     /* E4M3 (3 mantissa bits): 1.0 (0x38) + 0.0625 (0x18) tie -> 1.0;
      * 1.125 (0x39) + 0.0625 tie -> 1.25 (0x3a); 1.0 + 0.09375 (0x1c) -> 1.125 */
     assert_int_equal(acc1(TRN_ACC_ADD, TRN_DT_FP8_E4M3, 0x38, 0x18), 0x38);
@@ -219,8 +220,7 @@ static void test_unsupported_dtypes(void **state) {
     int refused = 0;
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         trn_dtype dt = (trn_dtype)i;
-        if (trn_dtype_reduces(dt))
-            continue;
+        if (trn_dtype_reduces(dt)) continue;
         refused++;
         char want[128];
         snprintf(want, sizeof want, "cast_accumulate: unsupported dtype %s", trn_dtype_name(dt));
@@ -244,7 +244,8 @@ static void test_unsupported_dtypes(void **state) {
     assert_string_equal(e.msg, "cast_accumulate: unknown dtype 20 (expected 0..19)");
     float a = 1.0f, b = 2.0f;
     assert_int_equal(trn_cast_copy_or_accumulate((trn_acc_op)4, &a, &b, TRN_DT_FP32, &e), -1);
-    assert_string_equal(e.msg, "cast_accumulate: unknown op 4 (expected copy 0, add 1, min 2, max 3)");
+    assert_string_equal(e.msg,
+                        "cast_accumulate: unknown op 4 (expected copy 0, add 1, min 2, max 3)");
     assert_f32_bits(a, 1.0f);
 }
 
@@ -259,13 +260,15 @@ static void test_aluop_to_memop(void **state) {
     op = (trn_acc_op)99;
     assert_int_equal(trn_aluop_to_memop(8, false, &op, &e), -1);
     assert_int_equal(op, 99);
-    assert_non_null(strstr(e.msg, "AluOpType 8 (max) has no MemoryReductionOp: the reference accepts only "
-                                  "bypass (0) and add (4)"));
+    assert_non_null(strstr(e.msg,
+                           "AluOpType 8 (max) has no MemoryReductionOp: the reference accepts only "
+                           "bypass (0) and add (4)"));
     assert_int_equal(trn_aluop_to_memop(9, false, &op, &e), -1);
     assert_non_null(strstr(e.msg, "AluOpType 9 (min) has no MemoryReductionOp"));
     assert_int_equal(trn_aluop_to_memop(5, false, &op, &e), -1);
-    assert_string_equal(e.msg, "AluOpType 5 has no MemoryReductionOp: the reference accepts only bypass (0) "
-                               "and add (4)");
+    assert_string_equal(
+        e.msg, "AluOpType 5 has no MemoryReductionOp: the reference accepts only bypass (0) "
+               "and add (4)");
     assert_int_equal(trn_aluop_to_memop(-1, true, &op, &e), -1);
     assert_non_null(strstr(e.msg, "AluOpType -1 has no MemoryReductionOp"));
     /* the opt-in: max -> MAX (3), min -> MIN (2) -- the corrected numbering */

@@ -6,9 +6,9 @@
 
 static void test_widths(void **state) {
     (void)state;
-    static const uint32_t lut[TRN_DT_COUNT] = {1, 1, 2, 1, 1, 1, 1, 1, 4, 4, 2, 2, 2, 2, 4, 4, 4, 4, 8, 8};
-    for (int i = 0; i < TRN_DT_COUNT; i++)
-        assert_int_equal(trn_dtype_width((trn_dtype)i), lut[i]);
+    static const uint32_t lut[TRN_DT_COUNT] = {1, 1, 2, 1, 1, 1, 1, 1, 4, 4,
+                                               2, 2, 2, 2, 4, 4, 4, 4, 8, 8};
+    for (int i = 0; i < TRN_DT_COUNT; i++) assert_int_equal(trn_dtype_width((trn_dtype)i), lut[i]);
     assert_int_equal(trn_dtype_width((trn_dtype)20), 0);
     assert_int_equal(trn_dtype_width((trn_dtype)-1), 0);
 }
@@ -16,9 +16,10 @@ static void test_widths(void **state) {
 static void test_canonical_names(void **state) {
     (void)state;
     static const char *const names[TRN_DT_COUNT] = {
-        "int8", "uint8", "int16", "float8_e3m4", "float8_e4m3", "float8_e4m3fn", "float8_e8m0fnu",
-        "float8_e5m2", "float8_e4m3_x4", "float8_e5m2_x4", "uint16", "float4_e2m1_x4", "bfloat16", "float16",
-        "uint32", "int32", "float32", "float32r", "uint64", "int64"};
+        "int8",          "uint8",          "int16",       "float8_e3m4",    "float8_e4m3",
+        "float8_e4m3fn", "float8_e8m0fnu", "float8_e5m2", "float8_e4m3_x4", "float8_e5m2_x4",
+        "uint16",        "float4_e2m1_x4", "bfloat16",    "float16",        "uint32",
+        "int32",         "float32",        "float32r",    "uint64",         "int64"};
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         assert_string_equal(trn_dtype_name((trn_dtype)i), names[i]);
         trn_dtype dt = TRN_DT_COUNT;
@@ -33,10 +34,8 @@ static void test_canonical_names(void **state) {
 static void expect_lookup(const char *name, trn_dtype want) {
     trn_dtype dt = TRN_DT_COUNT;
     trn_error e = {0};
-    if (trn_dtype_from_name(name, &dt, &e) != 0)
-        fail_msg("lookup of '%s' failed: %s", name, e.msg);
-    if (dt != want)
-        fail_msg("'%s' -> %d, expected %d", name, (int)dt, (int)want);
+    if (trn_dtype_from_name(name, &dt, &e) != 0) fail_msg("lookup of '%s' failed: %s", name, e.msg);
+    if (dt != want) fail_msg("'%s' -> %d, expected %d", name, (int)dt, (int)want);
 }
 
 static void test_aliases_case_insensitive(void **state) {
@@ -66,8 +65,7 @@ static void test_aliases_case_insensitive(void **state) {
      * no alias is shared between two ids. */
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         const char *const *a = trn_dtype_aliases((trn_dtype)i);
-        for (; *a; a++)
-            expect_lookup(*a, (trn_dtype)i);
+        for (; *a; a++) expect_lookup(*a, (trn_dtype)i);
     }
 }
 
@@ -93,12 +91,14 @@ static void test_predicates(void **state) {
     (void)state;
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         trn_dtype dt = (trn_dtype)i;
-        bool packed = dt == TRN_DT_FP8_E4M3_X4 || dt == TRN_DT_FP8_E5M2_X4 || dt == TRN_DT_FP4_E2M1_X4;
+        bool packed =
+            dt == TRN_DT_FP8_E4M3_X4 || dt == TRN_DT_FP8_E5M2_X4 || dt == TRN_DT_FP4_E2M1_X4;
         bool reduces = dt == TRN_DT_FP8_E3M4 || dt == TRN_DT_FP8_E4M3 || dt == TRN_DT_FP8_E5M2 ||
-                       dt == TRN_DT_BF16 || dt == TRN_DT_FP16 || dt == TRN_DT_INT32 || dt == TRN_DT_FP32 ||
-                       dt == TRN_DT_INT64;
-        bool is_int = dt == TRN_DT_INT8 || dt == TRN_DT_UINT8 || dt == TRN_DT_INT16 || dt == TRN_DT_UINT16 ||
-                      dt == TRN_DT_INT32 || dt == TRN_DT_UINT32 || dt == TRN_DT_INT64 || dt == TRN_DT_UINT64;
+                       dt == TRN_DT_BF16 || dt == TRN_DT_FP16 || dt == TRN_DT_INT32 ||
+                       dt == TRN_DT_FP32 || dt == TRN_DT_INT64;
+        bool is_int = dt == TRN_DT_INT8 || dt == TRN_DT_UINT8 || dt == TRN_DT_INT16 ||
+                      dt == TRN_DT_UINT16 || dt == TRN_DT_INT32 || dt == TRN_DT_UINT32 ||
+                      dt == TRN_DT_INT64 || dt == TRN_DT_UINT64;
         assert_int_equal(trn_dtype_widens(dt), !packed);
         assert_int_equal(trn_dtype_reduces(dt), reduces);
         assert_int_equal(trn_dtype_is_float(dt), !is_int);

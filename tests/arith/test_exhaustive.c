@@ -17,15 +17,16 @@ static void test_f16_all(void **state) {
     static float f[BLOCK];
     static uint16_t span[BLOCK];
     for (uint64_t base = 0; base <= 0xffffffffu; base += BLOCK) {
-        for (uint32_t i = 0; i < BLOCK; i++)
-            f[i] = bitsf((uint32_t)base + i);
+        for (uint32_t i = 0; i < BLOCK; i++) f[i] = bitsf((uint32_t)base + i);
         trn_narrow_span(TRN_DT_FP16, f, span, BLOCK);
         for (uint32_t i = 0; i < BLOCK; i++) {
             uint32_t u = (uint32_t)base + i;
             uint16_t got = trn_f32_to_f16(f[i]);
-            uint16_t want = isnan(f[i]) ? (uint16_t)(0x7e00u | ((u >> 16) & 0x8000u)) : cc_f16(f[i]);
+            uint16_t want =
+                isnan(f[i]) ? (uint16_t)(0x7e00u | ((u >> 16) & 0x8000u)) : cc_f16(f[i]);
             if (got != want || span[i] != got)
-                fail_msg("fp16: f32 %08x -> element %04x, span %04x, expected %04x", u, got, span[i], want);
+                fail_msg("fp16: f32 %08x -> element %04x, span %04x, expected %04x", u, got,
+                         span[i], want);
         }
     }
 }
@@ -35,15 +36,17 @@ static void test_bf16_all(void **state) {
     static float f[BLOCK];
     static uint16_t span[BLOCK];
     for (uint64_t base = 0; base <= 0xffffffffu; base += BLOCK) {
-        for (uint32_t i = 0; i < BLOCK; i++)
-            f[i] = bitsf((uint32_t)base + i);
+        for (uint32_t i = 0; i < BLOCK; i++) f[i] = bitsf((uint32_t)base + i);
         trn_narrow_span(TRN_DT_BF16, f, span, BLOCK);
         for (uint32_t i = 0; i < BLOCK; i++) {
             uint32_t u = (uint32_t)base + i;
             uint16_t got = trn_f32_to_bf16(f[i]);
-            uint16_t want = (u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0 : (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+            uint16_t want = (u & 0x7fffffffu) > 0x7f800000u
+                                ? 0x7fc0
+                                : (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
             if (got != want || span[i] != got)
-                fail_msg("bf16: f32 %08x -> element %04x, span %04x, expected %04x", u, got, span[i], want);
+                fail_msg("bf16: f32 %08x -> element %04x, span %04x, expected %04x", u, got,
+                         span[i], want);
         }
     }
 }

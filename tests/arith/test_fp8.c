@@ -14,10 +14,10 @@ typedef struct fmt {
     trn_dtype dt;
     const char *name;
     int mbits, bias;
-    bool fn;             /* OCP e4m3fn: no Inf, S.1111.111 NaN */
-    uint8_t maxcode;     /* largest finite magnitude code */
-    uint8_t nan;         /* canonical NaN (docs/dtypes.md) */
-    double max;          /* largest finite value, by hand */
+    bool fn;         /* OCP e4m3fn: no Inf, S.1111.111 NaN */
+    uint8_t maxcode; /* largest finite magnitude code */
+    uint8_t nan;     /* canonical NaN (docs/dtypes.md) */
+    double max;      /* largest finite value, by hand */
 } fmt;
 
 static const fmt FMTS[] = {
@@ -31,16 +31,14 @@ static const fmt FMTS[] = {
 /* Magnitude of a finite code (sign bit ignored), by the textbook formula. */
 static double mag_value(const fmt *f, uint8_t c) {
     int e = (c & 0x7f) >> f->mbits, m = c & ((1 << f->mbits) - 1);
-    if (e == 0)
-        return ldexp(m, 1 - f->bias - f->mbits);
+    if (e == 0) return ldexp(m, 1 - f->bias - f->mbits);
     return ldexp((1 << f->mbits) + m, e - f->bias - f->mbits);
 }
 
 /* Candidate magnitudes 0..maxcode+1; the last one is the virtual overflow
  * value max + ulp(max). */
 static double cand_value(const fmt *f, int c) {
-    if (c <= f->maxcode)
-        return mag_value(f, (uint8_t)c);
+    if (c <= f->maxcode) return mag_value(f, (uint8_t)c);
     int e = f->maxcode >> f->mbits;
     return f->max + ldexp(1.0, e - f->bias - f->mbits);
 }
@@ -51,19 +49,17 @@ static double CAND[sizeof FMTS / sizeof FMTS[0]][129];
 static int setup_cand(void **state) {
     (void)state;
     for (size_t k = 0; k < sizeof FMTS / sizeof FMTS[0]; k++)
-        for (int c = 0; c <= FMTS[k].maxcode + 1; c++)
-            CAND[k][c] = cand_value(&FMTS[k], c);
+        for (int c = 0; c <= FMTS[k].maxcode + 1; c++) CAND[k][c] = cand_value(&FMTS[k], c);
     return 0;
 }
 
 static uint8_t ref_encode(const fmt *f, float v) {
-    if (isnan(v))
-        return f->nan;
+    if (isnan(v)) return f->nan;
     const double *cand = CAND[f - FMTS];
     uint8_t sign = signbit(v) ? 0x80 : 0;
     double a = fabs((double)v);
     int over = f->maxcode + 1;
-    if (a >= cand[over])            /* also Inf; keeps huge values out of the search */
+    if (a >= cand[over]) /* also Inf; keeps huge values out of the search */
         return (uint8_t)(sign | over);
     int best = 0;
     double bestd = a;
@@ -80,7 +76,8 @@ static uint8_t ref_encode(const fmt *f, float v) {
 static void check(const fmt *f, float v) {
     uint8_t got = trn_f32_to_fp8(f->dt, v), want = ref_encode(f, v);
     if (got != want)
-        fail_msg("%s: f32 %08x (%.9g) -> %02x, expected %02x", f->name, fbits(v), (double)v, got, want);
+        fail_msg("%s: f32 %08x (%.9g) -> %02x, expected %02x", f->name, fbits(v), (double)v, got,
+                 want);
 }
 
 static void check_around(const fmt *f, double x) {
@@ -124,14 +121,15 @@ static void test_config0(void **state) {
     (void)state;
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, 240.0f), 0x77);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, 247.99998f), 0x77);
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, 248.0f), 0x78);    /* max + half ulp -> Inf */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, 248.0f), 0x78); /* max + half ulp -> Inf */
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, -248.0f), 0xf8);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E3M4, 15.75f), 0x70);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E3M4, 15.74f), 0x6f);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E5M2, 61440.0f), 0x7c);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E5M2, 61439.996f), 0x7b);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E5M2, -INFINITY), 0xfc);
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3FN, 464.0f), 0x7e);  /* tie: 448 has the even mantissa */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3FN, 464.0f),
+                     0x7e); /* tie: 448 has the even mantissa */
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3FN, 464.00003f), 0x7f);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3FN, -1e6f), 0xff);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3FN, INFINITY), 0x7f);
@@ -147,7 +145,8 @@ static void test_config0(void **state) {
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E4M3, -0x1.8p-9f), 0x82);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E5M2, 0x1p-16f), 0x01);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E3M4, 0x1p-6f), 0x01);
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E3M4, 0x1.f8p-3f), 0x10); /* rounds up into the min normal */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E3M4, 0x1.f8p-3f),
+                     0x10); /* rounds up into the min normal */
 }
 
 /* Every 4093rd fp32 pattern, and every 997th pattern of the range where
@@ -156,8 +155,7 @@ static void test_dense(void **state) {
     (void)state;
     for (size_t k = 0; k < NFMT; k++) {
         const fmt *f = &FMTS[k];
-        for (uint64_t u = 0; u <= 0xffffffffu; u += 4093)
-            check(f, bitsf((uint32_t)u));
+        for (uint64_t u = 0; u <= 0xffffffffu; u += 4093) check(f, bitsf((uint32_t)u));
         for (uint32_t u = 0x35800000u; u < 0x48000000u; u += 997) {
             check(f, bitsf(u));
             check(f, bitsf(u | 0x80000000u));
@@ -174,7 +172,7 @@ static void test_widen_all(void **state) {
             uint32_t sign = (uint32_t)(c & 0x80) << 24;
             int mag = c & 0x7f;
             uint32_t want;
-            if (mag > f->maxcode) {    /* Inf (mantissa 0) or NaN keeping its payload */
+            if (mag > f->maxcode) { /* Inf (mantissa 0) or NaN keeping its payload */
                 uint32_t m = (uint32_t)(mag & ((1 << f->mbits) - 1));
                 want = sign | 0x7f800000u | (m << (23 - f->mbits));
                 if (f->fn || m)
@@ -187,8 +185,7 @@ static void test_widen_all(void **state) {
             if (got != want)
                 fail_msg("%s: code %02x -> %08x, expected %08x", f->name, c, got, want);
             /* a finite code narrows back to itself */
-            if (mag <= f->maxcode)
-                assert_int_equal(trn_f32_to_fp8(f->dt, bitsf(got)), c);
+            if (mag <= f->maxcode) assert_int_equal(trn_f32_to_fp8(f->dt, bitsf(got)), c);
         }
     }
     assert_f32_bits(trn_fp8_to_f32(TRN_DT_FP8_E4M3, 0x38), 1.0f);
@@ -205,15 +202,13 @@ static void test_widen_all(void **state) {
 /* Nearest power of two 2^(c-127), c in 0..254, by linear distance, a tie
  * to the even code; past 254 is NaN; zero -> 0x00; negative / NaN -> 0xFF. */
 static uint8_t ref_e8m0(float v) {
-    if (isnan(v) || (v < 0.0f))
-        return 0xff;
-    if (v == 0.0f)
-        return 0x00;
+    if (isnan(v) || (v < 0.0f)) return 0xff;
+    if (v == 0.0f) return 0x00;
     double a = v, p = ldexp(1.0, -127);
     int best = 0;
     double bestd = fabs(a - p);
-    for (int c = 1; c <= 255; c++) {  /* 255 stands for the virtual 2^128 */
-        p *= 2.0;                     /* 2^(c-127), exact */
+    for (int c = 1; c <= 255; c++) { /* 255 stands for the virtual 2^128 */
+        p *= 2.0;                    /* 2^(c-127), exact */
         double d = fabs(a - p);
         if (d < bestd || (d == bestd && (c & 1) == 0)) {
             best = c;
@@ -226,22 +221,25 @@ static uint8_t ref_e8m0(float v) {
 static void test_e8m0(void **state) {
     (void)state;
     for (int c = 0; c < 255; c++)
-        assert_int_equal(fbits(trn_fp8_to_f32(TRN_DT_FP8_E8M0FNU, (uint8_t)c)), fbits((float)ldexp(1.0, c - 127)));
+        assert_int_equal(fbits(trn_fp8_to_f32(TRN_DT_FP8_E8M0FNU, (uint8_t)c)),
+                         fbits((float)ldexp(1.0, c - 127)));
     assert_true(isnan(trn_fp8_to_f32(TRN_DT_FP8_E8M0FNU, 0xff)));
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 1.0f), 127);
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 1.5f), 128);    /* tie: 128 is even */
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 3.0f), 128);    /* tie: 2 (128) vs 4 (129) */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 1.5f), 128); /* tie: 128 is even */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 3.0f), 128); /* tie: 2 (128) vs 4 (129) */
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 3.0000002f), 129);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 0.0f), 0x00);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, -0.0f), 0x00);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, -1.0f), 0xff);
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, INFINITY), 0xff);
-    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, FLT_MAX), 0xff);   /* nearer 2^128 than 2^127 */
+    assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, FLT_MAX),
+                     0xff); /* nearer 2^128 than 2^127 */
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, 0x1.8p127f), 254); /* tie: 254 is even */
     assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, bitsf(1)), 0x00);
     for (uint64_t u = 0; u <= 0xffffffffu; u += 16411)
-        assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, bitsf((uint32_t)u)), ref_e8m0(bitsf((uint32_t)u)));
-    for (int c = 1; c < 255; c++) {   /* every midpoint and its neighbours */
+        assert_int_equal(trn_f32_to_fp8(TRN_DT_FP8_E8M0FNU, bitsf((uint32_t)u)),
+                         ref_e8m0(bitsf((uint32_t)u)));
+    for (int c = 1; c < 255; c++) { /* every midpoint and its neighbours */
         float mid = (float)(1.5 * ldexp(1.0, c - 127 - 1));
         float pts[] = {mid, nextafterf(mid, 0.0f), nextafterf(mid, INFINITY)};
         for (int i = 0; i < 3; i++)
@@ -251,10 +249,8 @@ static void test_e8m0(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_boundaries),
-        cmocka_unit_test(test_config0),
-        cmocka_unit_test(test_dense),
-        cmocka_unit_test(test_widen_all),
+        cmocka_unit_test(test_boundaries), cmocka_unit_test(test_config0),
+        cmocka_unit_test(test_dense),      cmocka_unit_test(test_widen_all),
         cmocka_unit_test(test_e8m0),
     };
     return cmocka_run_group_tests(tests, setup_cand, NULL);

@@ -11,15 +11,33 @@ static void narrow_expect_i64(trn_dtype dt, float v, int64_t want) {
     trn_narrow(dt, v, buf);
     int64_t got = 0;
     switch (dt) {
-    case TRN_DT_INT8: { int8_t x; memcpy(&x, buf, 1); got = x; break; }
-    case TRN_DT_INT16: { int16_t x; memcpy(&x, buf, 2); got = x; break; }
-    case TRN_DT_INT32: { int32_t x; memcpy(&x, buf, 4); got = x; break; }
-    case TRN_DT_INT64: { memcpy(&got, buf, 8); break; }
-    default: fail();
+        case TRN_DT_INT8: {
+            int8_t x;
+            memcpy(&x, buf, 1);
+            got = x;
+            break;
+        }
+        case TRN_DT_INT16: {
+            int16_t x;
+            memcpy(&x, buf, 2);
+            got = x;
+            break;
+        }
+        case TRN_DT_INT32: {
+            int32_t x;
+            memcpy(&x, buf, 4);
+            got = x;
+            break;
+        }
+        case TRN_DT_INT64: {
+            memcpy(&got, buf, 8);
+            break;
+        }
+        default: fail();
     }
     if (got != want)
-        fail_msg("%s narrow %.9g -> %lld, expected %lld", trn_dtype_name(dt), (double)v, (long long)got,
-                 (long long)want);
+        fail_msg("%s narrow %.9g -> %lld, expected %lld", trn_dtype_name(dt), (double)v,
+                 (long long)got, (long long)want);
 }
 
 static void narrow_expect_u64(trn_dtype dt, float v, uint64_t want) {
@@ -27,15 +45,33 @@ static void narrow_expect_u64(trn_dtype dt, float v, uint64_t want) {
     trn_narrow(dt, v, buf);
     uint64_t got = 0;
     switch (dt) {
-    case TRN_DT_UINT8: { uint8_t x; memcpy(&x, buf, 1); got = x; break; }
-    case TRN_DT_UINT16: { uint16_t x; memcpy(&x, buf, 2); got = x; break; }
-    case TRN_DT_UINT32: { uint32_t x; memcpy(&x, buf, 4); got = x; break; }
-    case TRN_DT_UINT64: { memcpy(&got, buf, 8); break; }
-    default: fail();
+        case TRN_DT_UINT8: {
+            uint8_t x;
+            memcpy(&x, buf, 1);
+            got = x;
+            break;
+        }
+        case TRN_DT_UINT16: {
+            uint16_t x;
+            memcpy(&x, buf, 2);
+            got = x;
+            break;
+        }
+        case TRN_DT_UINT32: {
+            uint32_t x;
+            memcpy(&x, buf, 4);
+            got = x;
+            break;
+        }
+        case TRN_DT_UINT64: {
+            memcpy(&got, buf, 8);
+            break;
+        }
+        default: fail();
     }
     if (got != want)
-        fail_msg("%s narrow %.9g -> %llu, expected %llu", trn_dtype_name(dt), (double)v, (unsigned long long)got,
-                 (unsigned long long)want);
+        fail_msg("%s narrow %.9g -> %llu, expected %llu", trn_dtype_name(dt), (double)v,
+                 (unsigned long long)got, (unsigned long long)want);
 }
 
 static void test_narrow_signed(void **state) {
@@ -102,11 +138,11 @@ static void test_widen(void **state) {
     uint8_t u8 = 255;
     int16_t i16 = -32768;
     uint16_t u16 = 65535;
-    int32_t i32 = 16777217;           /* 2^24 + 1: a tie, RNE to 2^24 */
-    int32_t i32b = 16777219;          /* 2^24 + 3: a tie, RNE to 2^24 + 4 */
-    uint32_t u32 = UINT32_MAX;        /* rounds to 2^32 */
+    int32_t i32 = 16777217;    /* 2^24 + 1: a tie, RNE to 2^24 */
+    int32_t i32b = 16777219;   /* 2^24 + 3: a tie, RNE to 2^24 + 4 */
+    uint32_t u32 = UINT32_MAX; /* rounds to 2^32 */
     int64_t i64 = INT64_MIN;
-    uint64_t u64 = 0x8000008000000000ULL; /* 2^63 + 2^39: tie, to even 2^63 */
+    uint64_t u64 = 0x8000008000000000ULL;  /* 2^63 + 2^39: tie, to even 2^63 */
     uint64_t u64b = 0x8000008000000001ULL; /* just above the tie: up */
     assert_f32_bits(trn_widen(TRN_DT_INT8, &i8), -128.0f);
     assert_f32_bits(trn_widen(TRN_DT_UINT8, &u8), 255.0f);
@@ -199,7 +235,8 @@ static void test_cast_span(void **state) {
     assert_int_equal(trn_cast_span(TRN_DT_FP16, &out16, TRN_DT_FP16, &nan16, 1, &e), 0);
     assert_int_equal(out16, 0x7d01);
     uint32_t packed = 0x12345678u, packed_out = 0;
-    assert_int_equal(trn_cast_span(TRN_DT_FP8_E4M3_X4, &packed_out, TRN_DT_FP8_E4M3_X4, &packed, 1, &e), 0);
+    assert_int_equal(
+        trn_cast_span(TRN_DT_FP8_E4M3_X4, &packed_out, TRN_DT_FP8_E4M3_X4, &packed, 1, &e), 0);
     assert_int_equal(packed_out, 0x12345678u);
     /* a packed form to anything else is an error naming both */
     assert_int_equal(trn_cast_span(TRN_DT_FP32, f, TRN_DT_FP8_E4M3_X4, &packed, 1, &e), -1);

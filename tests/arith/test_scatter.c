@@ -9,7 +9,7 @@
 #include "arith_test_util.h"
 
 #define TABLE 64
-#define N 4096
+#define N     4096
 
 static void scatter_vs_elements(trn_dtype dt, trn_acc_op op, uint64_t seed) {
     test_rng r = {seed};
@@ -21,12 +21,14 @@ static void scatter_vs_elements(trn_dtype dt, trn_acc_op op, uint64_t seed) {
         off[j] = (rng_next(&r) % TABLE) * w; /* about 64 updates per element */
         for (uint32_t b = 0; b < w; ++b) src[j * w + b] = (uint8_t)rng_next(&r);
         if (dt == TRN_DT_FP32 && j % 7 == 0) { /* specials: NaN, Inf, zeros, ties */
-            static const uint32_t sp[] = {0x7fc00001u, 0xff800000u, 0x80000000u, 0x00000000u, 0x3f800000u};
+            static const uint32_t sp[] = {0x7fc00001u, 0xff800000u, 0x80000000u, 0x00000000u,
+                                          0x3f800000u};
             memcpy(src + j * w, &sp[j % 5], 4);
         }
     }
     assert_int_equal(trn_accumulate_scatter(op, fast, off, src, dt, N, NULL), 0);
-    for (size_t j = 0; j < N; ++j) assert_int_equal(trn_cast_copy_or_accumulate(op, slow + off[j], src + j * w, dt, NULL), 0);
+    for (size_t j = 0; j < N; ++j)
+        assert_int_equal(trn_cast_copy_or_accumulate(op, slow + off[j], src + j * w, dt, NULL), 0);
     assert_memory_equal(fast, slow, TABLE * w);
 }
 
@@ -35,10 +37,10 @@ static void scatter_vs_elements(trn_dtype dt, trn_acc_op op, uint64_t seed) {
 static uint32_t special_f32(test_rng *r) {
     uint32_t u = rng_u32(r);
     switch (u % 8) {
-    case 0: return (u & 0x80000000u) | (rng_u32(r) & 0x007fffffu); /* denormal (or zero) */
-    case 1: return (u & 0x80000000u) | 0x00800000u;                /* the smallest normal */
-    case 2: return (u & 0x80000000u) | 0x7fbfffffu;                /* a signalling NaN's largest payload */
-    default: return rng_f32_bits(r);
+        case 0: return (u & 0x80000000u) | (rng_u32(r) & 0x007fffffu); /* denormal (or zero) */
+        case 1: return (u & 0x80000000u) | 0x00800000u;                /* the smallest normal */
+        case 2: return (u & 0x80000000u) | 0x7fbfffffu; /* a signalling NaN's largest payload */
+        default: return rng_f32_bits(r);
     }
 }
 
@@ -63,9 +65,11 @@ static void scatter_case(trn_dtype dt, trn_acc_op op, size_t table, size_t n, ui
         if (w == 8) memcpy(src + j * w + 4, &(uint32_t){rng_u32(&r)}, 4);
     }
     assert_int_equal(trn_accumulate_scatter(op, fast, off, src, dt, n, NULL), 0);
-    for (size_t j = 0; j < n; ++j) assert_int_equal(trn_cast_copy_or_accumulate(op, slow + off[j], src + j * w, dt, NULL), 0);
+    for (size_t j = 0; j < n; ++j)
+        assert_int_equal(trn_cast_copy_or_accumulate(op, slow + off[j], src + j * w, dt, NULL), 0);
     if (memcmp(fast, slow, table * w) != 0)
-        fail_msg("scatter %s op %d: %zu updates into %zu elements differ from the per-element accumulate",
+        fail_msg("scatter %s op %d: %zu updates into %zu elements differ from the per-element "
+                 "accumulate",
                  trn_dtype_name(dt), (int)op, n, table);
     free(fast);
     free(slow);
@@ -77,22 +81,25 @@ static void scatter_case(trn_dtype dt, trn_acc_op op, size_t table, size_t n, ui
  * a table small enough to repeat offsets often and one of 64K elements. */
 static void every_reducing_dtype_and_length(void **st) {
     (void)st;
-    const trn_dtype dts[] = {TRN_DT_FP32, TRN_DT_BF16, TRN_DT_FP16, TRN_DT_FP8_E3M4, TRN_DT_FP8_E4M3, TRN_DT_FP8_E5M2,
-                             TRN_DT_INT32, TRN_DT_INT64};
+    const trn_dtype dts[] = {TRN_DT_FP32,     TRN_DT_BF16,     TRN_DT_FP16,  TRN_DT_FP8_E3M4,
+                             TRN_DT_FP8_E4M3, TRN_DT_FP8_E5M2, TRN_DT_INT32, TRN_DT_INT64};
     const size_t lens[] = {0, 1, 2, 31, 32, 33, 34, 63, 64, 65, 100, 2048, 5000};
     int cases = 0;
     for (size_t d = 0; d < sizeof dts / sizeof *dts; ++d) {
         assert_true(trn_dtype_reduces(dts[d]));
         for (int op = TRN_ACC_COPY; op <= TRN_ACC_MAX; ++op)
             for (size_t l = 0; l < sizeof lens / sizeof *lens; ++l) {
-                scatter_case(dts[d], (trn_acc_op)op, 37, lens[l], 1000 + d * 97 + (size_t)op * 13 + l);
-                scatter_case(dts[d], (trn_acc_op)op, 65536, lens[l], 5000 + d * 97 + (size_t)op * 13 + l);
+                scatter_case(dts[d], (trn_acc_op)op, 37, lens[l],
+                             1000 + d * 97 + (size_t)op * 13 + l);
+                scatter_case(dts[d], (trn_acc_op)op, 65536, lens[l],
+                             5000 + d * 97 + (size_t)op * 13 + l);
                 cases += 2;
             }
     }
     assert_int_equal(cases, 8 * 4 * 13 * 2);
     /* fp32 add at length: many table lines, many prefetches */
-    for (uint64_t seed = 1; seed <= 4; ++seed) scatter_case(TRN_DT_FP32, TRN_ACC_ADD, 1u << 18, 200000, seed);
+    for (uint64_t seed = 1; seed <= 4; ++seed)
+        scatter_case(TRN_DT_FP32, TRN_ACC_ADD, 1u << 18, 200000, seed);
 }
 
 /* Known answers of the NaN rule, one update each on a fresh table of one
@@ -106,7 +113,8 @@ static void fp32_add_known_answers(void **st) {
         {0x7fc00001u, 0x7fc00002u, 0x7fc00001u}, /* both quiet: the table's */
         {0xff800005u, 0x7fc00002u, 0xffc00005u}, /* signalling table: its own, quieted */
         {0x7fc00002u, 0xff800007u, 0x7fc00002u}, /* signalling update, quiet table: the table's */
-        {0x3f800000u, 0x7f800003u, 0x7fc00003u}, /* a number and a signalling NaN: the NaN quieted */
+        {0x3f800000u, 0x7f800003u,
+         0x7fc00003u}, /* a number and a signalling NaN: the NaN quieted */
         {0xff800009u, 0x3f800000u, 0xffc00009u}, /* a signalling table and a number */
         {0x7f800000u, 0xff800000u, 0xffc00000u}, /* Inf + -Inf: the default NaN */
         {0xff800000u, 0x7f800000u, 0xffc00000u},
@@ -126,8 +134,8 @@ static void fp32_add_known_answers(void **st) {
         uint32_t got;
         memcpy(&got, t + 4, 4);
         if (got != cases[i][2])
-            fail_msg("case %zu: 0x%08x + 0x%08x gave 0x%08x, expected 0x%08x", i, cases[i][0], cases[i][1], got,
-                     cases[i][2]);
+            fail_msg("case %zu: 0x%08x + 0x%08x gave 0x%08x, expected 0x%08x", i, cases[i][0],
+                     cases[i][1], got, cases[i][2]);
         /* the per-element reference agrees */
         memcpy(t + 4, &cases[i][0], 4);
         assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_ADD, t + 4, s, TRN_DT_FP32, NULL), 0);
@@ -137,13 +145,15 @@ static void fp32_add_known_answers(void **st) {
 }
 
 static void fp32_all_ops(void **st) {
-    for (int op = TRN_ACC_ADD; op <= TRN_ACC_MAX; ++op) scatter_vs_elements(TRN_DT_FP32, (trn_acc_op)op, 1 + op);
+    for (int op = TRN_ACC_ADD; op <= TRN_ACC_MAX; ++op)
+        scatter_vs_elements(TRN_DT_FP32, (trn_acc_op)op, 1 + op);
 }
 
 static void other_reducing_dtypes(void **st) {
     trn_dtype dts[] = {TRN_DT_BF16, TRN_DT_FP16, TRN_DT_FP8_E4M3, TRN_DT_INT32, TRN_DT_INT64};
     for (size_t i = 0; i < sizeof dts / sizeof dts[0]; ++i)
-        for (int op = TRN_ACC_COPY; op <= TRN_ACC_MAX; ++op) scatter_vs_elements(dts[i], (trn_acc_op)op, 100 + i * 4 + op);
+        for (int op = TRN_ACC_COPY; op <= TRN_ACC_MAX; ++op)
+            scatter_vs_elements(dts[i], (trn_acc_op)op, 100 + i * 4 + op);
 }
 
 static void refuses_non_reducing(void **st) {
@@ -156,10 +166,8 @@ static void refuses_non_reducing(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fp32_all_ops),
-        cmocka_unit_test(every_reducing_dtype_and_length),
-        cmocka_unit_test(fp32_add_known_answers),
-        cmocka_unit_test(other_reducing_dtypes),
+        cmocka_unit_test(fp32_all_ops),           cmocka_unit_test(every_reducing_dtype_and_length),
+        cmocka_unit_test(fp32_add_known_answers), cmocka_unit_test(other_reducing_dtypes),
         cmocka_unit_test(refuses_non_reducing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

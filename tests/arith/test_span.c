@@ -7,8 +7,7 @@
 enum { N = 1031, ROUNDS = 40 };
 
 static void fill_bytes(test_rng *r, unsigned char *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)rng_u32(r);
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)rng_u32(r);
 }
 
 static void test_widen_narrow_spans(void **state) {
@@ -18,32 +17,29 @@ static void test_widen_narrow_spans(void **state) {
     test_rng r = {0x9e3779b97f4a7c15ull};
     for (int i = 0; i < TRN_DT_COUNT; i++) {
         trn_dtype dt = (trn_dtype)i;
-        if (!trn_dtype_widens(dt))
-            continue;
+        if (!trn_dtype_widens(dt)) continue;
         size_t w = trn_dtype_width(dt);
         for (int round = 0; round < ROUNDS; round++) {
-            size_t n = N - (size_t)round;      /* odd and even lengths */
-            size_t off = (size_t)round % 3;    /* unaligned starts */
+            size_t n = N - (size_t)round;   /* odd and even lengths */
+            size_t off = (size_t)round % 3; /* unaligned starts */
             /* widen: random element bytes */
             fill_bytes(&r, raw + off, n * w);
             trn_widen_span(dt, raw + off, f, n);
             for (size_t k = 0; k < n; k++) {
                 float want = trn_widen(dt, raw + off + k * w);
                 if (fbits(f[k]) != fbits(want))
-                    fail_msg("%s widen span [%zu]: %08x, element %08x", trn_dtype_name(dt), k, fbits(f[k]),
-                             fbits(want));
+                    fail_msg("%s widen span [%zu]: %08x, element %08x", trn_dtype_name(dt), k,
+                             fbits(f[k]), fbits(want));
             }
             /* narrow: random fp32 values */
-            for (size_t k = 0; k < n; k++)
-                g[k] = bitsf(rng_f32_bits(&r));
+            for (size_t k = 0; k < n; k++) g[k] = bitsf(rng_f32_bits(&r));
             trn_narrow_span(dt, g, out + off, n);
-            for (size_t k = 0; k < n; k++)
-                trn_narrow(dt, g[k], ref + k * w);
+            for (size_t k = 0; k < n; k++) trn_narrow(dt, g[k], ref + k * w);
             if (memcmp(out + off, ref, n * w) != 0) {
                 for (size_t k = 0; k < n; k++)
                     if (memcmp(out + off + k * w, ref + k * w, w) != 0)
-                        fail_msg("%s narrow span differs at [%zu] for f32 %08x", trn_dtype_name(dt), k,
-                                 fbits(g[k]));
+                        fail_msg("%s narrow span differs at [%zu] for f32 %08x", trn_dtype_name(dt),
+                                 k, fbits(g[k]));
             }
         }
         /* n == 0 touches nothing */
@@ -60,8 +56,7 @@ static void fill_elems(test_rng *r, trn_dtype dt, unsigned char *p, size_t n) {
     size_t w = trn_dtype_width(dt);
     fill_bytes(r, p, n * w);
     if (trn_dtype_is_float(dt))
-        for (size_t k = 0; k < n; k += 2)
-            trn_narrow(dt, bitsf(rng_f32_bits(r)), p + k * w);
+        for (size_t k = 0; k < n; k += 2) trn_narrow(dt, bitsf(rng_f32_bits(r)), p + k * w);
     /* some equal pairs are made by the caller */
 }
 
@@ -73,15 +68,14 @@ static void test_accumulate_spans(void **state) {
         trn_dtype dt = (trn_dtype)i;
         size_t w = trn_dtype_width(dt);
         for (trn_acc_op op = TRN_ACC_COPY; op <= TRN_ACC_MAX; op++) {
-            if (op != TRN_ACC_COPY && !trn_dtype_reduces(dt))
-                continue;
+            if (op != TRN_ACC_COPY && !trn_dtype_reduces(dt)) continue;
             for (int round = 0; round < ROUNDS; round++) {
                 size_t n = N - (size_t)round, off = (size_t)round % 3;
                 fill_elems(&r, dt, dst + off, n);
                 fill_elems(&r, dt, src + off, n);
-                for (size_t k = 0; k < n; k += 7)   /* ties */
+                for (size_t k = 0; k < n; k += 7) /* ties */
                     memcpy(src + off + k * w, dst + off + k * w, w);
-                for (size_t k = 3; k < n; k += 11)  /* -0.0 vs +0.0 and friends */
+                for (size_t k = 3; k < n; k += 11) /* -0.0 vs +0.0 and friends */
                     if (trn_dtype_is_float(dt)) {
                         trn_narrow(dt, (k & 1) ? -0.0f : 0.0f, dst + off + k * w);
                         trn_narrow(dt, (k & 1) ? 0.0f : -0.0f, src + off + k * w);
@@ -89,13 +83,14 @@ static void test_accumulate_spans(void **state) {
                 memcpy(ref, dst + off, n * w);
                 trn_error e = {0};
                 for (size_t k = 0; k < n; k++)
-                    assert_int_equal(trn_cast_copy_or_accumulate(op, ref + k * w, src + off + k * w, dt, &e), 0);
+                    assert_int_equal(
+                        trn_cast_copy_or_accumulate(op, ref + k * w, src + off + k * w, dt, &e), 0);
                 assert_int_equal(trn_accumulate_span(op, dst + off, src + off, dt, n, &e), 0);
                 if (memcmp(dst + off, ref, n * w) != 0) {
                     for (size_t k = 0; k < n; k++)
                         if (memcmp(dst + off + k * w, ref + k * w, w) != 0)
-                            fail_msg("%s op %d: span differs from element at [%zu]", trn_dtype_name(dt), (int)op,
-                                     k);
+                            fail_msg("%s op %d: span differs from element at [%zu]",
+                                     trn_dtype_name(dt), (int)op, k);
                 }
             }
         }

@@ -15,7 +15,9 @@
 #include "frontend/bir/bir_int.h"
 #include "exec/exec_test.h"
 
-#define BEGIN "<!-- BEGIN BIR field tables: generated from the schemas and bir_maps.c by tests/bir/bir_field_tables --write; do not edit -->"
+#define BEGIN                                                                                      \
+    "<!-- BEGIN BIR field tables: generated from the schemas and bir_maps.c by "                   \
+    "tests/bir/bir_field_tables --write; do not edit -->"
 #define END "<!-- END BIR field tables -->"
 
 static const char *const families[] = {"search", "bn", "rng", "collective", "dma", NULL};
@@ -53,8 +55,9 @@ static void types_text(const trn_attr_desc *a, text *t) {
     static const struct {
         uint32_t bit;
         const char *name;
-    } names[] = {{TRN_ATTR_BOOL, "bool"},       {TRN_ATTR_INT, "integer"}, {TRN_ATTR_FLOAT, "number"},
-                 {TRN_ATTR_STRING, "string"},   {TRN_ATTR_LIST, "a list"}, {TRN_ATTR_NESTED_LIST, "a list of lists"},
+    } names[] = {{TRN_ATTR_BOOL, "bool"},       {TRN_ATTR_INT, "integer"},
+                 {TRN_ATTR_FLOAT, "number"},    {TRN_ATTR_STRING, "string"},
+                 {TRN_ATTR_LIST, "a list"},     {TRN_ATTR_NESTED_LIST, "a list of lists"},
                  {TRN_ATTR_OBJECT, "an object"}};
     int k = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -84,21 +87,25 @@ static void opcode_rows(const trn_opcode_desc *op, text *t) {
                                                        : " (BIR's default when absent: `%s`)",
                 x->default_value);
         int k = immediate_index(x, a->name);
-        if (k >= 0) put(t, "; immediate argument %d (`imm_value` / `imm_array`) gives it too", k + 1);
+        if (k >= 0)
+            put(t, "; immediate argument %d (`imm_value` / `imm_array`) gives it too", k + 1);
         put(t, " |\n");
     }
     for (const bir_special *f = x ? x->special : NULL; f && f->bir_name; ++f) {
         put(t, "| `%s` | `%s` | %s", f->bir_name, f->native_name, f->help);
-        for (const bir_enum *v = f->values; v && v->bir; ++v) put(t, "%s`%s`", v == f->values ? "; all: " : ", ", v->bir);
+        for (const bir_enum *v = f->values; v && v->bir; ++v)
+            put(t, "%s`%s`", v == f->values ? "; all: " : ", ", v->bir);
         put(t, " |\n");
     }
-    for (const char *const *n = x ? x->ignored : NULL; n && *n; ++n) put(t, "| `%s` | ignored | not modelled |\n", *n);
+    for (const char *const *n = x ? x->ignored : NULL; n && *n; ++n)
+        put(t, "| `%s` | ignored | not modelled |\n", *n);
     if (t->n == start) put(t, "| (none) | | |\n");
 }
 
 /* One table per family; opcodes with the same rows share one group. */
 static void family_table(const trn_sim *s, const char *family, text *out) {
-    put(out, "\n#### %s\n\n| opcode | BIR field | native attribute | values |\n|---|---|---|---|\n", family);
+    put(out, "\n#### %s\n\n| opcode | BIR field | native attribute | values |\n|---|---|---|---|\n",
+        family);
     char *prev_rows = NULL;
     text names = {0};
     for (uint32_t it = 0; it <= TRN_IT_MAX + 1; ++it) {
@@ -122,8 +129,10 @@ static void family_table(const trn_sim *s, const char *family, text *out) {
             continue;
         }
         put(&names, "%s%s", names.n ? ", " : "", sl->op->name);
-        if (prev_rows) free(rows.p);
-        else prev_rows = rows.p;
+        if (prev_rows)
+            free(rows.p);
+        else
+            prev_rows = rows.p;
     }
     free(names.p);
 }
@@ -135,7 +144,8 @@ static void generate(const trn_sim *s, text *out) {
         "and ignored, as the reference ignores them, unless the opcode's row below reads the "
         "field:",
         BEGIN, bir_uninit_field);
-    for (const char *const *k = bir_ignored_fields; *k; ++k) put(out, "%s `%s`", k == bir_ignored_fields ? "" : ",", *k);
+    for (const char *const *k = bir_ignored_fields; *k; ++k)
+        put(out, "%s `%s`", k == bir_ignored_fields ? "" : ",", *k);
     put(out, ".\n");
     for (const char *const *f = families; *f; ++f) family_table(s, *f, out);
     put(out, "%s\n", END);
@@ -162,7 +172,8 @@ int main(int argc, char **argv) {
     text cfg = {0};
     put(&cfg, "plugins = (");
     for (const char *const *f = families; *f; ++f)
-        put(&cfg, "%s{ family = \"%s\"; module = \"trnsim-%s\"; }", f == families ? "" : ", ", *f, *f);
+        put(&cfg, "%s{ family = \"%s\"; module = \"trnsim-%s\"; }", f == families ? "" : ", ", *f,
+            *f);
     put(&cfg, ");");
     trn_sim_opts o = {.config_text = cfg.p, .module_dir = argv[1]};
     trn_sim *s;
@@ -195,8 +206,10 @@ int main(int argc, char **argv) {
         while (i < have && i < gen.n && b[i] == gen.p[i]) ++i;
         size_t line = 1;
         for (const char *c = doc; c < b + i; ++c) line += *c == '\n';
-        printf("MISMATCH: %s:%zu differs from the generated tables (run bir_field_tables %s %s --write); generated "
-               "there: %.120s\n", argv[2], line, argv[1], argv[2], gen.p + i);
+        printf("MISMATCH: %s:%zu differs from the generated tables (run bir_field_tables %s %s "
+               "--write); generated "
+               "there: %.120s\n",
+               argv[2], line, argv[1], argv[2], gen.p + i);
         rc = 1;
         goto done;
     }

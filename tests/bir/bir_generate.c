@@ -41,25 +41,31 @@ static json_t *object(rng *r, bool shuffle, int n, const char **keys, json_t **v
     return o;
 }
 
-static json_t *pair(int64_t step, int64_t num) { return json_pack("[I, I]", (json_int_t)step, (json_int_t)num); }
-
-static json_t *location(const char *name, const char *type, int64_t addr, json_t *dims) {
-    return json_pack("{s:s, s:s, s:I, s:o}", "name", name, "type", type, "addr", (json_int_t)addr, "dims", dims);
+static json_t *pair(int64_t step, int64_t num) {
+    return json_pack("[I, I]", (json_int_t)step, (json_int_t)num);
 }
 
-static json_t *allocation(const char *name, const char *kind, const char *dtype, json_t *shape, json_t *loc) {
-    return json_pack("{s:s, s:s, s:s, s:o, s:[o]}", "name", name, "kind", kind, "dtype", dtype, "tensor_shape",
-                     shape, "memorylocations", loc);
+static json_t *location(const char *name, const char *type, int64_t addr, json_t *dims) {
+    return json_pack("{s:s, s:s, s:I, s:o}", "name", name, "type", type, "addr", (json_int_t)addr,
+                     "dims", dims);
+}
+
+static json_t *allocation(const char *name, const char *kind, const char *dtype, json_t *shape,
+                          json_t *loc) {
+    return json_pack("{s:s, s:s, s:s, s:o, s:[o]}", "name", name, "kind", kind, "dtype", dtype,
+                     "tensor_shape", shape, "memorylocations", loc);
 }
 
 static json_t *allocations(void) {
     json_t *a = json_array();
-    json_array_append_new(a, allocation("x", "ExternalInput", "float32", json_pack("[i, i]", 8, 64),
-                                        location("x_loc", "Input", 0, json_pack("[i, i]", 8, 256))));
+    json_array_append_new(a,
+                          allocation("x", "ExternalInput", "float32", json_pack("[i, i]", 8, 64),
+                                     location("x_loc", "Input", 0, json_pack("[i, i]", 8, 256))));
     json_array_append_new(a, allocation("s1", "Internal", "float32", json_pack("[i, i]", 8, 256),
                                         location("s1_loc", "SB", 0, json_pack("[i, i]", 8, 1024))));
-    json_array_append_new(a, allocation("s2", "Internal", "bfloat16", json_pack("[i, i]", 8, 128),
-                                        location("s2_loc", "SB", 1024, json_pack("[i, i]", 8, 256))));
+    json_array_append_new(a,
+                          allocation("s2", "Internal", "bfloat16", json_pack("[i, i]", 8, 128),
+                                     location("s2_loc", "SB", 1024, json_pack("[i, i]", 8, 256))));
     json_array_append_new(a, allocation("d", "Internal", "float32", json_pack("[i]", 64),
                                         location("d_loc", "DRAM", 0, json_pack("[i]", 256))));
     json_array_append_new(a, allocation("r", "Internal", "int32", json_pack("[i]", 1),
@@ -71,8 +77,8 @@ static json_t *allocations(void) {
 
 typedef struct gen {
     rng r;
-    int loops;          /* loop axes made so far (their names) */
-    int blocks;         /* blocks made so far (their names: a block name is unique) */
+    int loops;           /* loop axes made so far (their names) */
+    int blocks;          /* blocks made so far (their names: a block name is unique) */
     const char *axes[8]; /* enclosing loop axes */
     int depth;
     char names[8][16];
@@ -88,7 +94,8 @@ static json_t *argument(gen *g) {
     int row = which == 0 ? 256 : which == 1 ? 128 : 64, parts = which == 2 ? 1 : 8;
     int n = 1 + below(r, 16), col = below(r, row - n + 1);
     int p = 1 + below(r, parts), first = below(r, parts - p + 1);
-    v[1] = which == 2 ? json_pack("[o]", pair(1, n)) : json_pack("[o, o]", pair(row, p), pair(1, n));
+    v[1] =
+        which == 2 ? json_pack("[o]", pair(1, n)) : json_pack("[o, o]", pair(row, p), pair(1, n));
     if (below(r, 3)) v[2] = json_string(which == 1 ? "bfloat16" : "float32");
     v[4] = json_string(set);
     if (below(r, 2)) {
@@ -121,7 +128,8 @@ static json_t *arguments(gen *g, int n) {
 static json_t *instruction(gen *g, int number) {
     rng *r = &g->r;
     static const char *const ops[] = {"TensorCopy", "Load", "Save", "Max"};
-    const char *keys[8] = {"opcode", "name", "engine", "ins", "outs", "queue", "comment", "can_read_uninit"};
+    const char *keys[8] = {"opcode", "name",  "engine",  "ins",
+                           "outs",   "queue", "comment", "can_read_uninit"};
     json_t *v[8] = {0};
     int odd = below(r, 12); /* what only the document path reads */
     v[0] = json_string(odd == 0 ? "MaxIndexAndMatchReplace" : ops[below(r, 4)]);
@@ -130,11 +138,12 @@ static json_t *instruction(gen *g, int number) {
     if (below(r, 8)) v[1] = odd == 1 ? json_string("n\xc3\xa9") : json_string(name);
     v[2] = odd == 2 ? json_integer(3) : below(r, 2) ? json_string("dve") : NULL;
     v[3] = arguments(g, 1 + below(r, 2));
-    if (odd == 0) json_array_append_new(v[3], json_pack("{s:s, s:s, s:f}", "kind", "imm_value", "dtype", "float32",
-                                                        "value", 0.5));
+    if (odd == 0)
+        json_array_append_new(v[3], json_pack("{s:s, s:s, s:f}", "kind", "imm_value", "dtype",
+                                              "float32", "value", 0.5));
     else if (odd == 3)
-        json_array_append_new(v[3], json_pack("{s:s, s:s, s:[[i, i]], s:s}", "kind", "physical_ap", "memsetref", "st",
-                                              "ap", 1, 1, "dtype", "uint32"));
+        json_array_append_new(v[3], json_pack("{s:s, s:s, s:[[i, i]], s:s}", "kind", "physical_ap",
+                                              "memsetref", "st", "ap", 1, 1, "dtype", "uint32"));
     v[4] = arguments(g, 1);
     if (below(r, 4) == 0) v[5] = json_string("qSync");
     if (odd == 4) v[6] = json_pack("[s]", "a list, not read");
@@ -156,8 +165,8 @@ static json_t *loop(gen *g, int *number, int depth) {
     rng *r = &g->r;
     int k = g->loops++ % 8;
     snprintf(g->names[k], sizeof g->names[k], "i%d", g->loops);
-    json_t *axis = json_pack("{s:s, s:i, s:i, s:i}", "name", g->names[k], "lb", 0, "ub", 1 + below(r, 5), "stride",
-                             1 + below(r, 2));
+    json_t *axis = json_pack("{s:s, s:i, s:i, s:i}", "name", g->names[k], "lb", 0, "ub",
+                             1 + below(r, 5), "stride", 1 + below(r, 2));
     g->axes[g->depth++] = g->names[k];
     json_t *body = json_array();
     json_array_append_new(body, block(g, number, depth));
@@ -172,9 +181,12 @@ static json_t *entries(gen *g, int *number, int depth) {
     int n = 1 + below(&g->r, 6);
     for (int i = 0; i < n; ++i) {
         int kind = below(&g->r, 10);
-        if (kind == 0 && depth < 4 && g->depth < 3) json_array_append_new(l, loop(g, number, depth));
-        else if (kind == 1 && depth < 4) json_array_append_new(l, block(g, number, depth));
-        else json_array_append_new(l, instruction(g, (*number)++));
+        if (kind == 0 && depth < 4 && g->depth < 3)
+            json_array_append_new(l, loop(g, number, depth));
+        else if (kind == 1 && depth < 4)
+            json_array_append_new(l, block(g, number, depth));
+        else
+            json_array_append_new(l, instruction(g, (*number)++));
     }
     return l;
 }
@@ -182,7 +194,8 @@ static json_t *entries(gen *g, int *number, int depth) {
 static json_t *function(gen *g, const char *name) {
     int number = 0;
     json_t *blocks = json_array();
-    for (int i = 0, n = 1 + below(&g->r, 3); i < n; ++i) json_array_append_new(blocks, block(g, &number, 0));
+    for (int i = 0, n = 1 + below(&g->r, 3); i < n; ++i)
+        json_array_append_new(blocks, block(g, &number, 0));
     const char *fkeys[3] = {"name", "allocations", "blocks"};
     json_t *fv[3] = {json_string(name), allocations(), blocks};
     return object(&g->r, below(&g->r, 4) == 0, 3, fkeys, fv);

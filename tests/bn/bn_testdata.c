@@ -12,7 +12,8 @@
 #include "bn_kernels.h"
 
 const char *bn_kind_name(bn_kind k) {
-    static const char *const names[BN_KIND_COUNT] = {"random", "constant", "huge", "subnormal", "inf", "nan"};
+    static const char *const names[BN_KIND_COUNT] = {"random",    "constant", "huge",
+                                                     "subnormal", "inf",      "nan"};
     return k < BN_KIND_COUNT ? names[k] : "?";
 }
 
@@ -40,7 +41,8 @@ float bn_from_bits(uint32_t u) {
 }
 
 static float special_value(bn_rng *r, bn_kind k) {
-    static const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f800001u, 0xffbfffffu};
+    static const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f800001u,
+                                    0xffbfffffu};
     uint64_t u = bn_rng_next(r);
     if (k == BN_KIND_INF) return (u & 1) ? INFINITY : -INFINITY;
     return bn_from_bits(nans[u % (sizeof nans / sizeof nans[0])]);
@@ -48,26 +50,27 @@ static float special_value(bn_rng *r, bn_kind k) {
 
 static float one_value(bn_kind k, size_t row, bn_rng *r) {
     switch (k) {
-    case BN_KIND_RANDOM: return bn_rng_unit(r) * ldexpf(1.0f, (int)(row % 9) - 4);
-    case BN_KIND_HUGE: return 1.0e6f + bn_rng_unit(r);
-    case BN_KIND_SUBNORMAL: {
-        uint64_t u = bn_rng_next(r);
-        if (u % 7 == 0) return 0.0f;
-        if (u % 7 == 1) return bn_rng_unit(r) * 0x1p-120f; /* tiny normal */
-        return bn_from_bits((uint32_t)(u >> 20) & 0x807fffffu); /* subnormal, random sign */
-    }
-    case BN_KIND_INF:
-    case BN_KIND_NAN:
-        if (bn_rng_next(r) % 17 == 0) return special_value(r, k);
-        return bn_rng_unit(r) * 3.0f;
-    default: return 0.0f;
+        case BN_KIND_RANDOM: return bn_rng_unit(r) * ldexpf(1.0f, (int)(row % 9) - 4);
+        case BN_KIND_HUGE: return 1.0e6f + bn_rng_unit(r);
+        case BN_KIND_SUBNORMAL: {
+            uint64_t u = bn_rng_next(r);
+            if (u % 7 == 0) return 0.0f;
+            if (u % 7 == 1) return bn_rng_unit(r) * 0x1p-120f;      /* tiny normal */
+            return bn_from_bits((uint32_t)(u >> 20) & 0x807fffffu); /* subnormal, random sign */
+        }
+        case BN_KIND_INF:
+        case BN_KIND_NAN:
+            if (bn_rng_next(r) % 17 == 0) return special_value(r, k);
+            return bn_rng_unit(r) * 3.0f;
+        default: return 0.0f;
     }
 }
 
 void bn_fill(float *v, size_t rows, size_t cols, bn_kind k, bn_rng *r) {
     for (size_t i = 0; i < rows; ++i) {
         const float c = bn_rng_unit(r) * 100.0f;
-        for (size_t j = 0; j < cols; ++j) v[i * cols + j] = k == BN_KIND_CONSTANT ? c : one_value(k, i, r);
+        for (size_t j = 0; j < cols; ++j)
+            v[i * cols + j] = k == BN_KIND_CONSTANT ? c : one_value(k, i, r);
     }
 }
 
@@ -79,12 +82,12 @@ size_t bn_first_bit_diff(const float *a, const float *b, size_t n) {
     return n;
 }
 
-void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const char *what, const char *file,
-                              int line) {
+void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const char *what,
+                              const char *file, int line) {
     const size_t i = bn_first_bit_diff(a, b, n);
     if (i == n) return;
-    print_error("%s: element %zu differs: %a (0x%08x) vs %a (0x%08x)\n", what, i, (double)a[i], bn_bits(a[i]),
-                (double)b[i], bn_bits(b[i]));
+    print_error("%s: element %zu differs: %a (0x%08x) vs %a (0x%08x)\n", what, i, (double)a[i],
+                bn_bits(a[i]), (double)b[i], bn_bits(b[i]));
     _fail(file, line);
 }
 
@@ -100,9 +103,7 @@ void bn_stats_whole(const float *x, size_t parts, size_t n, float *out) {
     bn_stats_whole_isa(bn_isa_best(), x, parts, n, out);
 }
 
-const char *bn_isa_name(bn_isa isa) {
-    return isa == BN_ISA_AVX ? "avx" : "v4";
-}
+const char *bn_isa_name(bn_isa isa) { return isa == BN_ISA_AVX ? "avx" : "v4"; }
 
 size_t bn_test_isas(bn_isa isas[2]) {
     static int told;

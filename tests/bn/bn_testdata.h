@@ -42,9 +42,10 @@ size_t bn_first_bit_diff(const float *a, const float *b, size_t n);
 
 /* cmocka assertion: a and b have the same bits; on failure prints what,
  * the index and both values. */
-#define assert_same_bits(a, b, n, what) bn_assert_same_bits_impl((a), (b), (n), (what), __FILE__, __LINE__)
-void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const char *what, const char *file,
-                              int line);
+#define assert_same_bits(a, b, n, what)                                                            \
+    bn_assert_same_bits_impl((a), (b), (n), (what), __FILE__, __LINE__)
+void bn_assert_same_bits_impl(const float *a, const float *b, size_t n, const char *what,
+                              const char *file, int line);
 
 /* bn_stats_f32 over all rows in one call, with its weight table. */
 void bn_stats_whole(const float *x, size_t parts, size_t n, float *out);

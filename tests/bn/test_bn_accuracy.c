@@ -46,12 +46,13 @@ static void stats_then_aggregate(const float *x, size_t P, size_t N, float *mv) 
     free(st);
 }
 
-static void check_row(float mean, float var, moments ref, double var_tol, const char *what, size_t p) {
+static void check_row(float mean, float var, moments ref, double var_tol, const char *what,
+                      size_t p) {
     const double sd = sqrt(ref.var);
     const double em = fabs(mean - ref.mean), ev = fabs(var - ref.var);
     if (em > 1e-5 * (fabs(ref.mean) + sd) || ev > var_tol * ref.var) {
-        print_error("%s row %zu: mean %.9g vs %.9g, var %.9g vs %.9g\n", what, p, (double)mean, ref.mean,
-                    (double)var, ref.var);
+        print_error("%s row %zu: mean %.9g vs %.9g, var %.9g vs %.9g\n", what, p, (double)mean,
+                    ref.mean, (double)var, ref.var);
         fail();
     }
 }
@@ -77,7 +78,8 @@ static void test_mean_var_vs_float64(void **state) {
             fill_moderate(x, P, N, offset, &r);
             stats_then_aggregate(x, P, N, mv);
             for (size_t p = 0; p < P; ++p)
-                check_row(mv[2 * p], mv[2 * p + 1], two_pass(x + p * N, N), 1e-5, offset ? "10+noise" : "noise", p);
+                check_row(mv[2 * p], mv[2 * p + 1], two_pass(x + p * N, N), 1e-5,
+                          offset ? "10+noise" : "noise", p);
             free(x);
         }
 }
@@ -144,7 +146,8 @@ static void test_tiles_merge_like_whole_row(void **state) {
         for (size_t p = 0; p < P; ++p) {
             const moments ref = two_pass(x + p * N, N);
             check_row(merged[2 * p], merged[2 * p + 1], ref, 1e-5, "tiles", p);
-            assert_true(fabsf(merged[2 * p] - whole[2 * p]) <= 1e-5f * (fabsf(whole[2 * p]) + sqrtf(whole[2 * p + 1])));
+            assert_true(fabsf(merged[2 * p] - whole[2 * p]) <=
+                        1e-5f * (fabsf(whole[2 * p]) + sqrtf(whole[2 * p + 1])));
             assert_true(fabsf(merged[2 * p + 1] - whole[2 * p + 1]) <= 1e-5f * whole[2 * p + 1]);
         }
     }
@@ -161,7 +164,8 @@ static void test_backward_vs_analytic(void **state) {
     (void)state;
     enum { P = 12, N = 3001 };
     const float eps = 1e-5f;
-    float *x = malloc(sizeof(float) * P * N), *dy = malloc(sizeof(float) * P * N), *dx = malloc(sizeof(float) * P * N);
+    float *x = malloc(sizeof(float) * P * N), *dy = malloc(sizeof(float) * P * N),
+          *dx = malloc(sizeof(float) * P * N);
     float gamma[P], mv[2 * P], mean[P], vf[P], g[3 * P], a[P], bc[P], scale[P];
     bn_rng r = {503};
     bn_fill(x, P, N, BN_KIND_RANDOM, &r);
@@ -187,13 +191,14 @@ static void test_backward_vs_analytic(void **state) {
         for (size_t i = 0; i < N; ++i) sdy += dp[i], sxdy += ((double)xp[i] - mo.mean) * dp[i];
         double *ref = malloc(sizeof(double) * N);
         for (size_t i = 0; i < N; ++i) {
-            ref[i] = gamma[p] * invstd / N * (N * (double)dp[i] - sdy - ((double)xp[i] - mo.mean) * invstd * invstd * sxdy);
+            ref[i] = gamma[p] * invstd / N *
+                     (N * (double)dp[i] - sdy - ((double)xp[i] - mo.mean) * invstd * invstd * sxdy);
             maxabs = fmax(maxabs, fabs(ref[i]));
         }
         for (size_t i = 0; i < N; ++i)
             if (fabs(dx[p * N + i] - ref[i]) > 1e-4 * maxabs) {
-                print_error("row %zu elem %zu: dx %.9g vs float64 %.9g (max %.3g)\n", p, i, (double)dx[p * N + i],
-                            ref[i], maxabs);
+                print_error("row %zu elem %zu: dx %.9g vs float64 %.9g (max %.3g)\n", p, i,
+                            (double)dx[p * N + i], ref[i], maxabs);
                 fail();
             }
         free(ref);

@@ -17,7 +17,8 @@
 #include "bn_oracle.h"
 #include "bn_testdata.h"
 
-static const size_t kParts[] = {1, 2, 3, 6, BN_BLOCK - 1, BN_BLOCK, BN_BLOCK + 1, 12, 13, 17, 128, 131};
+static const size_t kParts[] = {1,  2,  3,  6,   BN_BLOCK - 1, BN_BLOCK, BN_BLOCK + 1,
+                                12, 13, 17, 128, 131};
 static const size_t kElems[] = {1, 2, 3, 4, 5, 6, 7, 63, 64, 65, 127, 128, 129, 1000, 1001};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -38,7 +39,8 @@ static void check_stats(size_t P, size_t N, bn_kind k, bn_rng *r) {
     const size_t nisa = bn_test_isas(isas);
     for (size_t i = 0; i < nisa; ++i) {
         bn_stats_whole_isa(isas[i], x, P, N, fast);
-        snprintf(what, sizeof what, "BNStats[%s] P=%zu N=%zu %s", bn_isa_name(isas[i]), P, N, bn_kind_name(k));
+        snprintf(what, sizeof what, "BNStats[%s] P=%zu N=%zu %s", bn_isa_name(isas[i]), P, N,
+                 bn_kind_name(k));
         assert_same_bits(fast, ref, P * 6, what);
     }
     bn_stats_whole(x, P, N, fast);
@@ -52,7 +54,8 @@ static void test_stats_matches_oracle(void **state) {
     bn_rng r = {1};
     for (int k = 0; k < BN_KIND_COUNT; ++k)
         for (size_t i = 0; i < COUNT(kParts); ++i)
-            for (size_t j = 0; j < COUNT(kElems); ++j) check_stats(kParts[i], kElems[j], (bn_kind)k, &r);
+            for (size_t j = 0; j < COUNT(kElems); ++j)
+                check_stats(kParts[i], kElems[j], (bn_kind)k, &r);
 }
 
 /* The handler reads a few partitions at a time and runs each slice with
@@ -70,7 +73,8 @@ static void test_stats_split_rows(void **state) {
     const size_t nisa = bn_test_isas(isas);
     for (size_t j = 0; j < nisa; ++j) {
         for (size_t i = 0; i + 1 < COUNT(cuts); ++i)
-            bn_stats_f32_isa(isas[j], x + cuts[i] * N, cuts[i + 1] - cuts[i], N, w, split + cuts[i] * 6);
+            bn_stats_f32_isa(isas[j], x + cuts[i] * N, cuts[i + 1] - cuts[i], N, w,
+                             split + cuts[i] * 6);
         assert_same_bits(split, whole, P * 6, bn_isa_name(isas[j]));
     }
     free(x), free(w);
@@ -101,8 +105,8 @@ static void check_transpose(size_t P, size_t N, bn_kind k, bn_rng *r) {
     const size_t nisa = bn_test_isas(isas);
     for (size_t i = 0; i < nisa; ++i) {
         bn_stats_whole_isa(isas[i], t, P, N, fast);
-        snprintf(what, sizeof what, "BNStats[%s] transposed P=%zu N=%zu %s", bn_isa_name(isas[i]), P, N,
-                 bn_kind_name(k));
+        snprintf(what, sizeof what, "BNStats[%s] transposed P=%zu N=%zu %s", bn_isa_name(isas[i]),
+                 P, N, bn_kind_name(k));
         assert_same_bits(fast, ref, P * 6, what);
     }
     free(x), free(t), free(tref), free(fast), free(ref);
@@ -114,8 +118,10 @@ static void test_transpose_matches_oracle(void **state) {
     bn_rng r = {3};
     for (int k = 0; k < BN_KIND_COUNT; ++k) {
         for (size_t i = 0; i < COUNT(parts); ++i)
-            for (size_t j = 0; j < COUNT(elems); ++j) check_transpose(parts[i], elems[j], (bn_kind)k, &r);
-        for (size_t i = 0; i < COUNT(kParts); ++i) check_transpose(kParts[i], 1, (bn_kind)k, &r); /* plain copy */
+            for (size_t j = 0; j < COUNT(elems); ++j)
+                check_transpose(parts[i], elems[j], (bn_kind)k, &r);
+        for (size_t i = 0; i < COUNT(kParts); ++i)
+            check_transpose(kParts[i], 1, (bn_kind)k, &r); /* plain copy */
     }
 }
 
@@ -169,7 +175,7 @@ static void fill_triples(float *in, size_t P, size_t e, bn_kind k, bn_rng *r, in
     bn_fill(in, P, e, k, r);
     for (size_t i = 0; i < P * e; i += 3) {
         in[i] = (float)(bn_rng_next(r) % 9); /* counts 0..8 */
-        in[i + 2] = fabsf(in[i + 2]);       /* M2 >= 0 (NaN stays NaN) */
+        in[i + 2] = fabsf(in[i + 2]);        /* M2 >= 0 (NaN stays NaN) */
     }
 }
 
@@ -179,7 +185,8 @@ static void check_aggregate(size_t P, size_t e, bn_kind k, bn_rng *r, int raw) {
     bn_aggregate_f32(in, P, e, fast);
     oracle_bn_aggregate(in, P, e, ref);
     char what[96];
-    snprintf(what, sizeof what, "BNStatsAggregate P=%zu e=%zu %s raw=%d", P, e, bn_kind_name(k), raw);
+    snprintf(what, sizeof what, "BNStatsAggregate P=%zu e=%zu %s raw=%d", P, e, bn_kind_name(k),
+             raw);
     assert_same_bits(fast, ref, P * 2, what);
     free(in), free(fast), free(ref);
 }
@@ -191,7 +198,8 @@ static void test_aggregate_matches_oracle(void **state) {
     for (int k = 0; k < BN_KIND_COUNT; ++k)
         for (size_t i = 0; i < COUNT(kParts); ++i)
             for (size_t j = 0; j < COUNT(es); ++j)
-                for (int raw = 0; raw < 2; ++raw) check_aggregate(kParts[i], es[j], (bn_kind)k, &r, raw);
+                for (int raw = 0; raw < 2; ++raw)
+                    check_aggregate(kParts[i], es[j], (bn_kind)k, &r, raw);
 }
 
 static void check_gradients(size_t P, size_t N, bn_kind k, bn_rng *r) {
@@ -214,7 +222,8 @@ static void test_gradients_matches_oracle(void **state) {
     bn_rng r = {5};
     for (int k = 0; k < BN_KIND_COUNT; ++k) {
         for (size_t i = 0; i < COUNT(kParts); ++i)
-            for (size_t j = 0; j < COUNT(kElems); ++j) check_gradients(kParts[i], kElems[j], (bn_kind)k, &r);
+            for (size_t j = 0; j < COUNT(kElems); ++j)
+                check_gradients(kParts[i], kElems[j], (bn_kind)k, &r);
         check_gradients(BN_BLOCK + 1, 16385, (bn_kind)k, &r);
     }
 }
@@ -230,7 +239,8 @@ static void check_backprop(size_t P, size_t N, bn_kind k, bn_rng *r) {
     bn_backprop_f32(x, dy, m, a, bc, s, total, P, N, fast);
     for (size_t p = 0; p < P; ++p)
         for (size_t i = 0; i < N; ++i)
-            ref[p * N + i] = oracle_bn_backprop_elem(x[p * N + i], dy[p * N + i], m[p], a[p], bc[p], s[p], total);
+            ref[p * N + i] = oracle_bn_backprop_elem(x[p * N + i], dy[p * N + i], m[p], a[p], bc[p],
+                                                     s[p], total);
     char what[96];
     snprintf(what, sizeof what, "BNBackprop P=%zu N=%zu %s", P, N, bn_kind_name(k));
     assert_same_bits(fast, ref, P * N, what);
@@ -242,7 +252,8 @@ static void test_backprop_matches_oracle(void **state) {
     bn_rng r = {6};
     for (int k = 0; k < BN_KIND_COUNT; ++k)
         for (size_t i = 0; i < COUNT(kParts); ++i)
-            for (size_t j = 0; j < COUNT(kElems); ++j) check_backprop(kParts[i], kElems[j], (bn_kind)k, &r);
+            for (size_t j = 0; j < COUNT(kElems); ++j)
+                check_backprop(kParts[i], kElems[j], (bn_kind)k, &r);
 }
 
 int main(void) {

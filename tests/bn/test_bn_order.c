@@ -64,7 +64,8 @@ static size_t stats_variant_diffs(stats_variant v, bn_kind kind) {
     for (size_t p = 0; p < P; ++p) stats_row_variant(x + p * N, N, v, alt + 6 * p);
     assert_same_bits(fast, ref, P * 6, "kernel vs oracle");
     const size_t d = count_diffs(alt, ref, P * 6);
-    print_message("variant %d on %s: %zu of %d stats differ from the oracle\n", (int)v, bn_kind_name(kind), d, P * 6);
+    print_message("variant %d on %s: %zu of %d stats differ from the oracle\n", (int)v,
+                  bn_kind_name(kind), d, P * 6);
     free(x);
     return d;
 }
@@ -120,7 +121,8 @@ static void test_aggregate_fma_changes_bits(void **state) {
         alt[2 * p] = mean_acc;
         alt[2 * p + 1] = var_acc;
     }
-    print_message("fused aggregate: %zu of %d results differ\n", count_diffs(alt, ref, P * 2), P * 2);
+    print_message("fused aggregate: %zu of %d results differ\n", count_diffs(alt, ref, P * 2),
+                  P * 2);
     assert_true(count_diffs(alt, ref, P * 2) > 0);
     free(x);
 }
@@ -139,7 +141,8 @@ static float pairwise(const float *v, size_t n) {
 
 static void test_gradients_reorder_changes_bits(void **state) {
     (void)state;
-    float *x = malloc(sizeof(float) * P * N), *dy = malloc(sizeof(float) * P * N), *t = malloc(sizeof(float) * N);
+    float *x = malloc(sizeof(float) * P * N), *dy = malloc(sizeof(float) * P * N),
+          *t = malloc(sizeof(float) * N);
     float m[P], vf[P], fast[P * 3], ref[P * 3], pair[P * 3], fused[P * 3];
     bn_rng r = {300};
     bn_fill(x, P, N, BN_KIND_RANDOM, &r);
@@ -162,8 +165,8 @@ static void test_gradients_reorder_changes_bits(void **state) {
         fused[3 * p] = ref[3 * p], fused[3 * p + 2] = ref[3 * p + 2];
         fused[3 * p + 1] = s1;
     }
-    print_message("pairwise sums: %zu, fused t*vf: %zu of %d results differ\n", count_diffs(pair, ref, P * 3),
-                  count_diffs(fused, ref, P * 3), P * 3);
+    print_message("pairwise sums: %zu, fused t*vf: %zu of %d results differ\n",
+                  count_diffs(pair, ref, P * 3), count_diffs(fused, ref, P * 3), P * 3);
     assert_true(count_diffs(pair, ref, P * 3) > 0);
     assert_true(count_diffs(fused, ref, P * 3) > 0);
     free(x), free(dy), free(t);
@@ -173,7 +176,8 @@ static void test_gradients_reorder_changes_bits(void **state) {
 static void test_backprop_fma_changes_bits(void **state) {
     (void)state;
     float *x = malloc(sizeof(float) * P * N), *dy = malloc(sizeof(float) * P * N);
-    float *dx = malloc(sizeof(float) * P * N), *ref = malloc(sizeof(float) * P * N), *alt = malloc(sizeof(float) * P * N);
+    float *dx = malloc(sizeof(float) * P * N), *ref = malloc(sizeof(float) * P * N),
+          *alt = malloc(sizeof(float) * P * N);
     float c[4 * P];
     bn_rng r = {400};
     bn_fill(x, P, N, BN_KIND_RANDOM, &r);
@@ -188,7 +192,8 @@ static void test_backprop_fma_changes_bits(void **state) {
             alt[k] = (dy[k] * total - fmaf(x[k] - m[p], bc[p], a[p])) * s[p];
         }
     assert_same_bits(dx, ref, P * N, "kernel vs oracle");
-    print_message("fused backprop: %zu of %d elements differ\n", count_diffs(alt, ref, P * N), P * N);
+    print_message("fused backprop: %zu of %d elements differ\n", count_diffs(alt, ref, P * N),
+                  P * N);
     assert_true(count_diffs(alt, ref, P * N) > 0);
     free(x), free(dy), free(dx), free(ref), free(alt);
 }

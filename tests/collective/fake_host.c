@@ -39,7 +39,9 @@ static trn_status f_error(trn_ctx *ctx, const char *fmt, ...) {
     ctx->failed = true;
     return TRN_ERR;
 }
-static void f_log(trn_ctx *ctx, trn_log_level l, const char *fmt, ...) { (void)ctx, (void)l, (void)fmt; }
+static void f_log(trn_ctx *ctx, trn_log_level l, const char *fmt, ...) {
+    (void)ctx, (void)l, (void)fmt;
+}
 static uint32_t f_core_id(const trn_ctx *ctx) { return ctx->core; }
 static uint32_t f_core_count(const trn_ctx *ctx) { return ctx->h->cores; }
 static uint32_t f_opcode(const trn_ctx *ctx) { return ctx->inst->it; }
@@ -52,7 +54,8 @@ static int f_operand_count(const trn_ctx *ctx, trn_dir dir) {
 }
 
 static trn_status f_operand(trn_ctx *ctx, trn_dir dir, int idx, trn_ap *out) {
-    if (idx < 0 || idx >= f_operand_count(ctx, dir)) return f_error(ctx, "operand %d out of range", idx);
+    if (idx < 0 || idx >= f_operand_count(ctx, dir))
+        return f_error(ctx, "operand %d out of range", idx);
     *out = dir == TRN_IN ? ctx->inst->in[idx] : ctx->inst->out[idx];
     out->core = ctx->core;
     return TRN_OK; /* unlike the real host, no bounds check here: handlers must call check_ap */
@@ -73,7 +76,8 @@ static trn_status f_check(trn_ctx *ctx, const trn_ap *ap, trn_dir dir) {
     if (ap->core >= ctx->h->cores) return f_error(ctx, "AP core %u", ap->core);
     if (ap->dtype != TRN_DT_FP32) return f_error(ctx, "fake host: fp32 only");
     for (int64_t k = 0; k < trn_ap_elems(ap); ++k)
-        if (word(ap, k) < 0) return f_error(ctx, "fake host: element %lld out of bounds", (long long)k);
+        if (word(ap, k) < 0)
+            return f_error(ctx, "fake host: element %lld out of bounds", (long long)k);
     return TRN_OK;
 }
 
@@ -82,7 +86,9 @@ static trn_status f_read(trn_ctx *ctx, const trn_ap *ap, float *dst) {
     for (int64_t k = 0; k < trn_ap_elems(ap); ++k) dst[k] = ctx->h->mem[ap->core][word(ap, k)];
     return TRN_OK;
 }
-static trn_status f_read_raw(trn_ctx *ctx, const trn_ap *ap, void *dst) { return f_read(ctx, ap, dst); }
+static trn_status f_read_raw(trn_ctx *ctx, const trn_ap *ap, void *dst) {
+    return f_read(ctx, ap, dst);
+}
 
 static trn_status f_write(trn_ctx *ctx, const trn_ap *ap, const float *src, trn_acc_op op) {
     if (op != TRN_ACC_COPY) return f_error(ctx, "fake host: copy only");
@@ -147,14 +153,14 @@ static trn_lookup f_attr_string(trn_ctx *ctx, const char *key, const char **out)
 }
 static trn_value_kind f_value_kind(const trn_value *v) {
     switch (json_typeof((const json_t *)v)) {
-    case JSON_INTEGER: return TRN_V_INT;
-    case JSON_REAL: return TRN_V_FLOAT;
-    case JSON_STRING: return TRN_V_STRING;
-    case JSON_ARRAY: return TRN_V_LIST;
-    case JSON_OBJECT: return TRN_V_OBJECT;
-    case JSON_TRUE:
-    case JSON_FALSE: return TRN_V_BOOL;
-    default: return TRN_V_NULL;
+        case JSON_INTEGER: return TRN_V_INT;
+        case JSON_REAL: return TRN_V_FLOAT;
+        case JSON_STRING: return TRN_V_STRING;
+        case JSON_ARRAY: return TRN_V_LIST;
+        case JSON_OBJECT: return TRN_V_OBJECT;
+        case JSON_TRUE:
+        case JSON_FALSE: return TRN_V_BOOL;
+        default: return TRN_V_NULL;
     }
 }
 static size_t f_value_len(const trn_value *v) { return json_array_size((const json_t *)v); }
@@ -195,7 +201,8 @@ static trn_lookup f_setting_string(const trn_settings *s, const char *key, const
     *out = json_string_value(v);
     return TRN_FOUND;
 }
-static trn_lookup f_setting_int_array(const trn_settings *s, const char *key, int64_t *out, size_t cap, size_t *n) {
+static trn_lookup f_setting_int_array(const trn_settings *s, const char *key, int64_t *out,
+                                      size_t cap, size_t *n) {
     json_t *v = json_object_get(s->obj, key);
     *n = 0;
     if (!v) return TRN_ABSENT;
@@ -263,8 +270,8 @@ trn_ap fh_ap(uint32_t offset, int64_t n) {
     return ap;
 }
 
-int fh_open(fake_host *h, const trn_plugin_desc *desc, const char *settings_json, uint32_t cores, char *err,
-            size_t errlen) {
+int fh_open(fake_host *h, const trn_plugin_desc *desc, const char *settings_json, uint32_t cores,
+            char *err, size_t errlen) {
     memset(h, 0, sizeof *h);
     h->desc = desc;
     h->cores = cores;
@@ -309,7 +316,8 @@ trn_status fh_step(fake_host *h, uint32_t c, int i) {
     if (in->attrs) ctx.obj = json_loads(in->attrs, 0, NULL);
     trn_handler fn = handler_of(h, in->it);
     ++h->calls[c];
-    trn_status st = fn ? fn(&fh_api, &ctx, h->state) : f_error(&ctx, "no handler for IT %u", in->it);
+    trn_status st =
+        fn ? fn(&fh_api, &ctx, h->state) : f_error(&ctx, "no handler for IT %u", in->it);
     if (st == TRN_ERR) {
         snprintf(h->err, sizeof h->err, "%s", ctx.err);
         h->err_core = (int)c;

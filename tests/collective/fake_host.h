@@ -13,7 +13,7 @@
 
 #define FH_MAX_CORES 8
 #define FH_MAX_INSTS 8
-#define FH_WORDS 4096
+#define FH_WORDS     4096
 
 typedef struct fh_inst {
     uint32_t it;
@@ -43,8 +43,8 @@ trn_ap fh_ap(uint32_t offset, int64_t n);
 
 /* Load the module with settings (a JSON object text, NULL = defaults) and
  * begin a run on `cores` cores. 0 on success. */
-int fh_open(fake_host *h, const trn_plugin_desc *desc, const char *settings_json, uint32_t cores, char *err,
-            size_t errlen);
+int fh_open(fake_host *h, const trn_plugin_desc *desc, const char *settings_json, uint32_t cores,
+            char *err, size_t errlen);
 void fh_close(fake_host *h);
 
 /* Call the handler of core c's instruction i once. */

@@ -24,7 +24,8 @@ static void open_host(uint32_t cores, const char *settings) {
     assert_int_equal(fh_open(&H, &trnsim_plugin, settings, cores, err, sizeof err), 0);
 }
 
-static void set_inst(uint32_t c, int i, uint32_t it, const char *attrs, int n_in, trn_ap in0, int n_out, trn_ap out) {
+static void set_inst(uint32_t c, int i, uint32_t it, const char *attrs, int n_in, trn_ap in0,
+                     int n_out, trn_ap out) {
     fh_inst *x = &H.prog[c][i];
     x->it = it;
     x->attrs = attrs;
@@ -57,7 +58,8 @@ static void test_kind_disagreement_names_both(void **st) {
     fill(1, 0, 2, 4);
     collective(0, 0, "{\"kind\": 2, \"reduce_op\": 4}", 4, 4);
     collective(1, 0, "{\"kind\": 4}", 4, 8);
-    assert_error("core 1's is kind 4 (AllGather) but core 0's is kind 2 (AllReduce)", "collective #0");
+    assert_error("core 1's is kind 4 (AllGather) but core 0's is kind 2 (AllReduce)",
+                 "collective #0");
     assert_int_equal(H.err_core, 1);
     fh_close(&H);
 }
@@ -83,7 +85,8 @@ static void test_group_disagreement(void **st) {
                           : "{\"kind\": 2, \"reduce_op\": 4, \"replica_groups\": [[0, 1, 2, 3]]}",
                    4, 4);
     }
-    assert_error("core 2's replica_groups is [[0, 1], [2, 3]] but core 0's is [[0, 1, 2, 3]]", NULL);
+    assert_error("core 2's replica_groups is [[0, 1], [2, 3]] but core 0's is [[0, 1, 2, 3]]",
+                 NULL);
     fh_close(&H);
 }
 
@@ -98,7 +101,8 @@ static void test_count_mismatch_writes_nothing(void **st) {
     fill(1, 100, -5, 8);
     collective(0, 0, "{\"kind\": 2, \"reduce_op\": 4}", 4, 4);
     collective(1, 0, "{\"kind\": 2, \"reduce_op\": 4}", 8, 8);
-    assert_error("AllReduce (kind 2): core 1 contributes 8 elements but core 0 contributes 4", NULL);
+    assert_error("AllReduce (kind 2): core 1 contributes 8 elements but core 0 contributes 4",
+                 NULL);
     for (uint32_t c = 0; c < 2; ++c)
         for (int k = 0; k < 8; ++k) assert_true(H.mem[c][100 + k] == -5.0f + (float)k);
     fh_close(&H);
@@ -186,7 +190,8 @@ static void test_instances_share_nothing(void **st) {
     static fake_host other;
     char err[256];
     open_host(2, NULL);
-    assert_int_equal(fh_open(&other, &trnsim_plugin, "{\"regime\": \"multiworker\"}", 2, err, sizeof err), 0);
+    assert_int_equal(
+        fh_open(&other, &trnsim_plugin, "{\"regime\": \"multiworker\"}", 2, err, sizeof err), 0);
     fill(0, 0, 1, 4);
     for (uint32_t c = 0; c < 2; ++c) collective(c, 0, "{\"kind\": 2, \"reduce_op\": 4}", 4, 4);
     assert_int_equal(fh_step(&H, 0, 0), TRN_WAIT);
@@ -203,10 +208,13 @@ static void test_instances_share_nothing(void **st) {
 static void test_settings_rejected(void **st) {
     (void)st;
     char err[256];
-    assert_int_equal(fh_open(&H, &trnsim_plugin, "{\"rank_table\": [0, 2, 2]}", 2, err, sizeof err), -1);
+    assert_int_equal(fh_open(&H, &trnsim_plugin, "{\"rank_table\": [0, 2, 2]}", 2, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "rank_table must be a permutation of 0..2"));
-    assert_int_equal(
-        fh_open(&H, &trnsim_plugin, "{\"regime\": \"multiworker\", \"cores_per_lnc\": 4}", 2, err, sizeof err), -1);
+    assert_int_equal(fh_open(&H, &trnsim_plugin,
+                             "{\"regime\": \"multiworker\", \"cores_per_lnc\": 4}", 2, err,
+                             sizeof err),
+                     -1);
     assert_non_null(strstr(err, "needs cores_per_lnc = 1"));
 }
 

@@ -40,9 +40,10 @@ static uint32_t rnd(void) {
  * signalling, both signs), infinities, signed zeros, denormals, ties, and
  * ordinary numbers of mixed magnitude. */
 static float special(void) {
-    static const uint32_t pool[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u, 0x7fa00000u,
-                                    0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u,
-                                    0x80000003u, 0x3f800000u, 0xbf800000u, 0x4cbebc20u, 0x7f7fffffu};
+    static const uint32_t pool[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u,
+                                    0x7fa00000u, 0x7f800000u, 0xff800000u, 0x00000000u,
+                                    0x80000000u, 0x00000001u, 0x80000003u, 0x3f800000u,
+                                    0xbf800000u, 0x4cbebc20u, 0x7f7fffffu};
     uint32_t r = rnd();
     if (r % 4 == 0) return u2f(pool[(r >> 8) % (sizeof pool / sizeof pool[0])]);
     if (r % 4 == 1) return (float)((int)(r >> 8) % 7 - 3); /* small ints: many ties */
@@ -66,7 +67,8 @@ static void free_inputs(float **ins, size_t n_ins) {
 static void assert_bits_equal(const float *a, const float *b, size_t n, const char *what) {
     for (size_t i = 0; i < n; ++i) {
         if (f2u(a[i]) != f2u(b[i]))
-            fail_msg("%s: element %zu: kernel 0x%08x, oracle 0x%08x", what, i, f2u(a[i]), f2u(b[i]));
+            fail_msg("%s: element %zu: kernel 0x%08x, oracle 0x%08x", what, i, f2u(a[i]),
+                     f2u(b[i]));
     }
 }
 
@@ -80,7 +82,9 @@ static void check_fold(int64_t op, bool has_scale, float scale) {
             size_t n = sizes[s];
             float **ins = make_inputs(n_ins, n);
             float *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
-            assert_int_equal(oracle_do_reduction(op, (const float *const *)ins, n_ins, n, has_scale, scale, want), 0);
+            assert_int_equal(oracle_do_reduction(op, (const float *const *)ins, n_ins, n, has_scale,
+                                                 scale, want),
+                             0);
             coll_reduce(op, (const float *const *)ins, n_ins, n, has_scale, scale, got);
             assert_bits_equal(got, want, n, "fold");
             /* in place: res aliases ins[0] */
@@ -137,7 +141,8 @@ static void test_max_min_nan_and_ties_keep_accumulator(void **st) {
     /* [NaN, 1]: acc = NaN; 1 > NaN is false -> NaN stays (libm fmaxf would give 1). */
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, qnan, one)), 0x7fc00000u);
     assert_int_equal(f2u(reduce2(COLL_OP_MIN, qnan, one)), 0x7fc00000u);
-    assert_int_equal(f2u(fmaxf(qnan, one)), f2u(one)); /* the libm behaviour the reference rules out */
+    assert_int_equal(f2u(fmaxf(qnan, one)),
+                     f2u(one)); /* the libm behaviour the reference rules out */
     /* signed zero ties: the accumulator (first input) wins */
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, 0.0f, -0.0f)), 0x00000000u);
     assert_int_equal(f2u(reduce2(COLL_OP_MAX, -0.0f, 0.0f)), 0x80000000u);
@@ -379,7 +384,8 @@ static void test_single_lnc_rule(void **st) {
     const int64_t two[] = {0, 1, 2, 3};
     const size_t l22[] = {2, 2};
     assert_int_equal(coll_groups_make(&g, two, l22, 2, 4, err, sizeof err), 0);
-    assert_int_equal(coll_check_single_lnc(&g, g.ids, 2, 2, "SendRecv", err, sizeof err), -1); /* 2 groups */
+    assert_int_equal(coll_check_single_lnc(&g, g.ids, 2, 2, "SendRecv", err, sizeof err),
+                     -1); /* 2 groups */
     coll_groups_free(&g);
     const int64_t straddle[] = {1, 2};
     const size_t l2[] = {2};

@@ -38,14 +38,11 @@ static const trn_opcode_desc sparse_ops[] = {
 
 /* The host tests' config sets this for their module; the copy ignores it. */
 static const trn_setting_desc sparse_settings[] = {
-    {"scale", TRN_SET_FLOAT, "2.0", 0, 100, NULL, "unused (the host tests' module's TestSetting scale)"},
+    {"scale", TRN_SET_FLOAT, "2.0", 0, 100, NULL,
+     "unused (the host tests' module's TestSetting scale)"},
 };
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    TRN_PLUGIN_HEADER,
-    .name = "trnsim-test-sparse",
-    .family = "test",
-    .version = "0",
-    TRN_OPS(sparse_ops),
-    TRN_SETTINGS(sparse_settings),
+    TRN_PLUGIN_HEADER, .name = "trnsim-test-sparse", .family = "test",
+    .version = "0",    TRN_OPS(sparse_ops),          TRN_SETTINGS(sparse_settings),
 };

@@ -58,8 +58,14 @@ static void check_range(const trn_ap *ap, int64_t start, int64_t count, addr *al
 static void test_slice_known(void **st) {
     (void)st;
     /* 4 partitions x [3][5]: elements 7 .. 37 */
-    trn_ap ap = {.mem = TRN_MEM_SBUF, .dtype = TRN_DT_FP32, .part_start = 2, .part_count = 4, .part_step = 3,
-                 .offset = 10, .ndims = 2, .dims = {{7, 3}, {1, 5}}};
+    trn_ap ap = {.mem = TRN_MEM_SBUF,
+                 .dtype = TRN_DT_FP32,
+                 .part_start = 2,
+                 .part_count = 4,
+                 .part_step = 3,
+                 .offset = 10,
+                 .ndims = 2,
+                 .dims = {{7, 3}, {1, 5}}};
     addr all[60], got[60];
     assert_int_equal(addresses(&ap, all), 60);
     check_range(&ap, 7, 31, all, got);
@@ -80,8 +86,13 @@ static void test_slice_random(void **st) {
     (void)st;
     addr *all = malloc(4096 * sizeof(addr)), *got = malloc(4096 * sizeof(addr));
     for (int iter = 0; iter < 3000; ++iter) {
-        trn_ap ap = {.mem = TRN_MEM_HBM, .dtype = TRN_DT_BF16, .part_start = rnd(4), .part_count = 1 + rnd(4),
-                     .part_step = rnd(3), .offset = rnd(50), .ndims = rnd(5)};
+        trn_ap ap = {.mem = TRN_MEM_HBM,
+                     .dtype = TRN_DT_BF16,
+                     .part_start = rnd(4),
+                     .part_count = 1 + rnd(4),
+                     .part_step = rnd(3),
+                     .offset = rnd(50),
+                     .ndims = rnd(5)};
         for (uint32_t d = 0; d < ap.ndims; ++d) {
             ap.dims[d].num = 1 + rnd(4);
             ap.dims[d].step = (int64_t)rnd(9) - 4; /* negative and zero steps too */

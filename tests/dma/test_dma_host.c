@@ -51,7 +51,9 @@ static void load_fails_cfg(const char *cfg, const char *program, const char *tex
     trn_sim_close(s);
 }
 
-static void load_fails(const char *program, const char *text) { load_fails_cfg(config, program, text); }
+static void load_fails(const char *program, const char *text) {
+    load_fails_cfg(config, program, text);
+}
 
 static void run_fails(trn_sim *s, const char *text) {
     trn_error e;
@@ -66,45 +68,58 @@ static void get(trn_sim *s, const char *name, void *buf, size_t bytes) {
 
 static void assert_all_f32(const float *x, size_t n, float v) {
     for (size_t i = 0; i < n; ++i)
-        if (memcmp(&x[i], &v, 4)) fail_msg("element %zu is %g, expected %g (something was written)", i, x[i], v);
+        if (memcmp(&x[i], &v, 4))
+            fail_msg("element %zu is %g, expected %g (something was written)", i, x[i], v);
 }
 
 /* The second descriptor of a block is bad: the static check refuses the
  * program when it loads, before the first descriptor could write y. */
 static void test_block_validates_before_writing(void **st) {
     (void)st;
-    load_fails(
-        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 3], \"fill\": 1},"
-        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 3], \"fill\": 0},"
-        " {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 5], \"fill\": 0}],"
-        " \"instructions\": [{\"opcode\": \"DMABlock\", \"descriptors\": ["
-        "  {\"opcode\": \"DMADescriptorCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-        "  {\"opcode\": \"DMADescriptorCCE\", \"reduce_op\": 8, \"inputs\": [\"x\", \"x\"], \"outputs\": [\"z\"]}]}]}",
-        "test.json: instruction 0 (core 0, opcode DMABlock/107, family dma): DMABlock: descriptor 2 of 2: "
-        "sub-instruction (opcode DMADescriptorCCE/70): CCE: source 0 has 6 elements, the destination 5");
+    load_fails("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+               "\"shape\": [2, 3], \"fill\": 1},"
+               " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, "
+               "3], \"fill\": 0},"
+               " {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, "
+               "5], \"fill\": 0}],"
+               " \"instructions\": [{\"opcode\": \"DMABlock\", \"descriptors\": ["
+               "  {\"opcode\": \"DMADescriptorCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
+               "  {\"opcode\": \"DMADescriptorCCE\", \"reduce_op\": 8, \"inputs\": [\"x\", \"x\"], "
+               "\"outputs\": [\"z\"]}]}]}",
+               "test.json: instruction 0 (core 0, opcode DMABlock/107, family dma): DMABlock: "
+               "descriptor 2 of 2: "
+               "sub-instruction (opcode DMADescriptorCCE/70): CCE: source 0 has 6 elements, the "
+               "destination 5");
 }
 
 /* The same through a trigger: every block it could fire is checked. */
 static void test_trigger_block_validates_before_writing(void **st) {
     (void)st;
-    load_fails(
-        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 3], \"fill\": 1},"
-        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 3], \"fill\": 0}],"
-        " \"instructions\": [{\"opcode\": \"DMATrigger\", \"trigger\": 1, \"blocks\": [{\"opcode\": \"DMABlock\","
-        "  \"descriptors\": [{\"opcode\": \"DMADescriptorCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-        "                  {\"opcode\": \"DMADescriptorTranspose\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}]}]}",
-        "DMATrigger: block 1 of 1: sub-instruction (opcode DMABlock/107): DMABlock: descriptor 2 of 2: sub-instruction "
-        "(opcode DMADescriptorTranspose/71): transpose: needs 'perm'");
+    load_fails("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+               "\"shape\": [2, 3], \"fill\": 1},"
+               " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, "
+               "3], \"fill\": 0}],"
+               " \"instructions\": [{\"opcode\": \"DMATrigger\", \"trigger\": 1, \"blocks\": "
+               "[{\"opcode\": \"DMABlock\","
+               "  \"descriptors\": [{\"opcode\": \"DMADescriptorCopy\", \"inputs\": [\"x\"], "
+               "\"outputs\": [\"y\"]},"
+               "                  {\"opcode\": \"DMADescriptorTranspose\", \"inputs\": [\"x\"], "
+               "\"outputs\": [\"y\"]}]}]}]}",
+               "DMATrigger: block 1 of 1: sub-instruction (opcode DMABlock/107): DMABlock: "
+               "descriptor 2 of 2: sub-instruction "
+               "(opcode DMADescriptorTranspose/71): transpose: needs 'perm'");
 }
-
 
 /* A scatter whose last index is outside the table writes no element. */
 static void test_scatter_bad_last_index(void **st) {
     (void)st;
     trn_sim *s = open_sim(
-        "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [4], \"fill\": 0},"
-        " {\"name\": \"u\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 3], \"fill\": 5},"
-        " {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"int32\", \"shape\": [1, 3], \"data\": [0, 1, 4]}],"
+        "{\"tensors\": [{\"name\": \"t\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": "
+        "[4], \"fill\": 0},"
+        " {\"name\": \"u\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 3], "
+        "\"fill\": 5},"
+        " {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"int32\", \"shape\": [1, 3], "
+        "\"data\": [0, 1, 4]}],"
         " \"instructions\": [{\"opcode\": \"DMACopy\", \"indirect\": \"scatter\", \"reduce_op\": 4,"
         "  \"inputs\": [\"u\", \"i\"], \"outputs\": [\"t\"]}]}");
     run_fails(s, "index 4 at position 2 is outside the table of 4 elements");
@@ -119,9 +134,11 @@ static void test_scatter_bad_last_index(void **st) {
 static void test_cce_uninit_source(void **st) {
     (void)st;
     trn_sim *s = open_sim(
-        "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], \"fill\": 1},"
+        "{\"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[2, 4], \"fill\": 1},"
         " {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
-        " {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], \"fill\": 7}],"
+        " {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4], "
+        "\"fill\": 7}],"
         " \"instructions\": [{\"opcode\": \"DMACopy\", \"mode\": 2, \"reduce_op\": 4,"
         "  \"inputs\": [\"a\", \"b\"], \"outputs\": [\"d\"]}]}");
     run_fails(s, "never-written");
@@ -138,16 +155,21 @@ static void big_copy_uninit_tail(const char *dst_dtype) {
     enum { N = 2 << 20 }; /* 8 MiB of float32 */
     char prog[1024];
     snprintf(prog, sizeof prog,
-             "{\"tensors\": [{\"name\": \"src\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%d], \"offset\": 0},"
-             " {\"name\": \"half\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%d], \"offset\": 0},"
-             " {\"name\": \"dst\", \"memory\": \"hbm\", \"dtype\": \"%s\", \"shape\": [%d], \"offset\": %d, \"fill\": 0}],"
-             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"src\"], \"outputs\": [\"dst\"]}]}",
+             "{\"tensors\": [{\"name\": \"src\", \"memory\": \"hbm\", \"dtype\": \"float32\", "
+             "\"shape\": [%d], \"offset\": 0},"
+             " {\"name\": \"half\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [%d], "
+             "\"offset\": 0},"
+             " {\"name\": \"dst\", \"memory\": \"hbm\", \"dtype\": \"%s\", \"shape\": [%d], "
+             "\"offset\": %d, \"fill\": 0}],"
+             " \"instructions\": [{\"opcode\": \"TensorCopy\", \"inputs\": [\"src\"], \"outputs\": "
+             "[\"dst\"]}]}",
              N, N / 2, dst_dtype, N, 4 * N);
     trn_sim *s = open_sim(prog);
     float *buf = malloc((size_t)N * sizeof(float));
     for (int i = 0; i < N / 2; ++i) buf[i] = 3.0f;
     trn_error e;
-    if (trn_sim_set_tensor(s, "half", -1, buf, (size_t)N / 2 * sizeof(float), &e)) fail_msg("set: %s", e.msg);
+    if (trn_sim_set_tensor(s, "half", -1, buf, (size_t)N / 2 * sizeof(float), &e))
+        fail_msg("set: %s", e.msg);
     run_fails(s, "never-written");
     memset(buf, 0xAB, (size_t)N * sizeof(float));
     size_t bytes = strcmp(dst_dtype, "float32") ? (size_t)N * 2 : (size_t)N * 4;
@@ -173,14 +195,16 @@ static void test_big_cast_uninit_tail(void **st) {
  * before anything is dispatched: it never runs. */
 static void test_block_refuses_foreign_opcode(void **st) {
     (void)st;
-    load_fails_cfg(
-        "plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; },"
-        "            { family = \"test\"; module = \"trnsim-test\"; } );",
-        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 2], \"fill\": 1},"
-        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 2], \"fill\": 0}],"
-        " \"instructions\": [{\"opcode\": \"DMABlock\", \"descriptors\": ["
-        "  {\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}]}",
-        "DMABlock: descriptors[0] has opcode TestCopy, expected a descriptor instruction (IT 68-72)");
+    load_fails_cfg("plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; },"
+                   "            { family = \"test\"; module = \"trnsim-test\"; } );",
+                   "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+                   "\"shape\": [1, 2], \"fill\": 1},"
+                   " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+                   "[1, 2], \"fill\": 0}],"
+                   " \"instructions\": [{\"opcode\": \"DMABlock\", \"descriptors\": ["
+                   "  {\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}]}",
+                   "DMABlock: descriptors[0] has opcode TestCopy, expected a descriptor "
+                   "instruction (IT 68-72)");
 }
 
 int main(void) {

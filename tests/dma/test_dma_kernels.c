@@ -38,19 +38,20 @@ static uint64_t rnd(void) { /* xorshift64*: deterministic test data */
 static float rnd_special(void) {
     uint64_t r = rnd();
     switch (r % 16) {
-    case 0: return fbits(0x7FC00000u | (uint32_t)(r >> 40 & 0x3FFFFF)); /* qNaN, payload */
-    case 1: return fbits(0xFF800001u | (uint32_t)(r >> 40 & 0x1FFFFF)); /* -sNaN, payload */
-    case 2: return 0.0f;
-    case 3: return -0.0f;
-    case 4: return (r >> 20 & 1) ? fbits(0x7F800000u) : fbits(0xFF800000u);
-    case 5: return 1.5f; /* a value that repeats: ties between sources */
-    default: return (float)((int64_t)(r >> 33) - (1ll << 30)) / 1048576.0f;
+        case 0: return fbits(0x7FC00000u | (uint32_t)(r >> 40 & 0x3FFFFF)); /* qNaN, payload */
+        case 1: return fbits(0xFF800001u | (uint32_t)(r >> 40 & 0x1FFFFF)); /* -sNaN, payload */
+        case 2: return 0.0f;
+        case 3: return -0.0f;
+        case 4: return (r >> 20 & 1) ? fbits(0x7F800000u) : fbits(0xFF800000u);
+        case 5: return 1.5f; /* a value that repeats: ties between sources */
+        default: return (float)((int64_t)(r >> 33) - (1ll << 30)) / 1048576.0f;
     }
 }
 
 static void assert_bits_equal(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; ++i) {
-        if (bits(a[i]) != bits(b[i])) print_error("element %zu: 0x%08x != 0x%08x\n", i, bits(a[i]), bits(b[i]));
+        if (bits(a[i]) != bits(b[i]))
+            print_error("element %zu: 0x%08x != 0x%08x\n", i, bits(a[i]), bits(b[i]));
         assert_int_equal(bits(a[i]), bits(b[i]));
     }
 }
@@ -234,7 +235,8 @@ static void test_transpose_isa_matches_cpu(void **st) {
     (void)st;
 #if DMA_HAVE_AVX2_KERNELS
     __builtin_cpu_init();
-    assert_int_equal(dma_isa_best(), __builtin_cpu_supports("avx2") ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE);
+    assert_int_equal(dma_isa_best(),
+                     __builtin_cpu_supports("avx2") ? DMA_ISA_AVX2 : DMA_ISA_PORTABLE);
 #else
     assert_int_equal(dma_isa_best(), DMA_ISA_PORTABLE);
 #endif
@@ -245,7 +247,7 @@ static void test_transpose_isa_matches_cpu(void **st) {
 static void test_transpose_all_perms_match_oracle(void **st) {
     (void)st;
     /* the last ones also take the row-block path past one block of columns */
-    const int64_t shapes[7][4] = {{2, 3, 5, 7},   {1, 33, 1, 70},  {3, 1, 65, 40}, {1, 1, 128, 96},
+    const int64_t shapes[7][4] = {{2, 3, 5, 7},   {1, 33, 1, 70}, {3, 1, 65, 40}, {1, 1, 128, 96},
                                   {2, 1, 9, 530}, {1, 3, 600, 2}, {2, 2, 24, 17}};
     const size_t widths[4] = {1, 2, 4, 8};
     int perms[24][4], np = 0;
@@ -291,26 +293,32 @@ static void test_transpose_all_perms_match_oracle(void **st) {
  * with the source rows padded apart (as partitions are) and the
  * destination off by one element from its allocation or not: every plane
  * size around the register blocks (4 x 4 to 16 x 16) and the tiles
- * (whole, edge blocks, edges under a block wide), several planes, every width, against the oracle on
- * the dense source, with nothing written outside the destination. */
-static void transpose_2d_case(dma_isa isa, size_t w, int64_t outer, int64_t P, int64_t N, int64_t pad, int off) {
+ * (whole, edge blocks, edges under a block wide), several planes, every width, against the oracle
+ * on the dense source, with nothing written outside the destination. */
+static void transpose_2d_case(dma_isa isa, size_t w, int64_t outer, int64_t P, int64_t N,
+                              int64_t pad, int off) {
     const int64_t PS = N + pad; /* source row stride, elements */
     size_t n = (size_t)(outer * P * N), sn = (size_t)(outer * P * PS);
     unsigned char *src = malloc(sn * w), *dense = malloc(n * w), *ref = malloc(n * w);
     unsigned char *fast = malloc((n + 2) * w);
     for (size_t i = 0; i < sn * w; ++i) src[i] = (unsigned char)rnd();
-    for (int64_t r = 0; r < outer * P; ++r) memcpy(dense + (size_t)(r * N) * w, src + (size_t)(r * PS) * w, (size_t)N * w);
+    for (int64_t r = 0; r < outer * P; ++r)
+        memcpy(dense + (size_t)(r * N) * w, src + (size_t)(r * PS) * w, (size_t)N * w);
     const int64_t shape[4] = {1, outer, P, N}, stride[4] = {outer * P * PS, P * PS, PS, 1};
     const int perm[4] = {0, 1, 3, 2};
     oracle_transpose(dense, ref, w, shape, perm);
     memset(fast, 0xee, (n + 2) * w);
     dma_transpose_strided_isa(isa, src, stride, fast + (size_t)off * w, w, shape, perm);
     if (memcmp(fast + (size_t)off * w, ref, n * w) != 0)
-        fail_msg("%s 2-D transpose differs from the oracle: width %zu, %lld planes of %lld source rows x %lld, "
+        fail_msg("%s 2-D transpose differs from the oracle: width %zu, %lld planes of %lld source "
+                 "rows x %lld, "
                  "row pad %lld, destination offset %d",
-                 dma_isa_name(isa), w, (long long)outer, (long long)P, (long long)N, (long long)pad, off);
-    for (size_t b = 0; b < (size_t)off * w; ++b) assert_int_equal(fast[b], 0xee); /* nothing before */
-    for (size_t b = (n + (size_t)off) * w; b < (n + 2) * w; ++b) assert_int_equal(fast[b], 0xee); /* or after */
+                 dma_isa_name(isa), w, (long long)outer, (long long)P, (long long)N, (long long)pad,
+                 off);
+    for (size_t b = 0; b < (size_t)off * w; ++b)
+        assert_int_equal(fast[b], 0xee); /* nothing before */
+    for (size_t b = (n + (size_t)off) * w; b < (n + 2) * w; ++b)
+        assert_int_equal(fast[b], 0xee); /* or after */
     free(src);
     free(dense);
     free(ref);
@@ -332,7 +340,8 @@ static void test_transpose_2d_shapes(void **st) {
                     /* pads: none, odd (unaligned rows), a cache-set-sized step */
                     int64_t pad = (int64_t)((a + b) % 3 == 0 ? 0 : (a + b) % 3 == 1 ? 3 : 1021);
                     int64_t outer = (a * ns + b) % 5 == 0 ? 2 : 1;
-                    transpose_2d_case(isas[i], widths[wi], outer, sizes[a], sizes[b], pad, (int)((a ^ b) & 1));
+                    transpose_2d_case(isas[i], widths[wi], outer, sizes[a], sizes[b], pad,
+                                      (int)((a ^ b) & 1));
                     ++cases;
                 }
     assert_int_equal(cases, (int)(ni * 4 * ns * ns));
@@ -398,13 +407,16 @@ static void test_aluop_mapping(void **st) {
     assert_int_equal(dma_aluop_to_memop(4, false, &op, err, sizeof err), 0);
     assert_int_equal(op, TRN_ACC_ADD);
     assert_int_equal(dma_aluop_to_memop(8, false, &op, err, sizeof err), -1);
-    assert_string_equal(err, "AluOpType 8 (max) has no MemoryReductionOp: the reference accepts only bypass (0) and "
-                             "add (4) (setting allow_minmax_reduce = true maps max / min)");
+    assert_string_equal(
+        err,
+        "AluOpType 8 (max) has no MemoryReductionOp: the reference accepts only bypass (0) and "
+        "add (4) (setting allow_minmax_reduce = true maps max / min)");
     assert_int_equal(dma_aluop_to_memop(9, false, &op, err, sizeof err), -1);
     assert_non_null(strstr(err, "AluOpType 9 (min) has no MemoryReductionOp"));
     assert_int_equal(dma_aluop_to_memop(5, true, &op, err, sizeof err), -1);
-    assert_string_equal(err,
-                        "AluOpType 5 has no MemoryReductionOp: the reference accepts only bypass (0) and add (4)");
+    assert_string_equal(
+        err,
+        "AluOpType 5 has no MemoryReductionOp: the reference accepts only bypass (0) and add (4)");
     /* opt-in: the compact enum is {copy 0, add 1, MIN 2, MAX 3} */
     assert_int_equal(dma_aluop_to_memop(8, true, &op, err, sizeof err), 0);
     assert_int_equal(op, 3);
@@ -435,15 +447,19 @@ static void test_expand_indices(void **st) {
     assert_string_equal(err, "index 5 at position 1 is outside the table of 5 rows");
     const uint64_t huge[1] = {0xFFFFFFFFFFFFFFFFull};
     assert_int_equal(dma_expand_indices(TRN_DT_UINT64, huge, 1, 1, 5, out, err, sizeof err), -1);
-    assert_string_equal(err, "index 18446744073709551615 at position 0 is outside the table of 5 elements");
+    assert_string_equal(
+        err, "index 18446744073709551615 at position 0 is outside the table of 5 elements");
     /* 4-byte indices take a loop of their own: uint32 past INT32_MAX is a
      * large positive index, not a negative one */
     const uint32_t u32[4] = {0x80000000u, 7, 0xFFFFFFFFu, 1};
-    assert_int_equal(dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x100000000ll, out, err, sizeof err), 0);
+    assert_int_equal(
+        dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x100000000ll, out, err, sizeof err), 0);
     const int64_t want32[4] = {0x80000000ll, 7, 0xFFFFFFFFll, 1};
     assert_memory_equal(out, want32, sizeof want32);
-    assert_int_equal(dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x80000000ll, out, err, sizeof err), -1);
-    assert_string_equal(err, "index 2147483648 at position 0 is outside the table of 2147483648 elements");
+    assert_int_equal(
+        dma_expand_indices(TRN_DT_UINT32, u32, 4, 1, 0x80000000ll, out, err, sizeof err), -1);
+    assert_string_equal(
+        err, "index 2147483648 at position 0 is outside the table of 2147483648 elements");
     const int32_t i32[3] = {5, 6, 9};
     assert_int_equal(dma_expand_indices(TRN_DT_INT32, i32, 3, 1, 9, out, err, sizeof err), -1);
     assert_string_equal(err, "index 9 at position 2 is outside the table of 9 elements");

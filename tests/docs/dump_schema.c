@@ -14,15 +14,25 @@
 static const char *text(const char *s) { return s && *s ? s : "-"; }
 
 static void types(uint32_t t, uint32_t elem, char *buf, size_t len) {
-    static const struct { uint32_t bit; const char *name; } names[] = {
-        {TRN_ATTR_BOOL, "bool"},     {TRN_ATTR_INT, "int"},   {TRN_ATTR_FLOAT, "number"},
-        {TRN_ATTR_STRING, "string"}, {TRN_ATTR_ENUM, "enum"}, {TRN_ATTR_LIST, "list"},
-        {TRN_ATTR_NESTED_LIST, "list of lists"}, {TRN_ATTR_OBJECT, "object"},
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } names[] = {
+        {TRN_ATTR_BOOL, "bool"},
+        {TRN_ATTR_INT, "int"},
+        {TRN_ATTR_FLOAT, "number"},
+        {TRN_ATTR_STRING, "string"},
+        {TRN_ATTR_ENUM, "enum"},
+        {TRN_ATTR_LIST, "list"},
+        {TRN_ATTR_NESTED_LIST, "list of lists"},
+        {TRN_ATTR_OBJECT, "object"},
         {TRN_ATTR_INSTRUCTIONS, "instructions"},
     };
     buf[0] = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-        if (t & names[i].bit) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? " or " : "", names[i].name);
+        if (t & names[i].bit)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? " or " : "",
+                     names[i].name);
     if ((t & (TRN_ATTR_LIST | TRN_ATTR_NESTED_LIST)) && elem) {
         char e[128];
         types(elem, 0, e, sizeof e);
@@ -52,8 +62,11 @@ static int dump(const char *path) {
         printf("op\t%s\t%u\t%s\n", d->family, o->it, o->name);
         for (uint32_t k = 0; k < o->n_operands; ++k) {
             const trn_operand_desc *p = &o->operands[k];
-            printf("operand\t%s\t%u\t%s\t%s\t%s\t%s\n", o->name, k, p->dir == TRN_OUT ? "out" : "in", text(p->name),
-                   p->flags & TRN_OPERANDF_REPEATED ? "repeated" : p->flags & TRN_OPERANDF_OPTIONAL ? "optional" : "-",
+            printf("operand\t%s\t%u\t%s\t%s\t%s\t%s\n", o->name, k,
+                   p->dir == TRN_OUT ? "out" : "in", text(p->name),
+                   p->flags & TRN_OPERANDF_REPEATED   ? "repeated"
+                   : p->flags & TRN_OPERANDF_OPTIONAL ? "optional"
+                                                      : "-",
                    text(p->help));
         }
         for (uint32_t k = 0; k < o->n_attrs; ++k) {
@@ -62,9 +75,11 @@ static int dump(const char *path) {
             types(a->types, a->elem, t, sizeof t);
             enums(a, e, sizeof e);
             printf("attr\t%s\t%s\t%s\t%s\t%s\t%s\n", o->name, a->name, t,
-                   a->flags & TRN_ATTRF_REQUIRED ? "required" : text(a->def), text(e), text(a->help));
+                   a->flags & TRN_ATTRF_REQUIRED ? "required" : text(a->def), text(e),
+                   text(a->help));
         }
-        if (!o->n_attrs) printf("noattr\t%s\t%s\n", o->name, o->flags & TRN_OPF_NO_ATTRS ? "none" : "unchecked");
+        if (!o->n_attrs)
+            printf("noattr\t%s\t%s\n", o->name, o->flags & TRN_OPF_NO_ATTRS ? "none" : "unchecked");
     }
     return 0;
 }

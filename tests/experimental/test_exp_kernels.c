@@ -61,14 +61,16 @@ static void test_nonzero_all_zero(void **unused) {
 /* All nonzero: every index, no padding, count n. NaN, infinities and
  * subnormals (smallest positive and negative) are all nonzero. */
 static void test_nonzero_all_nonzero(void **unused) {
-    const float x[7] = {1.0f, NAN, INFINITY, -INFINITY, from_bits(0x00000001u), from_bits(0x80000001u), -2.5f};
+    const float x[7] = {
+        1.0f, NAN, INFINITY, -INFINITY, from_bits(0x00000001u), from_bits(0x80000001u), -2.5f};
     const int32_t want[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     check_row(x, 7, 0, -1, want);
 }
 
 /* NaN counts (either sign, quiet or signalling payload); -0.0 does not. */
 static void test_nonzero_nan_and_signed_zero(void **unused) {
-    const float x[5] = {from_bits(0x7FC00000u), -0.0f, from_bits(0xFF800001u), 0.0f, from_bits(0x7F800001u)};
+    const float x[5] = {from_bits(0x7FC00000u), -0.0f, from_bits(0xFF800001u), 0.0f,
+                        from_bits(0x7F800001u)};
     const int32_t want[6] = {0, 2, 4, -1, -1, 3};
     check_row(x, 5, 0, -1, want);
 }
@@ -105,11 +107,13 @@ static void test_nonzero_rows_layout(void **unused) {
 /* ---- NonzeroWithCount: kernel vs oracle ----------------------------------- */
 
 static float special_or_random(uint64_t *s, unsigned zero_permille) {
-    static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7FC00000u, 0xFFC00001u, 0x7F800000u,
-                                        0xFF800000u, 0x00000001u, 0x807FFFFFu, 0x3F800000u, 0x7F7FFFFFu};
+    static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7FC00000u, 0xFFC00001u,
+                                        0x7F800000u, 0xFF800000u, 0x00000001u, 0x807FFFFFu,
+                                        0x3F800000u, 0x7F7FFFFFu};
     uint64_t r = next_rand(s);
     if ((r % 1000) < zero_permille) return (r >> 20) & 1 ? -0.0f : 0.0f;
-    if (((r >> 10) & 7) == 0) return from_bits(specials[(r >> 13) % (sizeof specials / sizeof specials[0])]);
+    if (((r >> 10) & 7) == 0)
+        return from_bits(specials[(r >> 13) % (sizeof specials / sizeof specials[0])]);
     return from_bits((uint32_t)(r >> 32));
 }
 
@@ -126,13 +130,15 @@ static void test_nonzero_random_vs_oracle(void **unused) {
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
         for (size_t di = 0; di < sizeof densities / sizeof densities[0]; ++di) {
             size_t n = sizes[si];
-            int64_t off = (int64_t)(next_rand(&seed) % 2001) - 1000, pad = (int64_t)(next_rand(&seed) % 7) - 3;
+            int64_t off = (int64_t)(next_rand(&seed) % 2001) - 1000,
+                    pad = (int64_t)(next_rand(&seed) % 7) - 3;
             for (size_t i = 0; i < 3 * n; ++i) x[i] = special_or_random(&seed, densities[di]);
             exp_nonzero_rows(x, 3, n, off, pad, got);
-            for (size_t r = 0; r < 3; ++r) oracle_nonzero_row(x + r * n, n, off, pad, want + r * (n + 1));
+            for (size_t r = 0; r < 3; ++r)
+                oracle_nonzero_row(x + r * n, n, off, pad, want + r * (n + 1));
             if (memcmp(got, want, 3 * (n + 1) * sizeof *got) != 0) {
-                print_error("n=%zu density=%u off=%lld pad=%lld differs\n", n, densities[di], (long long)off,
-                            (long long)pad);
+                print_error("n=%zu density=%u off=%lld pad=%lld differs\n", n, densities[di],
+                            (long long)off, (long long)pad);
                 fail();
             }
             /* density 0 and 1000 are the all-nonzero and all-zero rows */
@@ -162,7 +168,8 @@ static void test_xorwow_hand(void **unused) {
     assert_int_equal(out[1], 725180u);
     const uint32_t after[6] = {1, 1, 1, 18, 305, 724875};
     assert_memory_equal(s, after, sizeof after);
-    for (unsigned w = 6; w < TRN_RNG_GEN2_WORDS; ++w) assert_int_equal(s[w], 1u); /* lanes 1..3 untouched */
+    for (unsigned w = 6; w < TRN_RNG_GEN2_WORDS; ++w)
+        assert_int_equal(s[w], 1u); /* lanes 1..3 untouched */
 }
 
 /* lane_bits against the reference's loop, any state, any n; and drawing in
@@ -208,7 +215,8 @@ static void test_mt64_oracle_published(void **unused) {
 static void test_gen2_seed_layout(void **unused) {
     uint32_t states[3 * TRN_RNG_GEN2_WORDS];
     assert_int_equal(svc->gen2_seed(states, 3, 42u), 0);
-    const uint32_t p0[6] = {0x6ee5e2d6u, 0xc151df7du, 0xb92502a8u, 0xa3978fb9u, 0x0e5e7b0au, 0xc08c967fu};
+    const uint32_t p0[6] = {0x6ee5e2d6u, 0xc151df7du, 0xb92502a8u,
+                            0xa3978fb9u, 0x0e5e7b0au, 0xc08c967fu};
     assert_memory_equal(exp_state_lane(states, 0), p0, sizeof p0);
     oracle_mt o;
     oracle_mt_seed(&o, 42u);
@@ -220,7 +228,8 @@ static void test_gen2_seed_layout(void **unused) {
             assert_int_equal(lane[2 * k], (uint32_t)r[k]);
             assert_int_equal(lane[2 * k + 1], (uint32_t)(r[k] >> 32));
         }
-        assert_int_equal(states[p * TRN_RNG_GEN2_WORDS + 6], (uint32_t)r[3]); /* lane 1 starts at o3 */
+        assert_int_equal(states[p * TRN_RNG_GEN2_WORDS + 6],
+                         (uint32_t)r[3]); /* lane 1 starts at o3 */
         assert_memory_not_equal(lane, lane + 6, 6 * sizeof *lane);
     }
 }
@@ -281,7 +290,8 @@ static void test_parse_seed(void **unused) {
     assert_true(seed == 10u);
     assert_int_equal(exp_parse_seed("18446744073709551615", &seeded, &seed), 0);
     assert_true(seed == UINT64_MAX);
-    static const char *const bad[] = {"-1", "+1", " 1", "1 ", "0x", "abc", "12a", "18446744073709551616", "0x1g"};
+    static const char *const bad[] = {
+        "-1", "+1", " 1", "1 ", "0x", "abc", "12a", "18446744073709551616", "0x1g"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
         assert_int_equal(exp_parse_seed(bad[i], &seeded, &seed), -1);
 }
@@ -290,7 +300,8 @@ static void test_state_begin(void **unused) {
     exp_state st = {.rng = svc};
     assert_int_equal(exp_state_begin(&st, 3, 5), 0);
     for (uint32_t c = 0; c < 3; ++c)
-        for (uint32_t w = 0; w < 5 * TRN_RNG_GEN2_WORDS; ++w) assert_int_equal(exp_state_core(&st, c)[w], 1u);
+        for (uint32_t w = 0; w < 5 * TRN_RNG_GEN2_WORDS; ++w)
+            assert_int_equal(exp_state_core(&st, c)[w], 1u);
     st.seeded = 1;
     st.seed = 42;
     exp_state_core(&st, 1)[0] = 0; /* a new run resets what the last one left */

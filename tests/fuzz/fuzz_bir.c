@@ -41,8 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = 0;
     static const trn_machine m = {128, 196608, 16384, 1u << 28, 64};
     for (int skip = 0; skip < 2; ++skip) {
-        trn_load_opts o = {.machine = &m, .default_cores = 1, .max_executions = 1000000, .format = TRN_FORMAT_AUTO,
-                           .unknown_skip = skip, .families = "fake", .resolve = fake_resolve,
+        trn_load_opts o = {.machine = &m,
+                           .default_cores = 1,
+                           .max_executions = 1000000,
+                           .format = TRN_FORMAT_AUTO,
+                           .unknown_skip = skip,
+                           .families = "fake",
+                           .resolve = fake_resolve,
                            .handled = fake_handled};
         trn_program p;
         trn_error e;

@@ -21,6 +21,8 @@ static inline uint64_t rnd(void) {
 }
 
 /* Uniform in [lo, hi] (the modulo bias does not matter for test cases). */
-static inline int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+static inline int64_t rnd_in(int64_t lo, int64_t hi) {
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
 
 #endif

@@ -15,9 +15,9 @@
 #endif
 
 /* Asserts that text contains needle, printing both when it does not. */
-#define assert_contains(text, needle)                                                                                 \
-    do {                                                                                                              \
-        if (!strstr((text), (needle))) fail_msg("expected \"%s\" in \"%s\"", (needle), (text));                      \
+#define assert_contains(text, needle)                                                              \
+    do {                                                                                           \
+        if (!strstr((text), (needle))) fail_msg("expected \"%s\" in \"%s\"", (needle), (text));    \
     } while (0)
 
 static inline int test_open(const char *config_text, trn_sim **s, trn_error *e) {

@@ -16,7 +16,8 @@ static char npy_tmp_dir[256];
 /* Create the directory (once per binary). Returns 0 or -1. */
 static inline int npy_tmp_setup(void) {
     const char *base = getenv("TMPDIR");
-    snprintf(npy_tmp_dir, sizeof npy_tmp_dir, "%s/trnsim_npy_XXXXXX", base && base[0] ? base : "/tmp");
+    snprintf(npy_tmp_dir, sizeof npy_tmp_dir, "%s/trnsim_npy_XXXXXX",
+             base && base[0] ? base : "/tmp");
     return mkdtemp(npy_tmp_dir) ? 0 : -1;
 }
 
@@ -68,7 +69,8 @@ static inline unsigned char *npy_get_bytes(const char *path, size_t *n) {
 /* A hand-made .npy file: magic, version major.0, a length field of 2 bytes
  * (major 1) or 4 bytes (major 2, 3), the header text as given (no padding
  * added), then n data bytes. */
-static inline int npy_put_file(const char *path, int major, const char *header, const void *data, size_t n) {
+static inline int npy_put_file(const char *path, int major, const char *header, const void *data,
+                               size_t n) {
     unsigned char buf[8192];
     size_t hl = strlen(header), at = 0;
     memcpy(buf, "\x93NUMPY", 6);

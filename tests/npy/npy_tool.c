@@ -114,7 +114,8 @@ static int cmd_load_tensor(int argc, char **argv) {
     void *dst = malloc(bytes ? bytes : 1);
     int rc = trn_npy_to_tensor(&a, dt, ndim, shape, dst, &e);
     trn_npy_free(&a);
-    if (rc == 0 && put_file(argv[2], dst, bytes)) rc = 1, snprintf(e.msg, sizeof e.msg, "cannot write %s", argv[2]);
+    if (rc == 0 && put_file(argv[2], dst, bytes))
+        rc = 1, snprintf(e.msg, sizeof e.msg, "cannot write %s", argv[2]);
     free(dst);
     return rc ? fail(&e) : 0;
 }
@@ -122,8 +123,10 @@ static int cmd_load_tensor(int argc, char **argv) {
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "write") == 0) return cmd_write(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "read") == 0) return cmd_read(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "save-tensor") == 0) return cmd_save_tensor(argc - 2, argv + 2);
-    if (argc >= 2 && strcmp(argv[1], "load-tensor") == 0) return cmd_load_tensor(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "save-tensor") == 0)
+        return cmd_save_tensor(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "load-tensor") == 0)
+        return cmd_load_tensor(argc - 2, argv + 2);
     fprintf(stderr, "usage: npy_tool write|read|save-tensor|load-tensor ... (see npy_tool.c)\n");
     return 2;
 }

@@ -74,7 +74,8 @@ static void test_header_bytes_2x3_f4(void **state) {
 
 /* Header length and dict for a shape; numpy.save gives 118 for all three
  * of these (checked with numpy 1.24 when the test was written). */
-static void check_header(const char *descr, int ndim, const int64_t *shape, const char *dict, size_t hlen) {
+static void check_header(const char *descr, int ndim, const int64_t *shape, const char *dict,
+                         size_t hlen) {
     const char *p = npy_tmp("hdr.npy");
     trn_error e = {0};
     static unsigned char zero[40320 * 8];
@@ -103,7 +104,8 @@ static void test_header_1d_0d_empty(void **state) {
  * dict count toward the padding, pushing a long dict past 128. */
 static void test_header_growth_spaces(void **state) {
     const int64_t s[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    const char *dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2, 3, 4, 5, 6, 7, 8), }";
+    const char *dict =
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2, 3, 4, 5, 6, 7, 8), }";
     assert_int_equal(strlen(dict), 77);
     /* 77 + 20 + 1 = 98, 10 + 98 = 108 -> padded to 128: hlen 118. */
     check_header("<i8", 8, s, dict, 118);
@@ -235,13 +237,17 @@ static void test_error_magic_and_preamble(void **state) {
     assert_int_equal(npy_put_bytes(p, "", 0), 0);
     expect_read_error(p, "not a .npy file (the file is empty)");
     assert_int_equal(npy_put_bytes(p, "PK\x03\x04\x14\x00\x00\x00\x08\x00xxxx", 14), 0);
-    expect_read_error(p, "not a .npy file (expected the magic \"\\x93NUMPY\", found \"\\x50\\x4b\\x03\\x04\\x14\\x00\")");
+    expect_read_error(p, "not a .npy file (expected the magic \"\\x93NUMPY\", found "
+                         "\"\\x50\\x4b\\x03\\x04\\x14\\x00\")");
     assert_int_equal(npy_put_bytes(p, "ab", 2), 0);
-    expect_read_error(p, "not a .npy file (expected the magic \"\\x93NUMPY\", found \"\\x61\\x62\")");
+    expect_read_error(p,
+                      "not a .npy file (expected the magic \"\\x93NUMPY\", found \"\\x61\\x62\")");
     assert_int_equal(npy_put_bytes(p, "\x93NUM", 4), 0);
-    expect_read_error(p, "truncated preamble: the file has 4 bytes, a .npy preamble needs at least 10");
+    expect_read_error(
+        p, "truncated preamble: the file has 4 bytes, a .npy preamble needs at least 10");
     assert_int_equal(npy_put_bytes(p, "\x93NUMPY\x02\x00\x10\x00", 10), 0);
-    expect_read_error(p, "truncated preamble: the file has 10 bytes, a version 2.0 preamble needs 12");
+    expect_read_error(p,
+                      "truncated preamble: the file has 10 bytes, a version 2.0 preamble needs 12");
     assert_int_equal(npy_put_bytes(p, "\x93NUMPY\x04\x00\x10\x00", 10), 0);
     expect_read_error(p, "unsupported .npy format version 4.0 (expected 1.0, 2.0 or 3.0)");
     assert_int_equal(npy_put_bytes(p, "\x93NUMPY\x01\x01\x10\x00", 10), 0);
@@ -259,7 +265,8 @@ static void test_error_truncated_header(void **state) {
     expect_read_error(p, "truncated header: the preamble announces 118 header bytes, 20 follow");
     /* v2: a 4-byte length of 0x01000000. */
     assert_int_equal(npy_put_bytes(p, "\x93NUMPY\x02\x00\x00\x00\x00\x01{}", 14), 0);
-    expect_read_error(p, "truncated header: the preamble announces 16777216 header bytes, 2 follow");
+    expect_read_error(p,
+                      "truncated header: the preamble announces 16777216 header bytes, 2 follow");
 }
 
 static void test_error_truncated_and_extra_data(void **state) {
@@ -268,7 +275,8 @@ static void test_error_truncated_and_extra_data(void **state) {
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", v, 20);
     expect_read_error(p, "truncated data: expected 24 bytes for <f4 (2, 3), found 20");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", v, 28);
-    expect_read_error(p, "4 extra bytes after the data: expected 24 bytes for <f4 (2, 3), found 28");
+    expect_read_error(p,
+                      "4 extra bytes after the data: expected 24 bytes for <f4 (2, 3), found 28");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", v, 0);
     expect_read_error(p, "truncated data: expected 4 bytes for <f4 (), found 0");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", v, 1);
@@ -285,74 +293,97 @@ static void test_error_byte_order_and_fortran(void **state) {
     put_v1(p, "{'descr': '|f4', 'fortran_order': False, 'shape': (2, 3), }", v, 24);
     expect_read_error(p, "dtype '|f4' has no explicit byte order (expected little-endian '<f4')");
     put_v1(p, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", v, 24);
-    expect_read_error(p, "fortran_order True is not supported (expected False: save a C-contiguous array, "
-                         "e.g. numpy.ascontiguousarray)");
+    expect_read_error(
+        p, "fortran_order True is not supported (expected False: save a C-contiguous array, "
+           "e.g. numpy.ascontiguousarray)");
 }
 
 static void test_error_dtypes(void **state) {
     const char *p = npy_tmp("dt.npy");
     float v[6] = {0};
     put_v1(p, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", v, 24);
-    expect_read_error(p, "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
-                         "<u2, <u4, <u8, |b1)");
+    expect_read_error(
+        p, "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
+           "<u2, <u4, <u8, |b1)");
     put_v1(p, "{'descr': '<U10', 'fortran_order': False, 'shape': (3,), }", v, 24);
-    expect_read_error(p, "unsupported dtype '<U10' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
-                         "<u2, <u4, <u8, |b1)");
+    expect_read_error(
+        p, "unsupported dtype '<U10' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
+           "<u2, <u4, <u8, |b1)");
     put_v1(p, "{'descr': 'f4', 'fortran_order': False, 'shape': (3,), }", v, 12);
-    expect_read_error(p, "unsupported dtype 'f4' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
-                         "<u2, <u4, <u8, |b1)");
+    expect_read_error(
+        p, "unsupported dtype 'f4' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, "
+           "<u2, <u4, <u8, |b1)");
     /* A structured dtype is a list, not a string. */
     put_v1(p, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", v, 12);
-    expect_read_error(p, "bad header dict at byte 20: expected a quoted dtype string such as '<f4', found '['");
+    expect_read_error(
+        p, "bad header dict at byte 20: expected a quoted dtype string such as '<f4', found '['");
 }
 
 static void test_error_bad_dict(void **state) {
     const char *p = npy_tmp("bd.npy");
     float v[6] = {0};
     put_v1(p, "{'descr': '<f4', 'fortran_order': False}", v, 24);
-    expect_read_error(p, "header dict has no 'shape' key (expected 'descr', 'fortran_order' and 'shape')");
+    expect_read_error(
+        p, "header dict has no 'shape' key (expected 'descr', 'fortran_order' and 'shape')");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'extra': 1}", v, 24);
-    expect_read_error(p, "bad header dict at byte 66: unexpected key 'extra' (expected exactly 'descr', "
-                         "'fortran_order' and 'shape')");
+    expect_read_error(
+        p, "bad header dict at byte 66: unexpected key 'extra' (expected exactly 'descr', "
+           "'fortran_order' and 'shape')");
     put_v1(p, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (6,)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 27: repeated key 'descr' (expected exactly 'descr', "
-                         "'fortran_order' and 'shape')");
+    expect_read_error(p,
+                      "bad header dict at byte 27: repeated key 'descr' (expected exactly 'descr', "
+                      "'fortran_order' and 'shape')");
     put_v1(p, "{'descr': '<f4', 'fortran_order': 0, 'shape': (6,)}", v, 24);
     expect_read_error(p, "bad header dict at byte 44: expected True or False, found '0'");
     put_v1(p, "['descr', '<f4']", v, 24);
-    expect_read_error(p, "bad header dict at byte 10: expected '{' starting the header dict, found '['");
+    expect_read_error(
+        p, "bad header dict at byte 10: expected '{' starting the header dict, found '['");
     put_v1(p, "{'descr' '<f4', 'fortran_order': False, 'shape': (6,)}", v, 24);
     expect_read_error(p, "bad header dict at byte 19: expected ':' after the key, found '''");
     put_v1(p, "{'descr': '<f4' 'fortran_order': False, 'shape': (6,)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 26: expected ',' or '}' after a value, found '''");
+    expect_read_error(p,
+                      "bad header dict at byte 26: expected ',' or '}' after a value, found '''");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)} x", v, 24);
-    expect_read_error(p, "bad header dict at byte 66: expected only spaces and '\\n' after the dict, found 'x'");
-    assert_int_equal(npy_put_file(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)", v, 24), 0);
-    expect_read_error(p, "bad header dict at byte 64: expected ',' or '}' after a value, found the end of the header");
+    expect_read_error(
+        p, "bad header dict at byte 66: expected only spaces and '\\n' after the dict, found 'x'");
+    assert_int_equal(
+        npy_put_file(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)", v, 24), 0);
+    expect_read_error(p, "bad header dict at byte 64: expected ',' or '}' after a value, found the "
+                         "end of the header");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False,\x01 'shape': (6,)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 50: expected a quoted key or '}', found byte 0x01");
+    expect_read_error(p,
+                      "bad header dict at byte 50: expected a quoted key or '}', found byte 0x01");
     assert_int_equal(npy_put_file(p, 1, "{'descr': '<f4", v, 24), 0);
-    expect_read_error(p, "bad header dict at byte 24: expected a closing quote, found the end of the header");
+    expect_read_error(
+        p, "bad header dict at byte 24: expected a closing quote, found the end of the header");
 }
 
 static void test_error_bad_shape(void **state) {
     const char *p = npy_tmp("bs.npy");
     float v[6] = {0};
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (6)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 62: expected ',' (a 1-D shape is written (5,)), found ')'");
+    expect_read_error(
+        p, "bad header dict at byte 62: expected ',' (a 1-D shape is written (5,)), found ')'");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': [2, 3]}", v, 24);
-    expect_read_error(p, "bad header dict at byte 60: expected '(' starting the shape tuple, found '['");
+    expect_read_error(
+        p, "bad header dict at byte 60: expected '(' starting the shape tuple, found '['");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3)}", v, 24);
     expect_read_error(p, "shape (2, -3) has a negative dimension (-3)");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 63: expected ',' or ')' in the shape tuple, found '3'");
+    expect_read_error(
+        p, "bad header dict at byte 63: expected ',' or ')' in the shape tuple, found '3'");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x)}", v, 24);
     expect_read_error(p, "bad header dict at byte 64: expected an integer dimension, found 'x'");
-    put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 6)}", v, 24);
+    put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 6)}", v,
+           24);
     expect_read_error(p, "shape has more than 8 dimensions (at most 8 supported)");
     put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", v, 24);
-    expect_read_error(p, "bad header dict at byte 61: expected a dimension of at most 2**32 (4294967296), the limit, found '9'");
-    put_v1(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296)}", v, 24);
+    expect_read_error(p, "bad header dict at byte 61: expected a dimension of at most 2**32 "
+                         "(4294967296), the limit, found '9'");
+    put_v1(
+        p,
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296)}",
+        v, 24);
     expect_read_error(p, "shape (4294967296, 4294967296, 4294967296) is too large");
 }
 
@@ -379,15 +410,18 @@ static void test_write_errors(void **state) {
     const int64_t s[2] = {2, 3}, neg[2] = {2, -1};
     const float v[6] = {0};
     struct stat st;
-    expect_write_error(p, ">f4", 2, s, v, "big-endian dtype '>f4' is not supported (expected little-endian '<f4')");
-    expect_write_error(p, "<c8", 2, s, v,
-                       "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, <u2, "
-                       "<u4, <u8, |b1)");
+    expect_write_error(p, ">f4", 2, s, v,
+                       "big-endian dtype '>f4' is not supported (expected little-endian '<f4')");
+    expect_write_error(
+        p, "<c8", 2, s, v,
+        "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, <u2, "
+        "<u4, <u8, |b1)");
     expect_write_error(p, "<f4", 2, neg, v, "shape (2, -1) has a negative dimension (-1)");
     expect_write_error(p, "<f4", 9, s, v, "cannot write 9 dimensions (expected 0 to 8)");
     expect_write_error(p, "<f4", 2, s, NULL, "no data given for 6 elements");
     assert_int_equal(stat(p, &st), -1); /* none of those created the file */
-    expect_write_error(npy_tmp("no/such/dir.npy"), "<f4", 2, s, v, "cannot create: No such file or directory");
+    expect_write_error(npy_tmp("no/such/dir.npy"), "<f4", 2, s, v,
+                       "cannot create: No such file or directory");
 }
 
 /* /dev/full accepts the open and fails the write (ENOSPC): the error must be
@@ -407,9 +441,10 @@ static void test_write_full_device(void **state) {
 /* A successful write truncates and replaces an older, longer file. */
 static void test_write_replaces(void **state) {
     const char *p = npy_tmp("rep.npy");
-    static const char old[] = "old contents that are longer than the new file will be.............."
-                              "......................................................................"
-                              "......................................................................";
+    static const char old[] =
+        "old contents that are longer than the new file will be.............."
+        "......................................................................"
+        "......................................................................";
     assert_int_equal(npy_put_bytes(p, old, sizeof old - 1), 0);
     const int64_t s[1] = {1};
     const unsigned char v[1] = {7};

@@ -53,7 +53,8 @@ static void test_descr_with_nul(void **state) {
     memset(buf + n, 0, 4);
     const char *p = npy_tmp("nul.npy");
     assert_int_equal(npy_put_bytes(p, buf, n + 4), 0);
-    expect_error(p, "bad header dict at byte 24: expected a string without NUL bytes, found byte 0x00");
+    expect_error(
+        p, "bad header dict at byte 24: expected a string without NUL bytes, found byte 0x00");
 }
 
 static void test_dimension_limit(void **state) {
@@ -62,7 +63,8 @@ static void test_dimension_limit(void **state) {
     size_t n = v1_header(buf, over, sizeof over - 1);
     const char *p = npy_tmp("dim.npy");
     assert_int_equal(npy_put_bytes(p, buf, n), 0);
-    expect_error(p, "bad header dict at byte 61: expected a dimension of at most 2**32 (4294967296), the limit, "
+    expect_error(p, "bad header dict at byte 61: expected a dimension of at most 2**32 "
+                    "(4294967296), the limit, "
                     "found '4'");
     /* 2^32 itself is read (an empty array: no data) */
     static const char at[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 0), }";

@@ -16,7 +16,8 @@
 
 static const char *dir(void) {
     const char *d = getenv("NPY_NUMPY_DIR");
-    if (!d || !d[0]) fail_msg("NPY_NUMPY_DIR is not set (run through ctest: the fixture npy_numpy_files)");
+    if (!d || !d[0])
+        fail_msg("NPY_NUMPY_DIR is not set (run through ctest: the fixture npy_numpy_files)");
     return d;
 }
 
@@ -52,7 +53,8 @@ static void test_manifest(void **state) {
         if (sscanf(line, "%127s %15s%n", name, descr, &at) != 2) continue;
         long long d;
         int k;
-        while (ndim < TRN_NPY_MAX_DIMS && sscanf(line + at, "%lld%n", &d, &k) == 1) shape[ndim++] = d, at += k;
+        while (ndim < TRN_NPY_MAX_DIMS && sscanf(line + at, "%lld%n", &d, &k) == 1)
+            shape[ndim++] = d, at += k;
         snprintf(npy, sizeof npy, "%s.npy", name);
         snprintf(bin, sizeof bin, "%s.bin", name);
         trn_npy a;
@@ -125,23 +127,28 @@ static void expect_error(const char *name, const char *tail) {
 }
 
 static void test_numpy_errors(void **state) {
-    expect_error("big_endian.npy", "big-endian dtype '>f4' is not supported (expected little-endian '<f4')");
-    expect_error("fortran.npy", "fortran_order True is not supported (expected False: save a C-contiguous array, "
-                                "e.g. numpy.ascontiguousarray)");
-    expect_error("complex.npy", "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, "
-                                "|u1, <u2, <u4, <u8, |b1)");
+    expect_error("big_endian.npy",
+                 "big-endian dtype '>f4' is not supported (expected little-endian '<f4')");
+    expect_error("fortran.npy",
+                 "fortran_order True is not supported (expected False: save a C-contiguous array, "
+                 "e.g. numpy.ascontiguousarray)");
+    expect_error("complex.npy",
+                 "unsupported dtype '<c8' (expected one of <f2, <f4, <f8, |i1, <i2, <i4, <i8, "
+                 "|u1, <u2, <u4, <u8, |b1)");
     trn_npy a;
     trn_error e = {0};
     char want[TRN_ERROR_MAX];
     const int64_t s[2] = {2, 3}, s2[2] = {3, 2};
     uint16_t dst[6];
     assert_int_equal(trn_npy_read(in_dir("f8.npy"), &a, &e), 0);
-    assert_int_equal(trn_npy_to_tensor(&a, TRN_DT_INT16, 2, s, dst, &e), -1); /* floats never load as integers */
+    assert_int_equal(trn_npy_to_tensor(&a, TRN_DT_INT16, 2, s, dst, &e),
+                     -1); /* floats never load as integers */
     snprintf(want, sizeof want, "%s: dtype <f8 cannot be loaded into a int16 tensor (expected <i2)",
              in_dir("f8.npy"));
     assert_string_equal(e.msg, want);
     assert_int_equal(trn_npy_to_tensor(&a, TRN_DT_BF16, 2, s2, dst, &e), -1);
-    snprintf(want, sizeof want, "%s: shape (2, 3) does not match the tensor's shape (3, 2)", in_dir("f8.npy"));
+    snprintf(want, sizeof want, "%s: shape (2, 3) does not match the tensor's shape (3, 2)",
+             in_dir("f8.npy"));
     assert_string_equal(e.msg, want);
     trn_npy_free(&a);
 }

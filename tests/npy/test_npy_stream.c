@@ -25,7 +25,8 @@ static int group_teardown(void **state) {
     return 0;
 }
 
-static const char *const DESCRS[] = {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "|b1"};
+static const char *const DESCRS[] = {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4",
+                                     "<i8", "|u1", "<u2", "<u4", "<u8", "|b1"};
 #define NDESCRS (sizeof DESCRS / sizeof DESCRS[0])
 
 static uint32_t f2bits(float f) {
@@ -61,7 +62,8 @@ static void fill_data(const char *descr, uint8_t *p, size_t count, bool all_fit)
 }
 
 /* Stream the whole file into dst in runs of run_elems elements (0: one). */
-static int stream_into(trn_npy_in *in, uint8_t *dst, size_t bytes, size_t run_elems, uint32_t width, trn_error *e) {
+static int stream_into(trn_npy_in *in, uint8_t *dst, size_t bytes, size_t run_elems, uint32_t width,
+                       trn_error *e) {
     size_t run = run_elems ? run_elems * width : bytes;
     for (size_t at = 0; at < bytes; at += run) {
         size_t k = bytes - at < run ? bytes - at : run;
@@ -83,13 +85,17 @@ static void compare_load(const char *path, trn_dtype dt, int64_t n, size_t run_e
     int rc1 = trn_npy_to_tensor(&whole, dt, 1, &n, a, &e1);
     trn_npy_in in;
     if (trn_npy_in_open(&in, path, NULL, NULL, &e2)) fail_msg("%s", e2.msg);
-    int rc2 = trn_npy_in_plan(&in, dt, &e2) || stream_into(&in, b, bytes, run_elems, w, &e2) ? -1 : 0;
+    int rc2 =
+        trn_npy_in_plan(&in, dt, &e2) || stream_into(&in, b, bytes, run_elems, w, &e2) ? -1 : 0;
     trn_npy_in_close(&in);
-    if (rc1 != rc2) fail_msg("%s into %s: whole %d (%s), streamed %d (%s)", whole.descr, trn_dtype_name(dt), rc1,
-                             e1.msg, rc2, e2.msg);
-    if (rc1) assert_string_equal(e1.msg, e2.msg);
+    if (rc1 != rc2)
+        fail_msg("%s into %s: whole %d (%s), streamed %d (%s)", whole.descr, trn_dtype_name(dt),
+                 rc1, e1.msg, rc2, e2.msg);
+    if (rc1)
+        assert_string_equal(e1.msg, e2.msg);
     else if (memcmp(a, b, bytes + 1) != 0)
-        fail_msg("%s into %s, runs of %zu: streamed bytes differ", whole.descr, trn_dtype_name(dt), run_elems);
+        fail_msg("%s into %s, runs of %zu: streamed bytes differ", whole.descr, trn_dtype_name(dt),
+                 run_elems);
     free(a);
     free(b);
     trn_npy_free(&whole);
@@ -137,8 +143,11 @@ static void test_refusal_in_late_chunk(void **state) {
     assert_int_equal(trn_npy_in_read(&in, dst, (size_t)n * 2, &e), -1);
     trn_npy_in_close(&in);
     char want[TRN_ERROR_MAX];
-    snprintf(want, sizeof want, "%s: element 350001 [350001] is 70000, which does not fit int16 (-32768..32767); a <i8 "
-             "array loads into a int16 tensor only when every value fits", p);
+    snprintf(
+        want, sizeof want,
+        "%s: element 350001 [350001] is 70000, which does not fit int16 (-32768..32767); a <i8 "
+        "array loads into a int16 tensor only when every value fits",
+        p);
     assert_string_equal(e.msg, want);
     compare_load(p, TRN_DT_INT16, n, 0);
     free(v);
@@ -204,7 +213,8 @@ static void test_pipe(void **state) {
         float *dst = malloc((size_t)n * 4);
         assert_int_equal(trn_npy_in_open(&in, path, NULL, NULL, &e), 0);
         assert_int_equal(trn_npy_in_plan(&in, TRN_DT_FP32, &e), 0);
-        int rc = trn_npy_in_read(&in, NULL, 4000, &e) || trn_npy_in_read(&in, dst, (size_t)n * 4 - 4000, &e) ||
+        int rc = trn_npy_in_read(&in, NULL, 4000, &e) ||
+                         trn_npy_in_read(&in, dst, (size_t)n * 4 - 4000, &e) ||
                          trn_npy_in_finish(&in, &e)
                      ? -1
                      : 0;
@@ -215,12 +225,14 @@ static void test_pipe(void **state) {
         if (truncated) {
             assert_int_equal(rc, -1);
             char want[TRN_ERROR_MAX];
-            snprintf(want, sizeof want, "%s: truncated data: expected 1600000 bytes for <f8 (200000,), found %zu",
+            snprintf(want, sizeof want,
+                     "%s: truncated data: expected 1600000 bytes for <f8 (200000,), found %zu",
                      path, (size_t)1600000 - 1000);
             assert_string_equal(e.msg, want);
         } else {
             assert_int_equal(rc, 0);
-            for (int64_t i = 1000; i < n; ++i) assert_int_equal(f2bits((float)v[i]), f2bits(dst[i - 1000]));
+            for (int64_t i = 1000; i < n; ++i)
+                assert_int_equal(f2bits((float)v[i]), f2bits(dst[i - 1000]));
         }
         free(dst);
     }
@@ -252,14 +264,18 @@ static void compare_save(trn_dtype dt, bool raw_bits, int64_t n, size_t run_elem
     size_t run = run_elems ? run_elems * w : bytes;
     for (size_t at = 0; rc == 0 && at < bytes; at += run)
         rc = trn_npy_out_write(&o, src + at, bytes - at < run ? bytes - at : run, &e);
-    if (rc == 0) rc = trn_npy_out_end(&o, &e);
-    else trn_npy_out_abandon(&o);
+    if (rc == 0)
+        rc = trn_npy_out_end(&o, &e);
+    else
+        trn_npy_out_abandon(&o);
     close(fd);
     if (rc) fail_msg("%s", e.msg);
     size_t la = 0, lb = 0;
     unsigned char *a = npy_get_bytes(pa, &la), *b = npy_get_bytes(pb, &lb);
     assert_int_equal(la, lb);
-    if (memcmp(a, b, la) != 0) fail_msg("%s raw_bits %d runs of %zu: files differ", trn_dtype_name(dt), raw_bits, run_elems);
+    if (memcmp(a, b, la) != 0)
+        fail_msg("%s raw_bits %d runs of %zu: files differ", trn_dtype_name(dt), raw_bits,
+                 run_elems);
     free(a);
     free(b);
     free(src);
@@ -270,7 +286,8 @@ static void test_save_every_dtype(void **state) {
     for (int dt = 0; dt < TRN_DT_COUNT; ++dt)
         for (int raw = 0; raw < 2; ++raw)
             for (size_t r = 0; r < 3; ++r) compare_save((trn_dtype)dt, raw, 23, runs[r]);
-    for (int dt = 0; dt < TRN_DT_COUNT; ++dt) compare_save((trn_dtype)dt, false, 700000, dt % 2 ? 0 : 262145);
+    for (int dt = 0; dt < TRN_DT_COUNT; ++dt)
+        compare_save((trn_dtype)dt, false, 700000, dt % 2 ? 0 : 262145);
 }
 
 /* More or fewer bytes than the header announced: an error naming both. */
@@ -295,9 +312,12 @@ static void test_save_count_checked(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_every_pair),   cmocka_unit_test(test_large_every_pair),
-        cmocka_unit_test(test_refusal_in_late_chunk), cmocka_unit_test(test_skip),
-        cmocka_unit_test(test_pipe),               cmocka_unit_test(test_save_every_dtype),
+        cmocka_unit_test(test_small_every_pair),
+        cmocka_unit_test(test_large_every_pair),
+        cmocka_unit_test(test_refusal_in_late_chunk),
+        cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_pipe),
+        cmocka_unit_test(test_save_every_dtype),
         cmocka_unit_test(test_save_count_checked),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

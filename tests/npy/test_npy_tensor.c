@@ -33,14 +33,17 @@ static float u2f(uint32_t u) {
 }
 
 /* Write a file with trn_npy_write and read it back (so n.name is set). */
-static void load_file(trn_npy *n, const char *descr, int ndim, const int64_t *shape, const void *data) {
+static void load_file(trn_npy *n, const char *descr, int ndim, const int64_t *shape,
+                      const void *data) {
     const char *p = npy_tmp("t.npy");
     trn_error e = {0};
-    if (trn_npy_write(p, descr, ndim, shape, data, &e) || trn_npy_read(p, n, &e)) fail_msg("%s", e.msg);
+    if (trn_npy_write(p, descr, ndim, shape, data, &e) || trn_npy_read(p, n, &e))
+        fail_msg("%s", e.msg);
 }
 
 /* to_tensor must fail with "<file>: <tail>" and leave dst untouched. */
-static void expect_load_error(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape, const char *tail) {
+static void expect_load_error(const trn_npy *n, trn_dtype dt, int ndim, const int64_t *shape,
+                              const char *tail) {
     unsigned char dst[256];
     memset(dst, 0xA5, sizeof dst);
     trn_error e = {0};
@@ -58,16 +61,16 @@ static void test_descr_for(void **state) {
         trn_dtype dt;
         const char *plain, *raw;
     } t[] = {
-        {TRN_DT_INT8, "|i1", "|i1"},          {TRN_DT_UINT8, "|u1", "|u1"},
-        {TRN_DT_INT16, "<i2", "<i2"},         {TRN_DT_FP8_E3M4, "<f4", "|u1"},
-        {TRN_DT_FP8_E4M3, "<f4", "|u1"},      {TRN_DT_FP8_E4M3FN, "<f4", "|u1"},
-        {TRN_DT_FP8_E8M0FNU, "<f4", "|u1"},   {TRN_DT_FP8_E5M2, "<f4", "|u1"},
-        {TRN_DT_FP8_E4M3_X4, "<u4", "<u4"},   {TRN_DT_FP8_E5M2_X4, "<u4", "<u4"},
-        {TRN_DT_UINT16, "<u2", "<u2"},        {TRN_DT_FP4_E2M1_X4, "<u2", "<u2"},
-        {TRN_DT_BF16, "<f4", "<u2"},          {TRN_DT_FP16, "<f2", "<f2"},
-        {TRN_DT_UINT32, "<u4", "<u4"},        {TRN_DT_INT32, "<i4", "<i4"},
-        {TRN_DT_FP32, "<f4", "<f4"},          {TRN_DT_FP32R, "<f4", "<f4"},
-        {TRN_DT_UINT64, "<u8", "<u8"},        {TRN_DT_INT64, "<i8", "<i8"},
+        {TRN_DT_INT8, "|i1", "|i1"},        {TRN_DT_UINT8, "|u1", "|u1"},
+        {TRN_DT_INT16, "<i2", "<i2"},       {TRN_DT_FP8_E3M4, "<f4", "|u1"},
+        {TRN_DT_FP8_E4M3, "<f4", "|u1"},    {TRN_DT_FP8_E4M3FN, "<f4", "|u1"},
+        {TRN_DT_FP8_E8M0FNU, "<f4", "|u1"}, {TRN_DT_FP8_E5M2, "<f4", "|u1"},
+        {TRN_DT_FP8_E4M3_X4, "<u4", "<u4"}, {TRN_DT_FP8_E5M2_X4, "<u4", "<u4"},
+        {TRN_DT_UINT16, "<u2", "<u2"},      {TRN_DT_FP4_E2M1_X4, "<u2", "<u2"},
+        {TRN_DT_BF16, "<f4", "<u2"},        {TRN_DT_FP16, "<f2", "<f2"},
+        {TRN_DT_UINT32, "<u4", "<u4"},      {TRN_DT_INT32, "<i4", "<i4"},
+        {TRN_DT_FP32, "<f4", "<f4"},        {TRN_DT_FP32R, "<f4", "<f4"},
+        {TRN_DT_UINT64, "<u8", "<u8"},      {TRN_DT_INT64, "<i8", "<i8"},
     };
     assert_int_equal(sizeof t / sizeof t[0], TRN_DT_COUNT);
     for (size_t i = 0; i < TRN_DT_COUNT; i++) {
@@ -85,13 +88,13 @@ static void test_load_copies(void **state) {
         trn_dtype dt;
         const char *descr;
     } t[] = {
-        {TRN_DT_INT8, "|i1"},         {TRN_DT_UINT8, "|u1"},        {TRN_DT_INT16, "<i2"},
-        {TRN_DT_UINT16, "<u2"},       {TRN_DT_UINT32, "<u4"},       {TRN_DT_INT32, "<i4"},
-        {TRN_DT_UINT64, "<u8"},       {TRN_DT_INT64, "<i8"},        {TRN_DT_FP32, "<f4"},
-        {TRN_DT_FP16, "<f2"},         {TRN_DT_FP16, "<u2"},         {TRN_DT_BF16, "<u2"},
-        {TRN_DT_FP8_E3M4, "|u1"},     {TRN_DT_FP8_E4M3, "|u1"},     {TRN_DT_FP8_E4M3FN, "|u1"},
-        {TRN_DT_FP8_E8M0FNU, "|u1"},  {TRN_DT_FP8_E5M2, "|u1"},     {TRN_DT_FP8_E4M3_X4, "<u4"},
-        {TRN_DT_FP8_E5M2_X4, "<u4"},  {TRN_DT_FP4_E2M1_X4, "<u2"},
+        {TRN_DT_INT8, "|i1"},        {TRN_DT_UINT8, "|u1"},       {TRN_DT_INT16, "<i2"},
+        {TRN_DT_UINT16, "<u2"},      {TRN_DT_UINT32, "<u4"},      {TRN_DT_INT32, "<i4"},
+        {TRN_DT_UINT64, "<u8"},      {TRN_DT_INT64, "<i8"},       {TRN_DT_FP32, "<f4"},
+        {TRN_DT_FP16, "<f2"},        {TRN_DT_FP16, "<u2"},        {TRN_DT_BF16, "<u2"},
+        {TRN_DT_FP8_E3M4, "|u1"},    {TRN_DT_FP8_E4M3, "|u1"},    {TRN_DT_FP8_E4M3FN, "|u1"},
+        {TRN_DT_FP8_E8M0FNU, "|u1"}, {TRN_DT_FP8_E5M2, "|u1"},    {TRN_DT_FP8_E4M3_X4, "<u4"},
+        {TRN_DT_FP8_E5M2_X4, "<u4"}, {TRN_DT_FP4_E2M1_X4, "<u2"},
     };
     const int64_t shape[2] = {4, 16};
     unsigned char src[64 * 8], dst[64 * 8];
@@ -118,8 +121,10 @@ static void test_load_integer_fit(void **state) {
     const int64_t v[4] = {0, 4294967295ll, 4294967296ll, -1};
     trn_npy n;
     load_file(&n, "<i8", 1, s, v);
-    expect_load_error(&n, TRN_DT_UINT32, 1, s, "element 2 [2] is 4294967296, which does not fit uint32 "
-                      "(0..4294967295); a <i8 array loads into a uint32 tensor only when every value fits");
+    expect_load_error(
+        &n, TRN_DT_UINT32, 1, s,
+        "element 2 [2] is 4294967296, which does not fit uint32 "
+        "(0..4294967295); a <i8 array loads into a uint32 tensor only when every value fits");
     trn_npy_free(&n);
     const int64_t ok[4] = {-2147483648ll, 2147483647ll, 7, -7};
     load_file(&n, "<i8", 1, s, ok);
@@ -140,10 +145,12 @@ static void test_load_dtype_mismatch(void **state) {
         const char *tail;
     } t[] = {
         {"<f8", TRN_DT_INT32, "dtype <f8 cannot be loaded into a int32 tensor (expected <i4)"},
-        {"<i2", TRN_DT_FP16, "dtype <i2 cannot be loaded into a float16 tensor (expected <f2, <f4 or <u2)"},
+        {"<i2", TRN_DT_FP16,
+         "dtype <i2 cannot be loaded into a float16 tensor (expected <f2, <f4 or <u2)"},
         {"<i8", TRN_DT_FP32, "dtype <i8 cannot be loaded into a float32 tensor (expected <f4)"},
         {"<f2", TRN_DT_FP32R, "dtype <f2 cannot be loaded into a float32r tensor (expected <f4)"},
-        {"<u4", TRN_DT_BF16, "dtype <u4 cannot be loaded into a bfloat16 tensor (expected <f4 or <u2)"},
+        {"<u4", TRN_DT_BF16,
+         "dtype <u4 cannot be loaded into a bfloat16 tensor (expected <f4 or <u2)"},
         {"<f8", TRN_DT_UINT64, "dtype <f8 cannot be loaded into a uint64 tensor (expected <u8)"},
         {"|b1", TRN_DT_UINT8, "dtype |b1 cannot be loaded into a uint8 tensor (expected |u1)"},
         {"|b1", TRN_DT_INT8, "dtype |b1 cannot be loaded into a int8 tensor (expected |i1)"},
@@ -176,16 +183,21 @@ static void test_load_shape_mismatch(void **state) {
     const float z[6] = {0};
     trn_npy n;
     load_file(&n, "<f4", 2, s23, z);
-    expect_load_error(&n, TRN_DT_FP32, 2, s32, "shape (2, 3) does not match the tensor's shape (3, 2)");
-    expect_load_error(&n, TRN_DT_FP32, 1, s6, "shape (2, 3) does not match the tensor's shape (6,)");
-    expect_load_error(&n, TRN_DT_FP32, 3, s1x6, "shape (2, 3) does not match the tensor's shape (1, 2, 3)");
+    expect_load_error(&n, TRN_DT_FP32, 2, s32,
+                      "shape (2, 3) does not match the tensor's shape (3, 2)");
+    expect_load_error(&n, TRN_DT_FP32, 1, s6,
+                      "shape (2, 3) does not match the tensor's shape (6,)");
+    expect_load_error(&n, TRN_DT_FP32, 3, s1x6,
+                      "shape (2, 3) does not match the tensor's shape (1, 2, 3)");
     trn_npy_free(&n);
     load_file(&n, "<f4", 0, NULL, z);
     expect_load_error(&n, TRN_DT_BF16, 1, s1, "shape () does not match the tensor's shape (1,)");
     trn_npy_free(&n);
     /* A struct built by hand (no file name) is named "npy". */
-    trn_npy h = {.descr = "<f4", .ndim = 1, .shape = {6}, .item_size = 4, .count = 6, .data = (void *)z};
-    expect_load_error(&h, TRN_DT_FP32, 2, s23, "shape (6,) does not match the tensor's shape (2, 3)");
+    trn_npy h = {
+        .descr = "<f4", .ndim = 1, .shape = {6}, .item_size = 4, .count = 6, .data = (void *)z};
+    expect_load_error(&h, TRN_DT_FP32, 2, s23,
+                      "shape (6,) does not match the tensor's shape (2, 3)");
 }
 
 /* ---- narrowing on load ------------------------------------------------------ */
@@ -207,8 +219,8 @@ static void test_narrow_bf16_rne(void **state) {
         {0x00000000, 0x0000}, {0x80000000, 0x8000},
         {0x00018000, 0x0002}, /* subnormal tie, odd -> up */
         {0x7F7F8000, 0x7F80}, /* max-finite tie rounds into Inf (no saturation) */
-        {0x7F7F7FFF, 0x7F7F},
-        {0x7F800000, 0x7F80}, {0xFF800000, 0xFF80},
+        {0x7F7F7FFF, 0x7F7F}, {0x7F800000, 0x7F80},
+        {0xFF800000, 0xFF80},
     };
     enum { N = sizeof t / sizeof t[0] };
     float in[N];
@@ -220,7 +232,8 @@ static void test_narrow_bf16_rne(void **state) {
     trn_error e = {0};
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_BF16, 1, s, out, &e), 0);
     for (int i = 0; i < N; i++)
-        if (out[i] != t[i].out) fail_msg("bf16(0x%08x) = 0x%04x, expected 0x%04x", t[i].in, out[i], t[i].out);
+        if (out[i] != t[i].out)
+            fail_msg("bf16(0x%08x) = 0x%04x, expected 0x%04x", t[i].in, out[i], t[i].out);
     trn_npy_free(&n);
 
     /* NaN: quiet, whatever the payload. */
@@ -239,7 +252,8 @@ static uint16_t ref_f16(float x) {
     double a = fabs((double)x);
     if (isnan(x)) return 0x7E00;
     if (a >= 65520.0) return sign | 0x7C00; /* 65520 is the tie above 65504: even is Inf */
-    if (a < 0x1p-14) return sign | (uint16_t)nearbyint(a * 0x1p24); /* 1024 becomes the smallest normal */
+    if (a < 0x1p-14)
+        return sign | (uint16_t)nearbyint(a * 0x1p24); /* 1024 becomes the smallest normal */
     int e;
     frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
     e -= 1;       /* a = 1.f * 2^e */
@@ -274,11 +288,13 @@ static void test_narrow_f16_vs_float16(void **state) {
     assert_int_equal(trn_npy_to_tensor(&n, TRN_DT_FP16, 2, s, out, &e), 0);
     for (int i = 0; i < N; i++) {
         uint16_t want = ref_f16(in[i]);
-        if (out[i] != want) fail_msg("f16(0x%08x) = 0x%04x, expected 0x%04x", f2u(in[i]), out[i], want);
+        if (out[i] != want)
+            fail_msg("f16(0x%08x) = 0x%04x, expected 0x%04x", f2u(in[i]), out[i], want);
 #ifdef __FLT16_MAX__
         _Float16 h = (_Float16)in[i];
         memcpy(&want, &h, 2);
-        if (out[i] != want) fail_msg("f16(0x%08x) = 0x%04x, _Float16 gives 0x%04x", f2u(in[i]), out[i], want);
+        if (out[i] != want)
+            fail_msg("f16(0x%08x) = 0x%04x, _Float16 gives 0x%04x", f2u(in[i]), out[i], want);
 #endif
     }
     assert_int_equal(out[0], 0x7C00);
@@ -307,7 +323,8 @@ static void test_narrow_fp8(void **state) {
         for (int i = 0; i < N; i++) {
             uint8_t want = trn_f32_to_fp8(dt, in[i]);
             if (out[i] != want)
-                fail_msg("%s(0x%08x) = 0x%02x, expected 0x%02x", trn_dtype_name(dt), f2u(in[i]), out[i], want);
+                fail_msg("%s(0x%08x) = 0x%02x, expected 0x%02x", trn_dtype_name(dt), f2u(in[i]),
+                         out[i], want);
         }
     }
     trn_npy_free(&n);
@@ -407,10 +424,10 @@ static void test_from_tensor_fp8(void **state) {
 static void test_from_tensor_copies(void **state) {
     unsigned char src[8 * 8];
     for (size_t i = 0; i < sizeof src; i++) src[i] = (unsigned char)(i * 29 + 3);
-    static const trn_dtype dts[] = {TRN_DT_INT8,   TRN_DT_UINT8,  TRN_DT_INT16,        TRN_DT_UINT16,
-                                    TRN_DT_UINT32, TRN_DT_INT32,  TRN_DT_UINT64,       TRN_DT_INT64,
-                                    TRN_DT_FP32,   TRN_DT_FP16,   TRN_DT_FP8_E4M3_X4,  TRN_DT_FP8_E5M2_X4,
-                                    TRN_DT_FP4_E2M1_X4};
+    static const trn_dtype dts[] = {
+        TRN_DT_INT8,        TRN_DT_UINT8,       TRN_DT_INT16,      TRN_DT_UINT16, TRN_DT_UINT32,
+        TRN_DT_INT32,       TRN_DT_UINT64,      TRN_DT_INT64,      TRN_DT_FP32,   TRN_DT_FP16,
+        TRN_DT_FP8_E4M3_X4, TRN_DT_FP8_E5M2_X4, TRN_DT_FP4_E2M1_X4};
     for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
         for (int raw = 0; raw < 2; raw++) {
             void *out;
@@ -458,7 +475,8 @@ static void test_bf16_file_round_trip(void **state) {
         for (int i = 0; i < N; i++) {
             bool nan = (bits[i] & 0x7F80) == 0x7F80 && (bits[i] & 0x7F);
             if (raw || !nan) {
-                if (back[i] != bits[i]) fail_msg("raw=%d 0x%04x came back as 0x%04x", raw, bits[i], back[i]);
+                if (back[i] != bits[i])
+                    fail_msg("raw=%d 0x%04x came back as 0x%04x", raw, bits[i], back[i]);
             } else {
                 assert_true((back[i] & 0x7F80) == 0x7F80 && (back[i] & 0x7F) != 0);
             }

@@ -89,8 +89,8 @@ static void check_pcg32(rng_isa isa, const uint32_t *init, size_t np, size_t n) 
         rng_pcg32_fill(isa, st, np, out, n);
         for (size_t p = 0; p < np; ++p) orc_rand(RNG_ALG_PCG32, ost + p * 6, oout + p * n, n);
         if (memcmp(out, oout, np * n * 4) != 0 || memcmp(st, ost, np * 6 * 4) != 0)
-            fail_msg("PCG32 %s path differs from the oracle: %zu partitions x %zu columns, call %d", rng_isa_name(isa),
-                     np, n, call);
+            fail_msg("PCG32 %s path differs from the oracle: %zu partitions x %zu columns, call %d",
+                     rng_isa_name(isa), np, n, call);
     }
     for (size_t i = 0; i < np * 6; ++i)
         if (i % 6 >= 2) assert_int_equal(st[i], init[i]);
@@ -104,13 +104,14 @@ static void test_pcg32_paths_equal_oracle(void **unused) {
     (void)unused;
     rng_isa isas[2];
     const size_t k = pcg_test_isas(isas);
-    static const size_t ns[] = {1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 129, 300, 4097, 65536 + 19};
+    static const size_t ns[] = {1,  2,  15, 16, 17, 31,  32,  33,   47,
+                                48, 49, 63, 64, 65, 129, 300, 4097, 65536 + 19};
     uint32_t *init = malloc(128 * 6 * 4);
     for (size_t i = 0; i < 128 * 6; ++i) init[i] = rnd32();
     /* states at the edges: 0, all ones, each rotate count's boundary */
     init[0] = init[1] = 0;
     init[6] = init[7] = 0xFFFFFFFFu;
-    init[12] = 0, init[13] = 0xF8000000u; /* rot 31 first */
+    init[12] = 0, init[13] = 0xF8000000u;           /* rot 31 first */
     init[18] = 0xFFFFFFFFu, init[19] = 0x07FFFFFFu; /* rot 0 first */
     for (size_t i = 0; i < k; ++i)
         for (size_t a = 0; a < COUNT(NPS); ++a)
@@ -127,8 +128,9 @@ static void test_pcg32_jump(void **unused) {
         uint64_t mul, inc, s = s0;
         rng_pcg32_jump(k, &mul, &inc);
         for (uint64_t i = 0; i < k; ++i) orc_pcg32(&s, 0x14057B7EF767814FULL);
-        if (s0 * mul + inc != s) fail_msg("jump by %llu differs from %llu steps", (unsigned long long)k,
-                                          (unsigned long long)k);
+        if (s0 * mul + inc != s)
+            fail_msg("jump by %llu differs from %llu steps", (unsigned long long)k,
+                     (unsigned long long)k);
     }
     /* The period is 2^64 (odd increment, multiplier 1 mod 4): 2^63 steps
      * move the state, twice that is the identity, and 2^64 - 1 steps then
@@ -171,8 +173,8 @@ static void test_lfsr_hand(void **unused) {
     (void)unused;
     uint32_t w[6] = {1, 0, 0, 0, 0, 0}, out[4];
     rng_gen1_fill(RNG_ALG_LFSR, w, 1, out, 4);
-    assert_int_equal(out[0], 3); /* 1 << 1 | (0^0^0^1) */
-    assert_int_equal(out[1], 6); /* 3: b = bit1 ^ bit0 = 0 */
+    assert_int_equal(out[0], 3);  /* 1 << 1 | (0^0^0^1) */
+    assert_int_equal(out[1], 6);  /* 3: b = bit1 ^ bit0 = 0 */
     assert_int_equal(out[2], 13); /* 6: b = bit1 = 1 */
     assert_int_equal(out[3], 27); /* 13: b = bit0 ^ bit1 = 1 ^ 0 */
     /* A zero register is a fixed point (documented: the zero guard fixes
@@ -253,14 +255,16 @@ static void check_gen2(size_t np, size_t n, unsigned nlanes, float lo, float hi)
 
 static void test_gen2_fast_equals_oracle(void **unused) {
     (void)unused;
-    static const float ranges[][2] = {{0.0f, 1.0f},  {-3.5f, 2.25f}, {5.0f, -5.0f},        {1e8f, 100000016.0f},
-                                      {-0.0f, 0.0f}, {0.0f, 0.0f},   {-1e30f, 1e30f},      {1e-40f, 3e-40f},
-                                      {0.0f, INF},   {-INF, INF},    {NAN, 1.0f},          {-3.4e38f, 3.4e38f}};
+    static const float ranges[][2] = {{0.0f, 1.0f},         {-3.5f, 2.25f},   {5.0f, -5.0f},
+                                      {1e8f, 100000016.0f}, {-0.0f, 0.0f},    {0.0f, 0.0f},
+                                      {-1e30f, 1e30f},      {1e-40f, 3e-40f}, {0.0f, INF},
+                                      {-INF, INF},          {NAN, 1.0f},      {-3.4e38f, 3.4e38f}};
     static const unsigned lanes[] = {1, 2, 4};
     for (size_t r = 0; r < COUNT(ranges); ++r)
         for (size_t l = 0; l < 3; ++l)
             for (size_t a = 0; a < COUNT(NPS); ++a)
-                for (size_t b = 0; b < COUNT(NS); b += 2) check_gen2(NPS[a], NS[b], lanes[l], ranges[r][0], ranges[r][1]);
+                for (size_t b = 0; b < COUNT(NS); b += 2)
+                    check_gen2(NPS[a], NS[b], lanes[l], ranges[r][0], ranges[r][1]);
 }
 
 /* Only the lanes that drive a column advance, each once per column. */
@@ -309,7 +313,8 @@ static void test_half_open_rounding_reaches_max(void **unused) {
     (void)unused;
     float lo = 1e8f, hi = 100000016.0f, u = rng_xorwow_unit(0x7FFFFFu);
     assert_true(rng_xorwow_affine(lo, hi, u) == hi);
-    assert_true((double)lo + ((double)hi - (double)lo) * (double)u < (double)hi); /* exact value is below */
+    assert_true((double)lo + ((double)hi - (double)lo) * (double)u <
+                (double)hi); /* exact value is below */
     /* min > max: computed anyway, the values lie in (max, min] */
     assert_true(rng_xorwow_affine(5.0f, -5.0f, 0.0f) == 5.0f);
     assert_true(rng_xorwow_affine(5.0f, -5.0f, u) > -5.0f);
@@ -332,8 +337,8 @@ static void test_zero_guard(void **unused) {
     /* gen-2: each lane separately, after the transpose */
     uint32_t t24[24], lanes[24];
     for (int i = 0; i < 24; ++i) t24[i] = 0;
-    t24[5 * 4 + 1] = 9;  /* lane 1 word 5 (Weyl) only: still guarded */
-    t24[2 * 4 + 3] = 4;  /* lane 3 word 2: not guarded */
+    t24[5 * 4 + 1] = 9; /* lane 1 word 5 (Weyl) only: still guarded */
+    t24[2 * 4 + 3] = 4; /* lane 3 word 2: not guarded */
     rng_gen2_from_tensor(t24, lanes);
     assert_int_equal(lanes[0 * 6 + 4], 1);
     assert_int_equal(lanes[1 * 6 + 4], 1);
@@ -350,7 +355,8 @@ static void test_gen2_transpose_roundtrip(void **unused) {
     rng_gen2_from_tensor(t, lanes);
     /* tensor[word * 4 + lane] -> lanes[lane * 6 + word] */
     for (int lane = 0; lane < 4; ++lane)
-        for (int word = 0; word < 6; ++word) assert_int_equal(lanes[lane * 6 + word], 100u + (uint32_t)(word * 4 + lane));
+        for (int word = 0; word < 6; ++word)
+            assert_int_equal(lanes[lane * 6 + word], 100u + (uint32_t)(word * 4 + lane));
     rng_gen2_to_tensor(lanes, back);
     assert_memory_equal(back, t, sizeof t);
     for (int rep = 0; rep < 100; ++rep) {

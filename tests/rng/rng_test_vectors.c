@@ -28,9 +28,11 @@ static void test_philox_kat(void **unused) {
         uint32_t v[10];
         int rounds;
         if (strncmp(line, "philox4x32 ", 11) != 0) continue;
-        int got = sscanf(line + 11, "%d %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32
-                                    " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32,
-                         &rounds, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+        int got =
+            sscanf(line + 11,
+                   "%d %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32
+                   " %" SCNx32 " %" SCNx32 " %" SCNx32 " %" SCNx32,
+                   &rounds, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
         assert_int_equal(got, 11);
         assert_int_equal(rounds, 10);
         uint32_t out[4], orc[4];
@@ -94,8 +96,9 @@ static int parse_pcg_transcript(const char *name, pcg_round rounds[5]) {
             continue;
         } else if (strncmp(t, "32bit:", 6) == 0 || strncmp(t, "Again:", 6) == 0) {
             uint32_t *dst = t[0] == '3' ? rounds[n].raw : rounds[n].again;
-            int got = sscanf(t + 6, "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32, &dst[0],
-                             &dst[1], &dst[2], &dst[3], &dst[4], &dst[5]);
+            int got =
+                sscanf(t + 6, "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32 "%" SCNx32,
+                       &dst[0], &dst[1], &dst[2], &dst[3], &dst[4], &dst[5]);
             assert_int_equal(got, 6);
             cards = 0;
         } else if (strncmp(t, "Coins:", 6) == 0) {
@@ -179,7 +182,8 @@ static uint64_t pcg_seeded(uint64_t initstate, uint64_t inc) {
 
 static void test_pcg32_oneseq(void **unused) {
     (void)unused;
-    assert_true(pcg_seeded(42, RNG_PCG32_INC) == 0x977afd8015414a94ULL); /* the header's raw start state */
+    assert_true(pcg_seeded(42, RNG_PCG32_INC) ==
+                0x977afd8015414a94ULL); /* the header's raw start state */
     check_pcg_file("pcg32_oneseq_expected.txt", pcg_seeded(42, RNG_PCG32_INC), RNG_PCG32_INC);
 }
 
@@ -192,7 +196,8 @@ static void test_pcg32_setseq(void **unused) {
 /* The first round through Rand's own path: PCG32 on state words 0/1. */
 static void test_pcg32_rand_words(void **unused) {
     (void)unused;
-    static const uint32_t want[6] = {0xc2f57bd6, 0x6b07c4a9, 0x72b7b29b, 0x44215383, 0xf5af5ead, 0x68beb632};
+    static const uint32_t want[6] = {0xc2f57bd6, 0x6b07c4a9, 0x72b7b29b,
+                                     0x44215383, 0xf5af5ead, 0x68beb632};
     uint64_t s = 0x977afd8015414a94ULL;
     uint32_t w[6] = {(uint32_t)s, (uint32_t)(s >> 32), 7, 8, 9, 10}, orc_w[6];
     memcpy(orc_w, w, sizeof w);

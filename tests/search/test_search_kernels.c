@@ -31,8 +31,8 @@ static float from_bits(uint32_t u) {
 static void assert_bits_equal(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         if (bits(a[i]) != bits(b[i])) {
-            print_error("element %zu: 0x%08x (%g) != 0x%08x (%g)\n", i, bits(a[i]), (double)a[i], bits(b[i]),
-                        (double)b[i]);
+            print_error("element %zu: 0x%08x (%g) != 0x%08x (%g)\n", i, bits(a[i]), (double)a[i],
+                        bits(b[i]), (double)b[i]);
             fail();
         }
     }
@@ -59,7 +59,7 @@ static uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(rng_next(
 
 static float rng_unit(uint64_t *s) { return (float)(rng_next(s) >> 40) * 0x1p-24f * 2.0f - 1.0f; }
 
-#define NANF from_bits(0x7FC00000u)
+#define NANF     from_bits(0x7FC00000u)
 #define NEG_ZERO from_bits(0x80000000u)
 
 /* Row generators: kinds of rows the reference is sensitive to. */
@@ -80,29 +80,30 @@ static void make_row(row_kind kind, uint64_t *s, float *row, size_t n) {
     float one = rng_unit(s);
     for (size_t i = 0; i < n; ++i) {
         switch (kind) {
-        case ROW_UNIFORM: row[i] = rng_unit(s); break;
-        case ROW_ANY_BITS: row[i] = from_bits((uint32_t)rng_next(s)); break;
-        case ROW_TIES: row[i] = ties[rng_below(s, 4)]; break;
-        case ROW_ZEROS: {
-            static const float z[4] = {0.0f, -0.0f, 1.0f, -1.0f};
-            row[i] = z[rng_below(s, 4)];
-            break;
-        }
-        case ROW_ALL_EQUAL: row[i] = one; break;
-        case ROW_NAN_FILL: row[i] = (i < 8 && rng_below(s, 3) == 0) ? NANF : rng_unit(s); break;
-        case ROW_NAN_LATE: {
-            uint32_t r = rng_below(s, 64);
-            row[i] = r == 0 ? NANF : r == 1 ? INFINITY : r == 2 ? -INFINITY : rng_unit(s);
-            break;
-        }
-        case ROW_ASCENDING: row[i] = (float)i; break;
-        default: row[i] = 0.0f;
+            case ROW_UNIFORM: row[i] = rng_unit(s); break;
+            case ROW_ANY_BITS: row[i] = from_bits((uint32_t)rng_next(s)); break;
+            case ROW_TIES: row[i] = ties[rng_below(s, 4)]; break;
+            case ROW_ZEROS: {
+                static const float z[4] = {0.0f, -0.0f, 1.0f, -1.0f};
+                row[i] = z[rng_below(s, 4)];
+                break;
+            }
+            case ROW_ALL_EQUAL: row[i] = one; break;
+            case ROW_NAN_FILL: row[i] = (i < 8 && rng_below(s, 3) == 0) ? NANF : rng_unit(s); break;
+            case ROW_NAN_LATE: {
+                uint32_t r = rng_below(s, 64);
+                row[i] = r == 0 ? NANF : r == 1 ? INFINITY : r == 2 ? -INFINITY : rng_unit(s);
+                break;
+            }
+            case ROW_ASCENDING: row[i] = (float)i; break;
+            default: row[i] = 0.0f;
         }
     }
 }
 
 /* Lengths that hit the fill phase, block edges and both contract limits. */
-static const size_t lengths[] = {8, 9, 15, 31, 32, 33, 40, 63, 64, 65, 100, 1000, 4097, 16383, 16384};
+static const size_t lengths[] = {8,  9,  15,  31,   32,   33,    40,   63,
+                                 64, 65, 100, 1000, 4097, 16383, 16384};
 #define N_LENGTHS (sizeof lengths / sizeof lengths[0])
 
 /* ---- Max: known answers ---------------------------------------------------- */
@@ -162,7 +163,8 @@ static void test_max_infinities(void **st) {
     for (int i = 0; i < 40; ++i) data[i] = -INFINITY;
     data[3] = 2.0f;
     data[37] = INFINITY;
-    float want[8] = {INFINITY, 2.0f, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    float want[8] = {INFINITY,  2.0f,      -INFINITY, -INFINITY,
+                     -INFINITY, -INFINITY, -INFINITY, -INFINITY};
     check_max(data, 40, want);
 }
 
@@ -302,20 +304,20 @@ static void test_find_signed_zero_pairing(void **st) {
  * duplicates, absent values and NaN. */
 static void make_vals(uint64_t *s, const float *row, size_t n, float vals[8]) {
     switch (rng_below(s, 4)) {
-    case 0: oracle_max8(row, n, vals); break;
-    case 1:
-        for (int k = 0; k < 8; ++k) vals[k] = row[rng_below(s, (uint32_t)n)];
-        break;
-    case 2: {
-        float v = row[rng_below(s, (uint32_t)n)];
-        for (int k = 0; k < 8; ++k) vals[k] = v;
-        break;
-    }
-    default:
-        for (int k = 0; k < 8; ++k) {
-            uint32_t r = rng_below(s, 4);
-            vals[k] = r == 0 ? NANF : r == 1 ? rng_unit(s) : row[rng_below(s, (uint32_t)n)];
+        case 0: oracle_max8(row, n, vals); break;
+        case 1:
+            for (int k = 0; k < 8; ++k) vals[k] = row[rng_below(s, (uint32_t)n)];
+            break;
+        case 2: {
+            float v = row[rng_below(s, (uint32_t)n)];
+            for (int k = 0; k < 8; ++k) vals[k] = v;
+            break;
         }
+        default:
+            for (int k = 0; k < 8; ++k) {
+                uint32_t r = rng_below(s, 4);
+                vals[k] = r == 0 ? NANF : r == 1 ? rng_unit(s) : row[rng_below(s, (uint32_t)n)];
+            }
     }
 }
 

@@ -13,11 +13,12 @@
 static const struct {
     const char *bir;
     trn_dtype dt;
-} dtypes[] = {{"bfloat16", TRN_DT_BF16}, {"float8e3", TRN_DT_FP8_E3M4}, {"float8e4", TRN_DT_FP8_E4M3},
-              {"float8e5", TRN_DT_FP8_E5M2}, {"float16", TRN_DT_FP16}, {"float32", TRN_DT_FP32},
-              {"float32r", TRN_DT_FP32R}, {"int8", TRN_DT_INT8}, {"int16", TRN_DT_INT16}, {"int32", TRN_DT_INT32},
-              {"int64", TRN_DT_INT64}, {"uint8", TRN_DT_UINT8}, {"uint16", TRN_DT_UINT16},
-              {"uint32", TRN_DT_UINT32}, {"uint64", TRN_DT_UINT64}};
+} dtypes[] = {
+    {"bfloat16", TRN_DT_BF16},     {"float8e3", TRN_DT_FP8_E3M4}, {"float8e4", TRN_DT_FP8_E4M3},
+    {"float8e5", TRN_DT_FP8_E5M2}, {"float16", TRN_DT_FP16},      {"float32", TRN_DT_FP32},
+    {"float32r", TRN_DT_FP32R},    {"int8", TRN_DT_INT8},         {"int16", TRN_DT_INT16},
+    {"int32", TRN_DT_INT32},       {"int64", TRN_DT_INT64},       {"uint8", TRN_DT_UINT8},
+    {"uint16", TRN_DT_UINT16},     {"uint32", TRN_DT_UINT32},     {"uint64", TRN_DT_UINT64}};
 
 int bir_dtype(const char *name, trn_dtype *out) {
     for (size_t i = 0; name && i < sizeof dtypes / sizeof dtypes[0]; ++i)
@@ -35,19 +36,41 @@ const char *bir_dtype_name(trn_dtype dt) {
 }
 
 const char *bir_dtype_names(void) {
-    return "bfloat16, float8e3, float8e4, float8e5, float16, float32, float32r, int8, int16, int32, int64, uint8, "
+    return "bfloat16, float8e3, float8e4, float8e5, float16, float32, float32r, int8, int16, "
+           "int32, int64, uint8, "
            "uint16, uint32, uint64";
 }
 
-static const char *const tensor_kinds[] = {"ExternalInput", "ExternalInputParameter", "Input", "ExternalOutput",
-                                           "ExternalOutputParameter", "Output", "Const", "Internal", "Pointer",
-                                           "InternalInterface", NULL};
-static const char *const memory_types[] = {"Unallocated", "Input", "Output", "DRAM", "SB", "PSUM", "RNGSTATE",
-                                           "REG", NULL};
-static const char *const alloc_keys[] = {"Skind", "name", "kind", "dtype", "partition_dim", "tensor_shape",
-                                         "addr_space", "tensor_class", "file", "no_spill", "volatile", "virtual",
-                                         "tensorId2MemLocSize", "memorylocations", NULL};
-static const char *const location_keys[] = {"Skind", "name", "type", "addr", "dims", "bank", "base", "allocated",
+static const char *const tensor_kinds[] = {"ExternalInput",
+                                           "ExternalInputParameter",
+                                           "Input",
+                                           "ExternalOutput",
+                                           "ExternalOutputParameter",
+                                           "Output",
+                                           "Const",
+                                           "Internal",
+                                           "Pointer",
+                                           "InternalInterface",
+                                           NULL};
+static const char *const memory_types[] = {"Unallocated", "Input",    "Output", "DRAM", "SB",
+                                           "PSUM",        "RNGSTATE", "REG",    NULL};
+static const char *const alloc_keys[] = {"Skind",
+                                         "name",
+                                         "kind",
+                                         "dtype",
+                                         "partition_dim",
+                                         "tensor_shape",
+                                         "addr_space",
+                                         "tensor_class",
+                                         "file",
+                                         "no_spill",
+                                         "volatile",
+                                         "virtual",
+                                         "tensorId2MemLocSize",
+                                         "memorylocations",
+                                         NULL};
+static const char *const location_keys[] = {"Skind",  "name",      "type", "addr",
+                                            "dims",   "bank",      "base", "allocated",
                                             "pinned", "tensor_id", NULL};
 
 /* One of the names, or an error listing them (with the closest). */
@@ -67,8 +90,8 @@ static int pick(const char *what, const char *key, json_t *v, const char *const 
     const char *near = s ? trn_closest_key(s, names) : NULL;
     char hint[80] = "";
     if (near) snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
-    return trn_errorf(e, "%s: unknown %s '%s' (expected one of %s%s)", where, what, s ? s : "(not a string)", list,
-                      hint);
+    return trn_errorf(e, "%s: unknown %s '%s' (expected one of %s%s)", where, what,
+                      s ? s : "(not a string)", list, hint);
 }
 
 typedef struct shape {
@@ -77,7 +100,8 @@ typedef struct shape {
     int64_t count;
 } shape;
 
-static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char *key, const char *where, trn_error *e) {
+static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char *key,
+                         const char *where, trn_error *e) {
     if (!l)
         return trn_errorf(e, "%s: '%s' is missing (a list of 1 to %d integers)", where, key, max_n);
     if (!json_is_array(l) || json_array_size(l) < 1 || (int)json_array_size(l) > max_n)
@@ -86,8 +110,10 @@ static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char 
     s->count = 1;
     for (int i = 0; i < s->n; ++i) {
         json_t *d = json_array_get(l, (size_t)i);
-        if (!json_is_integer(d) || json_integer_value(d) < lo || json_integer_value(d) > (1ll << 36))
-            return trn_errorf(e, "%s: '%s'[%d] must be an integer in [%" PRId64 ", 2^36]", where, key, i, lo);
+        if (!json_is_integer(d) || json_integer_value(d) < lo ||
+            json_integer_value(d) > (1ll << 36))
+            return trn_errorf(e, "%s: '%s'[%d] must be an integer in [%" PRId64 ", 2^36]", where,
+                              key, i, lo);
         s->d[i] = json_integer_value(d);
         if (__builtin_mul_overflow(s->count, s->d[i], &s->count) || s->count > (1ll << 40))
             return trn_errorf(e, "%s: '%s' holds more than 2^40 elements", where, key);
@@ -97,17 +123,20 @@ static int read_int_list(json_t *l, int max_n, int64_t lo, shape *s, const char 
 
 /* dims: [partitions, bytes...]. Two forms are read: the free dims each
  * scaled by the dtype size (KLR's writer), or one flat byte count. */
-static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint32_t w, int64_t *row_bytes,
-                      const char *where, trn_error *e) {
+static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint32_t w,
+                      int64_t *row_bytes, const char *where, trn_error *e) {
     int first = partitioned ? 1 : 0;
     int64_t free = 1;
     for (int i = first; i < ts->n; ++i) free *= ts->d[i];
     *row_bytes = free * w;
     bool scaled = dims->n == ts->n;
-    for (int i = 0; scaled && i < ts->n; ++i) scaled = dims->d[i] == (i < first ? ts->d[i] : ts->d[i] * w);
-    if (!partitioned && dims->n == ts->n) { /* HBM: the last dim in bytes, the others as counts, is also read */
+    for (int i = 0; scaled && i < ts->n; ++i)
+        scaled = dims->d[i] == (i < first ? ts->d[i] : ts->d[i] * w);
+    if (!partitioned &&
+        dims->n == ts->n) { /* HBM: the last dim in bytes, the others as counts, is also read */
         bool last = true;
-        for (int i = 0; i < ts->n; ++i) last = last && dims->d[i] == (i == ts->n - 1 ? ts->d[i] * w : ts->d[i]);
+        for (int i = 0; i < ts->n; ++i)
+            last = last && dims->d[i] == (i == ts->n - 1 ? ts->d[i] * w : ts->d[i]);
         scaled = scaled || last;
     }
     bool flat = partitioned ? dims->n == 2 && dims->d[0] == ts->d[0] && dims->d[1] == *row_bytes
@@ -115,21 +144,29 @@ static int check_dims(const shape *ts, const shape *dims, bool partitioned, uint
     if (scaled || flat) return 0;
     char t[120] = "", d[120] = "";
     size_t nt = 0, nd = 0;
-    for (int i = 0; i < ts->n; ++i) nt += (size_t)snprintf(t + nt, sizeof t - nt, "%s%" PRId64, i ? ", " : "", ts->d[i]);
-    for (int i = 0; i < dims->n; ++i) nd += (size_t)snprintf(d + nd, sizeof d - nd, "%s%" PRId64, i ? ", " : "", dims->d[i]);
-    return trn_errorf(e, "%s: dims [%s] do not describe tensor_shape [%s] of %u-byte elements (expected %s)", where, d, t,
-                      w, partitioned ? "[partitions, free dims x dtype size...] or [partitions, bytes per partition]"
-                                     : "[dims x dtype size...] or [bytes]");
+    for (int i = 0; i < ts->n; ++i)
+        nt += (size_t)snprintf(t + nt, sizeof t - nt, "%s%" PRId64, i ? ", " : "", ts->d[i]);
+    for (int i = 0; i < dims->n; ++i)
+        nd += (size_t)snprintf(d + nd, sizeof d - nd, "%s%" PRId64, i ? ", " : "", dims->d[i]);
+    return trn_errorf(
+        e, "%s: dims [%s] do not describe tensor_shape [%s] of %u-byte elements (expected %s)",
+        where, d, t, w,
+        partitioned ? "[partitions, free dims x dtype size...] or [partitions, bytes per partition]"
+                    : "[dims x dtype size...] or [bytes]");
 }
 
-static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where, trn_error *e) {
+static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, const char *where,
+                         trn_error *e) {
     json_t *locs = json_object_get(a, "memorylocations");
     if (!locs)
         return trn_errorf(e, "%s: 'memorylocations' is missing (a list of one memory location)",
                           where);
     if (!json_is_array(locs) || json_array_size(locs) != 1)
-        return trn_errorf(e, "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
-                          "allocation)", where);
+        return trn_errorf(
+            e,
+            "%s: 'memorylocations' must be a list of one memory location (trnsim reads one per "
+            "allocation)",
+            where);
     json_t *l = json_array_get(locs, 0);
     char lw[BIR_WHERE_MAX + 200];
     if (!json_is_object(l)) return trn_errorf(e, "%s: memorylocations[0] must be an object", where);
@@ -144,10 +181,12 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
         return -1;
     if (!(x->location = bir_keep_string(c, x->location))) return trn_errorf(e, "out of memory");
     int64_t addr, base;
-    if (trn_get_int(l, "addr", 0, 0, 1ll << 40, &addr, lw, e) || trn_get_int(l, "base", 0, 0, 127, &base, lw, e))
+    if (trn_get_int(l, "addr", 0, 0, 1ll << 40, &addr, lw, e) ||
+        trn_get_int(l, "base", 0, 0, 127, &base, lw, e))
         return -1;
     if (!strcmp(type, "Unallocated"))
-        return trn_errorf(e, "%s: the location is Unallocated: the file gives it no place in memory", lw);
+        return trn_errorf(
+            e, "%s: the location is Unallocated: the file gives it no place in memory", lw);
     if (!strcmp(type, "RNGSTATE")) {
         x->kind = BIR_RNG_STATE;
         return 0;
@@ -158,22 +197,27 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
         return 0;
     }
     x->kind = BIR_TENSOR;
-    x->mem = !strcmp(type, "SB") ? TRN_MEM_SBUF : !strcmp(type, "PSUM") ? TRN_MEM_PSUM : TRN_MEM_HBM;
+    x->mem = !strcmp(type, "SB")     ? TRN_MEM_SBUF
+             : !strcmp(type, "PSUM") ? TRN_MEM_PSUM
+                                     : TRN_MEM_HBM;
     bool partitioned = x->mem != TRN_MEM_HBM;
     shape ts, dims;
-    if (read_int_list(json_object_get(a, "tensor_shape"), partitioned ? TRN_AP_MAX_DIMS + 1 : TRN_AP_MAX_DIMS, 1, &ts,
-                      "tensor_shape", where, e) ||
+    if (read_int_list(json_object_get(a, "tensor_shape"),
+                      partitioned ? TRN_AP_MAX_DIMS + 1 : TRN_AP_MAX_DIMS, 1, &ts, "tensor_shape",
+                      where, e) ||
         read_int_list(json_object_get(l, "dims"), TRN_MAX_SHAPE, 1, &dims, "dims", lw, e) ||
         check_dims(&ts, &dims, partitioned, trn_dtype_width(x->dtype), &x->row_bytes, lw, e))
         return -1;
-    if (!partitioned && base != 0) return trn_errorf(e, "%s: base %" PRId64 ": DRAM has no partitions", lw, base);
+    if (!partitioned && base != 0)
+        return trn_errorf(e, "%s: base %" PRId64 ": DRAM has no partitions", lw, base);
     for (int i = 0; i < ts.n; ++i)
-        if (ts.d[i] > (1ll << 32)) return trn_errorf(e, "%s: 'tensor_shape'[%d] is more than 2^32", where, i);
+        if (ts.d[i] > (1ll << 32))
+            return trn_errorf(e, "%s: 'tensor_shape'[%d] is more than 2^32", where, i);
     x->base = (uint32_t)base;
     x->partitions = partitioned ? (uint32_t)ts.d[0] : 1;
     if (addr % trn_dtype_width(x->dtype))
-        return trn_errorf(e, "%s: addr %" PRId64 " is not a multiple of the %u-byte dtype", lw, addr,
-                          trn_dtype_width(x->dtype));
+        return trn_errorf(e, "%s: addr %" PRId64 " is not a multiple of the %u-byte dtype", lw,
+                          addr, trn_dtype_width(x->dtype));
     x->tensor = c->p->n_tensors++;
     trn_tensor *t = &c->p->tensors[x->tensor];
     t->name = x->name;
@@ -184,8 +228,10 @@ static int read_location(bir_ctx *c, json_t *a, bir_alloc *x, int64_t *hbm_end, 
     for (int i = 0; i < ts.n; ++i) t->shape[i] = ts.d[i];
     t->partition = partitioned ? (uint32_t)base : 0;
     t->offset_bytes = addr;
-    x->host_placed = !strcmp(type, "Input") || !strcmp(type, "Output"); /* placed after every DRAM location, below */
-    if (!partitioned && !x->host_placed && addr + x->row_bytes > *hbm_end) *hbm_end = addr + x->row_bytes;
+    x->host_placed = !strcmp(type, "Input") ||
+                     !strcmp(type, "Output"); /* placed after every DRAM location, below */
+    if (!partitioned && !x->host_placed && addr + x->row_bytes > *hbm_end)
+        *hbm_end = addr + x->row_bytes;
     return 0;
 }
 
@@ -216,7 +262,8 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     if (!dt)
         return trn_errorf(e, "%s: 'dtype' is missing (BIR dtypes: %s)", where, bir_dtype_names());
     if (bir_dtype(json_string_value(dt), &x->dtype))
-        return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where, json_is_string(dt) ? json_string_value(dt) : "(not a string)",
+        return trn_errorf(e, "%s: unknown dtype '%s' (BIR dtypes: %s)", where,
+                          json_is_string(dt) ? json_string_value(dt) : "(not a string)",
                           bir_dtype_names());
     int64_t pdim;
     if (trn_get_int(a, "partition_dim", 0, 0, 0, &pdim, where, e))
@@ -248,7 +295,8 @@ static int place_tensors(bir_ctx *c, int64_t hbm_end, trn_error *e) {
 
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e) {
     json_t *as = json_object_get(fn, "allocations");
-    if (as && !json_is_array(as)) return trn_errorf(e, "function %s: 'allocations' must be a list", c->function);
+    if (as && !json_is_array(as))
+        return trn_errorf(e, "function %s: 'allocations' must be a list", c->function);
     size_t n = json_array_size(as);
     c->allocs = calloc(n + 1, sizeof *c->allocs);
     c->p->tensors = calloc(n + 1, sizeof *c->p->tensors);
@@ -259,8 +307,8 @@ int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e) {
         if (read_allocation(c, json_array_get(as, i), (int)i, &hbm_end, e)) return -1;
     }
     if (c->n_regs > (int)c->o->machine->registers)
-        return trn_errorf(e, "function %s: %d REG allocations, the machine has %u registers", c->function, c->n_regs,
-                          c->o->machine->registers);
+        return trn_errorf(e, "function %s: %d REG allocations, the machine has %u registers",
+                          c->function, c->n_regs, c->o->machine->registers);
     return place_tensors(c, hbm_end, e);
 }
 

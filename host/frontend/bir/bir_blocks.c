@@ -38,7 +38,9 @@ void bir_where_named(const bir_ctx *c, const char *name, char *buf, size_t len) 
     append(buf, len, &at, "'");
 }
 
-void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len) { bir_where_named(c, inst_name(inst), buf, len); }
+void bir_where(const bir_ctx *c, json_t *inst, char *buf, size_t len) {
+    bir_where_named(c, inst_name(inst), buf, len);
+}
 
 int bir_errorf(const bir_ctx *c, trn_error *e, const char *fmt, ...) {
     char msg[TRN_ERROR_MAX];
@@ -46,7 +48,8 @@ int bir_errorf(const bir_ctx *c, trn_error *e, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return trn_errorf(e, "%s: function %s, block %s: %s", c->path, c->function, c->block[0] ? c->block : "(top)", msg);
+    return trn_errorf(e, "%s: function %s, block %s: %s", c->path, c->function,
+                      c->block[0] ? c->block : "(top)", msg);
 }
 
 /* "FILE: instruction N (function F, block B, BIR name 'X') (every core, opcode OP): MSG" */
@@ -55,8 +58,8 @@ static int inst_error(const bir_ctx *c, json_t *inst, trn_error *e) {
     bir_where(c, inst, where, sizeof where);
     snprintf(msg, sizeof msg, "%s", e->msg);
     const char *op = json_string_value(json_object_get(inst, "opcode"));
-    return trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode %s): %s", c->path, c->number, where,
-                      op ? op : "?", msg);
+    return trn_errorf(e, "%s: instruction %" PRIu64 " (%s) (every core, opcode %s): %s", c->path,
+                      c->number, where, op ? op : "?", msg);
 }
 
 /* ---- what the function holds ---- */
@@ -69,7 +72,8 @@ static void note_triggers(bir_ctx *c, json_t *list) {
             json_t *names = json_object_get(x, "dma_blocks");
             for (size_t k = 0; k < json_array_size(names); ++k)
                 if (json_is_string(json_array_get(names, k)))
-                    json_object_set_new(c->trigger_blocks, json_string_value(json_array_get(names, k)), json_true());
+                    json_object_set_new(c->trigger_blocks,
+                                        json_string_value(json_array_get(names, k)), json_true());
         }
         note_triggers(c, json_object_get(x, "instructions"));
         note_triggers(c, json_object_get(x, "blocks"));
@@ -117,7 +121,9 @@ static json_t *find_block(json_t *list, const char *name, int depth) {
     for (size_t i = 0; i < json_array_size(list) && depth < BIR_MAX_DEPTH * 2; ++i) {
         json_t *x = json_array_get(list, i);
         const char *n = json_string_value(json_object_get(x, "name"));
-        if (n && !strcmp(n, name) && json_object_get(x, "instructions") && !json_object_get(x, "opcode")) return x;
+        if (n && !strcmp(n, name) && json_object_get(x, "instructions") &&
+            !json_object_get(x, "opcode"))
+            return x;
         json_t *in = find_block(json_object_get(x, "instructions"), name, depth + 1);
         if (!in) in = find_block(json_object_get(x, "blocks"), name, depth + 1);
         if (in) return in;
@@ -148,15 +154,18 @@ int bir_descriptor_block(bir_ctx *c, const char *name, json_t **out, trn_error *
         bool skipped;
         json_t *dj = NULL;
         int rc = bir_translate_inst(c, json_array_get(is, i), &d, &skipped, e);
-        if (!rc && !skipped && (!(dj = trn_inst_to_json(c->p, &d)) || json_array_append_new(descs, dj)))
+        if (!rc && !skipped &&
+            (!(dj = trn_inst_to_json(c->p, &d)) || json_array_append_new(descs, dj)))
             rc = trn_errorf(e, "out of memory");
         trn_inst_free(&d);
         if (rc) { /* its place, BIR name and opcode; the trigger's context comes above */
             json_decref(descs);
             json_t *x = json_array_get(is, i);
             const char *op = json_string_value(json_object_get(x, "opcode"));
-            return trn_error_prefix(e, "descriptor block '%s', descriptor %zu (BIR name '%s', "
-                                    "opcode %s)", name, i, inst_name(x), op ? op : "?");
+            return trn_error_prefix(e,
+                                    "descriptor block '%s', descriptor %zu (BIR name '%s', "
+                                    "opcode %s)",
+                                    name, i, inst_name(x), op ? op : "?");
         }
     }
     *out = json_object();
@@ -228,15 +237,21 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
     st->saved = bir_block_push(c, label);
     int64_t lb = 0, ub = 0, stride = 0;
     int rc = trn_check_keys(loop, loop_keys, "Loop", e);
-    if (!rc && !json_is_object(axis)) rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
+    if (!rc && !json_is_object(axis))
+        rc = trn_errorf(e, "Loop needs 'LoopAxis': {name, lb, ub, stride}");
     if (!rc) rc = trn_check_keys(axis, axis_keys, "LoopAxis", e);
     if (!rc && !an)
         rc = trn_errorf(e, json_object_get(axis, "name") ? "LoopAxis 'name' must be a string"
                                                          : "LoopAxis 'name' is missing");
-    if (!rc) rc = axis_int(axis, "lb", &lb, e) || axis_int(axis, "ub", &ub, e) || axis_int(axis, "stride", &stride, e);
+    if (!rc)
+        rc = axis_int(axis, "lb", &lb, e) || axis_int(axis, "ub", &ub, e) ||
+             axis_int(axis, "stride", &stride, e);
     if (!rc && stride <= 0)
-        rc = trn_errorf(e, "LoopAxis '%s': stride %" PRId64 " (a loop needs a positive stride)", an, stride);
-    if (!rc && ub < lb) rc = trn_errorf(e, "LoopAxis '%s': ub %" PRId64 " < lb %" PRId64 " (give lb <= ub)", an, ub, lb);
+        rc = trn_errorf(e, "LoopAxis '%s': stride %" PRId64 " (a loop needs a positive stride)", an,
+                        stride);
+    if (!rc && ub < lb)
+        rc = trn_errorf(e, "LoopAxis '%s': ub %" PRId64 " < lb %" PRId64 " (give lb <= ub)", an, ub,
+                        lb);
     if (!rc && (lb < -(1ll << 61) || ub > (1ll << 61)))
         rc = trn_errorf(e, "LoopAxis '%s': lb and ub must lie within +-2^61", an);
     int reg = (int)c->o->machine->registers - 1 - c->depth;
@@ -245,8 +260,11 @@ int bir_loop_begin(bir_ctx *c, json_t *loop, bool blocks_listed, bir_open_loop *
                         "LoopAxis '%s': loops nested %d deep; trnsim reads at most %d nested loops",
                         an, c->depth + 1, BIR_MAX_DEPTH);
     if (!rc && reg < c->n_regs)
-        rc = trn_errorf(e, "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
-                        "allocations", an, c->depth + 1, c->o->machine->registers, c->n_regs);
+        rc = trn_errorf(
+            e,
+            "LoopAxis '%s': loops nested %d deep need more registers than the %u left by %d REG "
+            "allocations",
+            an, c->depth + 1, c->o->machine->registers, c->n_regs);
     if (!rc && !blocks_listed) rc = trn_errorf(e, "Loop '%s': 'blocks' must be a list", an);
     if (rc) { /* a Loop is an entry with a number, as an instruction is */
         char where[BIR_WHERE_MAX], msg[TRN_ERROR_MAX];
@@ -299,7 +317,8 @@ bool bir_block_repeated(bir_ctx *c, const char *name) {
 
 static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
     const char *name = json_string_value(json_object_get(b, "name"));
-    if (name && json_object_get(c->trigger_blocks, name)) return 0; /* a DMATrigger's descriptor block */
+    if (name && json_object_get(c->trigger_blocks, name))
+        return 0; /* a DMATrigger's descriptor block */
     /* the fast path's check; the document reader's (naming both) comes first */
     if (name && bir_block_repeated(c, name))
         return bir_errorf(c, e, "a second block named '%s'", name);
@@ -311,13 +330,17 @@ static int walk_block(bir_ctx *c, json_t *b, trn_error *e) {
 }
 
 int bir_walk_item(bir_ctx *c, json_t *x, trn_error *e) {
-    if (!json_is_object(x)) return bir_errorf(c, e, "a block entry must be an object (a block, a Loop or an instruction)");
+    if (!json_is_object(x))
+        return bir_errorf(c, e,
+                          "a block entry must be an object (a block, a Loop or an instruction)");
     const char *op = json_string_value(json_object_get(x, "opcode"));
     if (op && !strcmp(op, "Loop")) return walk_loop(c, x, e);
     if (!json_object_get(x, "opcode")) {
         if (json_object_get(x, "instructions")) return walk_block(c, x, e);
-        return bir_errorf(c, e, "entry '%s' is neither a block ('instructions'), a Loop nor an instruction ('opcode')",
-                          inst_name(x));
+        return bir_errorf(
+            c, e,
+            "entry '%s' is neither a block ('instructions'), a Loop nor an instruction ('opcode')",
+            inst_name(x));
     }
     trn_inst *in = bir_push(c, e);
     if (!in) return -1;

@@ -20,8 +20,8 @@
 #include "frontend/frontend_int.h"
 
 #define MAX_FAST_ARGS 8
-#define NAME_MAX_LEN 127
-#define MAX_NESTING 64
+#define NAME_MAX_LEN  127
+#define MAX_NESTING   64
 
 /* How an entry went: read here, to be read as a document, or not fast at all. */
 enum { READ = 0, AS_DOCUMENT = 1, NOT_FAST = 2 };
@@ -54,13 +54,20 @@ static bool copy_name(const char *s, size_t len, char *out) {
 /* ---- one argument ---- */
 
 enum {
-    ARG_KIND = 1 << 0, ARG_AP = 1 << 1, ARG_DTYPE = 1 << 2, ARG_OFFSET = 1 << 3, ARG_SET = 1 << 4, ARG_REF = 1 << 5,
-    ARG_REG_OFFSET = 1 << 6, ARG_REGREF = 1 << 7
+    ARG_KIND = 1 << 0,
+    ARG_AP = 1 << 1,
+    ARG_DTYPE = 1 << 2,
+    ARG_OFFSET = 1 << 3,
+    ARG_SET = 1 << 4,
+    ARG_REF = 1 << 5,
+    ARG_REG_OFFSET = 1 << 6,
+    ARG_REGREF = 1 << 7
 };
 
 typedef struct raw_arg {
     unsigned seen;
-    char kind[NAME_MAX_LEN + 1], set[NAME_MAX_LEN + 1], ref[NAME_MAX_LEN + 1], dtype[NAME_MAX_LEN + 1];
+    char kind[NAME_MAX_LEN + 1], set[NAME_MAX_LEN + 1], ref[NAME_MAX_LEN + 1],
+        dtype[NAME_MAX_LEN + 1];
     char regref[NAME_MAX_LEN + 1];
     int64_t offset;
     int n;
@@ -93,7 +100,8 @@ static bool pairs(trn_scan *sc, raw_arg *a) {
         if (a->n > TRN_AP_MAX_DIMS || !trn_scan_lit(sc, '[') || !trn_scan_int(sc, &a->st[a->n]) ||
             !trn_scan_lit(sc, ',') || !trn_scan_int(sc, &a->num[a->n]) || !trn_scan_lit(sc, ']'))
             return false;
-        if (a->num[a->n] < 1 || a->num[a->n] > (1ll << 32) || a->st[a->n] > (1ll << 40) || a->st[a->n] < -(1ll << 40))
+        if (a->num[a->n] < 1 || a->num[a->n] > (1ll << 32) || a->st[a->n] > (1ll << 40) ||
+            a->st[a->n] < -(1ll << 40))
             return false;
         a->n++;
     } while (trn_scan_lit(sc, ','));
@@ -105,18 +113,26 @@ static bool arg_member(trn_scan *sc, raw_arg *a, const char *k, size_t kl) {
     bool ok;
     const char *v;
     size_t vl;
-    if (trn_scan_key_is(k, kl, "kind")) bit = ARG_KIND, ok = string_into(sc, a->kind);
-    else if (trn_scan_key_is(k, kl, "ap")) bit = ARG_AP, ok = pairs(sc, a);
-    else if (trn_scan_key_is(k, kl, "dtype")) bit = ARG_DTYPE, ok = string_into(sc, a->dtype);
-    else if (trn_scan_key_is(k, kl, "offset")) bit = ARG_OFFSET, ok = trn_scan_int(sc, &a->offset);
-    else if (trn_scan_key_is(k, kl, "memsetref")) bit = ARG_SET, ok = string_into(sc, a->set);
-    else if (trn_scan_key_is(k, kl, "memref")) bit = ARG_REF, ok = string_into(sc, a->ref);
-    else if (trn_scan_key_is(k, kl, "regref")) bit = ARG_REGREF, ok = string_into(sc, a->regref);
+    if (trn_scan_key_is(k, kl, "kind"))
+        bit = ARG_KIND, ok = string_into(sc, a->kind);
+    else if (trn_scan_key_is(k, kl, "ap"))
+        bit = ARG_AP, ok = pairs(sc, a);
+    else if (trn_scan_key_is(k, kl, "dtype"))
+        bit = ARG_DTYPE, ok = string_into(sc, a->dtype);
+    else if (trn_scan_key_is(k, kl, "offset"))
+        bit = ARG_OFFSET, ok = trn_scan_int(sc, &a->offset);
+    else if (trn_scan_key_is(k, kl, "memsetref"))
+        bit = ARG_SET, ok = string_into(sc, a->set);
+    else if (trn_scan_key_is(k, kl, "memref"))
+        bit = ARG_REF, ok = string_into(sc, a->ref);
+    else if (trn_scan_key_is(k, kl, "regref"))
+        bit = ARG_REGREF, ok = string_into(sc, a->regref);
     else if (trn_scan_key_is(k, kl, "reg_ap_offset")) {
         bit = ARG_REG_OFFSET;
         ok = trn_scan_peek(sc, '"') ? trn_scan_str(sc, &v, &vl) && digits_value(v, vl, &a->offset)
                                     : trn_scan_int(sc, &a->offset);
-    } else return false;
+    } else
+        return false;
     if (!ok || (a->seen & bit)) return false;
     a->seen |= bit;
     return true;
@@ -131,7 +147,8 @@ static bool one_arg(fast *f, trn_scan *sc, trn_operand *ops, int *n) {
     do {
         const char *k;
         size_t kl;
-        if (!trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !arg_member(sc, &a, k, kl)) return false;
+        if (!trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !arg_member(sc, &a, k, kl))
+            return false;
     } while (trn_scan_lit(sc, ','));
     if (!trn_scan_lit(sc, '}') || !(a.seen & ARG_KIND) || !(a.seen & ARG_SET)) return false;
     bool dynamic = !strcmp(a.kind, "register_ap");
@@ -145,7 +162,8 @@ static bool one_arg(fast *f, trn_scan *sc, trn_operand *ops, int *n) {
     int reg = -1;
     if (dynamic && bir_register(c, a.regref, &reg)) return false;
     const bir_alloc *x = bir_find_alloc(c, a.set);
-    if (!x || ((a.seen & ARG_REF) && strcmp(a.ref, x->location)) || x->kind == BIR_REGISTER) return false;
+    if (!x || ((a.seen & ARG_REF) && strcmp(a.ref, x->location)) || x->kind == BIR_REGISTER)
+        return false;
     if (x->kind == BIR_RNG_STATE) return true;
     trn_dtype dt = x->dtype;
     if ((a.seen & ARG_DTYPE) && bir_dtype(a.dtype, &dt)) return false;
@@ -173,8 +191,14 @@ static bool arg_list(fast *f, trn_scan *sc, trn_operand *ops, int *n) {
 /* ---- one entry: a block, a Loop or an instruction ---- */
 
 enum {
-    KEY_OPCODE = 1 << 0, KEY_NAME = 1 << 1, KEY_INS = 1 << 2, KEY_OUTS = 1 << 3, KEY_INSTRUCTIONS = 1 << 4,
-    KEY_BLOCKS = 1 << 5, KEY_AXIS = 1 << 6, KEY_IGNORED = 1 << 7 /* then one bit per ignored field */
+    KEY_OPCODE = 1 << 0,
+    KEY_NAME = 1 << 1,
+    KEY_INS = 1 << 2,
+    KEY_OUTS = 1 << 3,
+    KEY_INSTRUCTIONS = 1 << 4,
+    KEY_BLOCKS = 1 << 5,
+    KEY_AXIS = 1 << 6,
+    KEY_IGNORED = 1 << 7 /* then one bit per ignored field */
 };
 
 typedef struct raw_entry {
@@ -182,10 +206,10 @@ typedef struct raw_entry {
     char opcode[NAME_MAX_LEN + 1];
     const char *name;
     size_t name_len;
-    size_t list_at;  /* instructions or blocks */
-    json_t *axis;    /* LoopAxis */
-    bool walked;     /* a block's instructions read as they came (its name came first) */
-    bool failed;     /* ... and they were not fast: nothing can be read again as a document */
+    size_t list_at; /* instructions or blocks */
+    json_t *axis;   /* LoopAxis */
+    bool walked;    /* a block's instructions read as they came (its name came first) */
+    bool failed;    /* ... and they were not fast: nothing can be read again as a document */
     trn_operand ins[MAX_FAST_ARGS], outs[MAX_FAST_ARGS];
     int n_in, n_out;
 } raw_entry;
@@ -228,17 +252,22 @@ static bool walk_block_now(fast *f, raw_entry *r) {
 static bool entry_member(fast *f, trn_scan *sc, raw_entry *r, const char *k, size_t kl) {
     unsigned bit;
     bool ok;
-    if (trn_scan_key_is(k, kl, "opcode")) bit = KEY_OPCODE, ok = string_into(sc, r->opcode);
-    else if (trn_scan_key_is(k, kl, "name")) bit = KEY_NAME, ok = trn_scan_str(sc, &r->name, &r->name_len);
-    else if (trn_scan_key_is(k, kl, "ins")) bit = KEY_INS, ok = arg_list(f, sc, r->ins, &r->n_in);
-    else if (trn_scan_key_is(k, kl, "outs")) bit = KEY_OUTS, ok = arg_list(f, sc, r->outs, &r->n_out);
+    if (trn_scan_key_is(k, kl, "opcode"))
+        bit = KEY_OPCODE, ok = string_into(sc, r->opcode);
+    else if (trn_scan_key_is(k, kl, "name"))
+        bit = KEY_NAME, ok = trn_scan_str(sc, &r->name, &r->name_len);
+    else if (trn_scan_key_is(k, kl, "ins"))
+        bit = KEY_INS, ok = arg_list(f, sc, r->ins, &r->n_in);
+    else if (trn_scan_key_is(k, kl, "outs"))
+        bit = KEY_OUTS, ok = arg_list(f, sc, r->outs, &r->n_out);
     else if (trn_scan_key_is(k, kl, "instructions") && r->seen == KEY_NAME) {
         bit = KEY_INSTRUCTIONS;
         ok = walk_block_now(f, r);
     } else if (trn_scan_key_is(k, kl, "instructions") || trn_scan_key_is(k, kl, "blocks")) {
         bit = k[0] == 'i' ? KEY_INSTRUCTIONS : KEY_BLOCKS;
         r->list_at = (trn_scan_ws(sc), sc->i);
-        ok = trn_scan_peek(sc, '[') && !(r->seen & (KEY_INSTRUCTIONS | KEY_BLOCKS)) && trn_scan_skip(sc);
+        ok = trn_scan_peek(sc, '[') && !(r->seen & (KEY_INSTRUCTIONS | KEY_BLOCKS)) &&
+             trn_scan_skip(sc);
     } else if (trn_scan_key_is(k, kl, "LoopAxis")) {
         bit = KEY_AXIS;
         ok = !r->axis && (r->axis = trn_scan_value(sc)) && json_is_object(r->axis);
@@ -286,7 +315,9 @@ static int read_loop(fast *f, raw_entry *r) {
     return bir_loop_end(f->c, &st, walk(f, r->list_at), &e) ? NOT_FAST : READ;
 }
 
-static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 || (d->flags & TRN_OPF_NO_ATTRS)); }
+static bool has_schema(const trn_opcode_desc *d) {
+    return d && (d->n_attrs > 0 || (d->flags & TRN_OPF_NO_ATTRS));
+}
 
 /* An instruction with no fields but ignored ones, as bir_translate_inst reads it. */
 /* Whether an opcode's instructions with no fields are read here (*it, its
@@ -299,13 +330,16 @@ static int fast_opcode(fast *f, const char *opcode, unsigned seen, uint32_t *it,
         *interned = f->last.interned;
         return seen & f->last.read_bits ? AS_DOCUMENT : READ;
     }
-    if (c->o->resolve(c->o->arg, opcode, it, NULL) || (c->o->handled && !c->o->handled(c->o->arg, *it)))
+    if (c->o->resolve(c->o->arg, opcode, it, NULL) ||
+        (c->o->handled && !c->o->handled(c->o->arg, *it)))
         return AS_DOCUMENT; /* unhandled: counted there */
     const bir_opcode_extra *x = bir_opcode_extra_lookup(opcode);
     const trn_opcode_desc *d = c->o->schema ? c->o->schema(c->o->arg, *it) : NULL;
-    if (!strcmp(opcode, "DMATrigger") || (x && x->default_field && has_schema(d))) return AS_DOCUMENT;
+    if (!strcmp(opcode, "DMATrigger") || (x && x->default_field && has_schema(d)))
+        return AS_DOCUMENT;
     json_t *op = json_object_get(c->opcodes, opcode);
-    if (!op && (!(op = json_string(opcode)) || json_object_set_new(c->opcodes, opcode, op))) return NOT_FAST;
+    if (!op && (!(op = json_string(opcode)) || json_object_set_new(c->opcodes, opcode, op)))
+        return NOT_FAST;
     strcpy(f->last.name, opcode);
     f->last.it = *it;
     f->last.interned = *interned = json_string_value(op);
@@ -356,14 +390,19 @@ static int entry(fast *f) {
     do {
         const char *k;
         size_t kl;
-        if (!trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !entry_member(f, sc, &r, k, kl)) goto done;
+        if (!trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !entry_member(f, sc, &r, k, kl))
+            goto done;
     } while (trn_scan_lit(sc, ','));
     if (!trn_scan_lit(sc, '}')) goto done;
     size_t after = sc->i;
-    if (r.walked) rc = r.seen == (KEY_NAME | KEY_INSTRUCTIONS) ? READ : NOT_FAST;
-    else if (!(r.seen & KEY_OPCODE)) rc = r.seen & KEY_INSTRUCTIONS ? read_block(f, &r) : AS_DOCUMENT;
-    else if (!strcmp(r.opcode, "Loop")) rc = read_loop(f, &r);
-    else rc = read_instruction(f, &r);
+    if (r.walked)
+        rc = r.seen == (KEY_NAME | KEY_INSTRUCTIONS) ? READ : NOT_FAST;
+    else if (!(r.seen & KEY_OPCODE))
+        rc = r.seen & KEY_INSTRUCTIONS ? read_block(f, &r) : AS_DOCUMENT;
+    else if (!strcmp(r.opcode, "Loop"))
+        rc = read_loop(f, &r);
+    else
+        rc = read_instruction(f, &r);
     sc->i = after;
 done:
     json_decref(r.axis);
@@ -445,8 +484,8 @@ static bool blocks_now(fast *f, file *x) {
 
 /* An object's members: `special` (required, once) by its reader, each
  * other known one into obj. Nothing may follow walked blocks. */
-static bool object_members(fast *f, file *x, json_t *obj, const char *const *known, const char *special,
-                           bool (*read_special)(fast *, file *)) {
+static bool object_members(fast *f, file *x, json_t *obj, const char *const *known,
+                           const char *special, bool (*read_special)(fast *, file *)) {
     trn_scan *sc = &f->sc;
     bool have_special = false;
     if (!trn_scan_lit(sc, '{') || trn_scan_peek(sc, '}')) return false;
@@ -454,7 +493,9 @@ static bool object_members(fast *f, file *x, json_t *obj, const char *const *kno
         const char *k;
         size_t kl;
         char key[NAME_MAX_LEN + 1];
-        if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || !copy_name(k, kl, key)) return false;
+        if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') ||
+            !copy_name(k, kl, key))
+            return false;
         if (!strcmp(key, special)) {
             if (have_special || !read_special(f, x)) return false;
             have_special = true;
@@ -492,8 +533,9 @@ static bool functions(fast *f, file *x) {
         size_t at = sc->i;
         const char *k, *name = NULL;
         size_t kl, nl = 0;
-        bool named_first = trn_scan_lit(sc, '{') && trn_scan_str(sc, &k, &kl) && trn_scan_key_is(k, kl, "name") &&
-                           trn_scan_lit(sc, ':') && trn_scan_str(sc, &name, &nl);
+        bool named_first = trn_scan_lit(sc, '{') && trn_scan_str(sc, &k, &kl) &&
+                           trn_scan_key_is(k, kl, "name") && trn_scan_lit(sc, ':') &&
+                           trn_scan_str(sc, &name, &nl);
         sc->i = at;
         bool run = !want || (named_first && nl == strlen(want) && !memcmp(name, want, nl));
         if (!run) { /* parsed (its name may come later), then dropped or read */

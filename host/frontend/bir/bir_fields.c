@@ -45,23 +45,29 @@ static int enum_error(const char *field, const trn_attr_desc *a, const char *giv
     bool alu = false;
     for (uint32_t i = 0; i < a->n_enums; ++i) {
         bir_enum_spellings(&a->enums[i], one, sizeof one);
-        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s", i ? ", " : "", one);
+        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s",
+                              i ? ", " : "", one);
         alu |= !strcmp(a->enums[i].name, "bypass");
-        if (k < MAX_KNOWN) names[k++] = a->enums[i].aliases && *a->enums[i].aliases ? a->enums[i].aliases : a->enums[i].name;
+        if (k < MAX_KNOWN)
+            names[k++] = a->enums[i].aliases && *a->enums[i].aliases ? a->enums[i].aliases
+                                                                     : a->enums[i].name;
     }
     names[k] = NULL;
     if (given && alu && trn_key_known(given, bir_alu_op_names))
-        return trn_errorf(e, "field '%s': the AluOp '%s' has no number trnsim knows here (accepted: %s)", field, given,
-                          list);
+        return trn_errorf(
+            e, "field '%s': the AluOp '%s' has no number trnsim knows here (accepted: %s)", field,
+            given, list);
     const char *near = given ? trn_closest_key(given, names) : NULL;
     return trn_errorf(e, "field '%s': unknown value '%s' (expected one of %s%s%s%s)", field,
-                      given ? given : "(not a string)", list, near ? "; did you mean '" : "", near ? near : "",
-                      near ? "'?" : "");
+                      given ? given : "(not a string)", list, near ? "; did you mean '" : "",
+                      near ? near : "", near ? "'?" : "");
 }
 
 /* A schema attribute's value: enum spellings -> the canonical name. */
-static int schema_value(bir_inst *b, const char *field, const trn_attr_desc *a, json_t *v, trn_error *e) {
-    if (!(a->types & TRN_ATTR_ENUM) || !json_is_string(v)) return bir_set_attr(b, a->name, json_incref(v), e);
+static int schema_value(bir_inst *b, const char *field, const trn_attr_desc *a, json_t *v,
+                        trn_error *e) {
+    if (!(a->types & TRN_ATTR_ENUM) || !json_is_string(v))
+        return bir_set_attr(b, a->name, json_incref(v), e);
     const char *s = json_string_value(v);
     for (uint32_t i = 0; i < a->n_enums; ++i)
         if (!strcmp(a->enums[i].name, s) || alias_is(a->enums[i].aliases, s))
@@ -75,7 +81,8 @@ static int perm_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e
     for (const bir_enum *x = f->values; s && x->bir; ++x) {
         if (strcmp(x->bir, s)) continue;
         json_t *l = json_array();
-        for (const char *d = x->digits; l && *d; ++d) json_array_append_new(l, json_integer(*d - '0'));
+        for (const char *d = x->digits; l && *d; ++d)
+            json_array_append_new(l, json_integer(*d - '0'));
         return bir_set_attr(b, f->native_name, l, e);
     }
     char list[600] = "";
@@ -83,12 +90,14 @@ static int perm_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e
     size_t n = 0, k = 0;
     for (const bir_enum *x = f->values; x->bir && k < MAX_KNOWN; ++x, ++k) {
         names[k] = x->bir;
-        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s", k ? ", " : "", x->bir);
+        n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s",
+                              k ? ", " : "", x->bir);
     }
     names[k] = NULL;
     const char *near = s ? trn_closest_key(s, names) : NULL;
     return trn_errorf(e, "field '%s': unknown value '%s' (expected one of %s%s%s%s)", f->bir_name,
-                      s ? s : "(not a string)", list, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+                      s ? s : "(not a string)", list, near ? "; did you mean '" : "",
+                      near ? near : "", near ? "'?" : "");
 }
 
 static int engine_value(bir_inst *b, const bir_special *f, json_t *v, trn_error *e) {
@@ -117,7 +126,8 @@ static int dma_blocks(bir_ctx *c, bir_inst *b, const bir_special *f, json_t *v, 
         const char *name = json_string_value(json_array_get(v, i));
         if (!name) return trn_errorf(e, "field '%s'[%zu] must be a block name", f->bir_name, i);
         json_t *block;
-        if (bir_descriptor_block(c, name, &block, e)) return trn_error_prefix(e, "field '%s'[%zu]", f->bir_name, i);
+        if (bir_descriptor_block(c, name, &block, e))
+            return trn_error_prefix(e, "field '%s'[%zu]", f->bir_name, i);
         if (json_array_append_new(blocks, block)) return trn_errorf(e, "out of memory");
     }
     return 0;
@@ -129,25 +139,33 @@ static const bir_special *find_special(const bir_opcode_extra *x, const char *ke
     return NULL;
 }
 
-static int unknown_field(const bir_inst *b, const bir_opcode_extra *x, const char *key, trn_error *e) {
+static int unknown_field(const bir_inst *b, const bir_opcode_extra *x, const char *key,
+                         trn_error *e) {
     const char *known[MAX_KNOWN + 1];
     size_t k = 0;
     for (const char *const *n = base_keys; *n; ++n) known[k++] = *n;
     for (const char *const *n = bir_ignored_fields; *n && k < MAX_KNOWN; ++n) known[k++] = *n;
     known[k++] = bir_uninit_field;
-    for (const char *const *n = x ? x->ignored : NULL; n && *n && k < MAX_KNOWN; ++n) known[k++] = *n;
-    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name && k < MAX_KNOWN; ++f) known[k++] = f->bir_name;
+    for (const char *const *n = x ? x->ignored : NULL; n && *n && k < MAX_KNOWN; ++n)
+        known[k++] = *n;
+    for (const bir_special *f = x ? x->special : NULL; f && f->bir_name && k < MAX_KNOWN; ++f)
+        known[k++] = f->bir_name;
     for (uint32_t i = 0; i < b->schema->n_attrs && k < MAX_KNOWN; ++i)
         if (bir_attr_readable(&b->schema->attrs[i]))
-            known[k++] = b->schema->attrs[i].bir_name ? b->schema->attrs[i].bir_name : b->schema->attrs[i].name;
+            known[k++] = b->schema->attrs[i].bir_name ? b->schema->attrs[i].bir_name
+                                                      : b->schema->attrs[i].name;
     known[k] = NULL;
     const char *near = trn_closest_key(key, known);
-    if (near) return trn_errorf(e, "unknown field '%s' for %s (did you mean '%s'?)", key, b->opcode, near);
-    return trn_errorf(e, "unknown field '%s' for %s (docs/bir.md lists the fields of each opcode)", key, b->opcode);
+    if (near)
+        return trn_errorf(e, "unknown field '%s' for %s (did you mean '%s'?)", key, b->opcode,
+                          near);
+    return trn_errorf(e, "unknown field '%s' for %s (docs/bir.md lists the fields of each opcode)",
+                      key, b->opcode);
 }
 
 /* The one place a field is read: what bir_field_class says it is. */
-static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const char *key, json_t *v, trn_error *e) {
+static int one_field(bir_ctx *c, bir_inst *b, const bir_opcode_extra *x, const char *key, json_t *v,
+                     trn_error *e) {
     bir_field_use use = bir_field_class(b->schema, x, key);
     if (use == BIR_FIELD_BASE || use == BIR_FIELD_IGNORED || use == BIR_FIELD_OPCODE_IGNORED)
         return 0;

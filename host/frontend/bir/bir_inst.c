@@ -29,7 +29,9 @@ static const char *interned(bir_ctx *c, const char *op) {
     return json_string_value(v);
 }
 
-static bool has_schema(const trn_opcode_desc *d) { return d && (d->n_attrs > 0 || (d->flags & TRN_OPF_NO_ATTRS)); }
+static bool has_schema(const trn_opcode_desc *d) {
+    return d && (d->n_attrs > 0 || (d->flags & TRN_OPF_NO_ATTRS));
+}
 
 int bir_translate_inst(bir_ctx *c, json_t *inst, trn_inst *in, bool *skipped, trn_error *e) {
     memset(in, 0, sizeof *in);

@@ -21,12 +21,12 @@ typedef struct bir_alloc {
     bir_alloc_kind kind;
     trn_mem mem;
     trn_dtype dtype;
-    uint32_t base;        /* first partition */
-    uint32_t partitions;  /* SBUF/PSUM: partitions; HBM: 1 */
-    int64_t row_bytes;    /* bytes per partition (HBM: all of it) */
-    int reg;              /* BIR_REGISTER: its register */
-    int tensor;           /* BIR_TENSOR: its index in the program's tensors */
-    bool host_placed;     /* Input / Output: placed after every DRAM location */
+    uint32_t base;       /* first partition */
+    uint32_t partitions; /* SBUF/PSUM: partitions; HBM: 1 */
+    int64_t row_bytes;   /* bytes per partition (HBM: all of it) */
+    int reg;             /* BIR_REGISTER: its register */
+    int tensor;          /* BIR_TENSOR: its index in the program's tensors */
+    bool host_placed;    /* Input / Output: placed after every DRAM location */
 } bir_alloc;
 
 /* A loop axis in scope: its name and register. */
@@ -46,23 +46,23 @@ typedef struct bir_ctx {
     const trn_load_opts *o;
     trn_program *p;
     const char *function;
-    json_t *fn;                 /* the function object (descriptor blocks are looked up in it) */
-    char block[BIR_WHERE_MAX];  /* the block path */
+    json_t *fn;                /* the function object (descriptor blocks are looked up in it) */
+    char block[BIR_WHERE_MAX]; /* the block path */
     bir_alloc *allocs;
     int n_allocs;
     trn_name_index alloc_names; /* allocs by name (bir_find_alloc) */
     int n_regs;                 /* registers taken by REG allocations */
     bir_axis axes[BIR_MAX_DEPTH];
     int depth;
-    uint64_t number;            /* the next instruction number */
+    uint64_t number; /* the next instruction number */
     size_t cap_insts;
-    bir_count *unhandled;       /* opcodes no loaded module handles */
+    bir_count *unhandled; /* opcodes no loaded module handles */
     size_t n_unhandled;
-    json_t *trigger_blocks;     /* names of blocks fired by DMATrigger (object used as a set) */
-    json_t *block_names;        /* names of the blocks walked so far (object used as a set) */
-    json_t *all_blocks;         /* every block's name -> its path (for messages) */
-    json_t *opcodes;            /* opcode name -> its name as a JSON string (interned) */
-    json_t *empty;              /* the attributes of every instruction that has none */
+    json_t *trigger_blocks; /* names of blocks fired by DMATrigger (object used as a set) */
+    json_t *block_names;    /* names of the blocks walked so far (object used as a set) */
+    json_t *all_blocks;     /* every block's name -> its path (for messages) */
+    json_t *opcodes;        /* opcode name -> its name as a JSON string (interned) */
+    json_t *empty;          /* the attributes of every instruction that has none */
 } bir_ctx;
 
 /* "FILE: function F, block B: what", for what is not one instruction. */
@@ -111,8 +111,8 @@ int bir_register(const bir_ctx *c, const char *regref, int *reg);
 /* An access pattern's checked parts -> the operand spec on allocation x (a
  * tensor): pairs st/num[0..n) (1 <= num <= 2^32, |step| <= 2^40), the
  * offset in elements of dt, dt the allocation's or the argument's. */
-int bir_ap_spec(const bir_alloc *x, trn_dtype dt, const int64_t *st, const int64_t *num, int n, int64_t offset,
-                trn_operand_spec *sp, const char *where, trn_error *e);
+int bir_ap_spec(const bir_alloc *x, trn_dtype dt, const int64_t *st, const int64_t *num, int n,
+                int64_t offset, trn_operand_spec *sp, const char *where, trn_error *e);
 
 /* bir_fields.c: an instruction's fields -> attributes, through the
  * opcode's schema (bir_name, enum aliases) and the BIR-only table. */
@@ -152,8 +152,8 @@ typedef enum bir_special_use {
 } bir_special_use;
 
 typedef struct bir_enum {
-    const char *bir;     /* the BIR spelling */
-    const char *digits;  /* BIR_PERM: the axis numbers; BIR_ENGINE: NULL */
+    const char *bir;    /* the BIR spelling */
+    const char *digits; /* BIR_PERM: the axis numbers; BIR_ENGINE: NULL */
 } bir_enum;
 
 typedef struct bir_special {
@@ -166,10 +166,12 @@ typedef struct bir_special {
 
 typedef struct bir_opcode_extra {
     const char *opcode;
-    const char *const *immediates; /* attribute names the imm_value / imm_array arguments fill, in order */
-    const char *const *ignored;    /* BIR fields of this opcode that are not modelled */
-    const bir_special *special;    /* NULL-terminated by bir_name == NULL */
-    const char *default_field, *default_value; /* a BIR default the module lacks, applied when absent */
+    const char *const
+        *immediates; /* attribute names the imm_value / imm_array arguments fill, in order */
+    const char *const *ignored; /* BIR fields of this opcode that are not modelled */
+    const bir_special *special; /* NULL-terminated by bir_name == NULL */
+    const char *default_field,
+        *default_value; /* a BIR default the module lacks, applied when absent */
 } bir_opcode_extra;
 
 /* default_value meaning "the instruction's number" (DMATrigger's trigger). */
@@ -181,12 +183,12 @@ extern const char bir_default_number[];
  * that; only a field they do not name falls to the list of fields no
  * instruction models (so GetRandState's `engine` is its schema's). */
 typedef enum bir_field_use {
-    BIR_FIELD_BASE,    /* opcode, name, ins, outs: read by the instruction reader */
-    BIR_FIELD_UNINIT,  /* can_read_uninit -> allow_uninit_read */
-    BIR_FIELD_SPECIAL, /* a special of the opcode's BIR-only row */
-    BIR_FIELD_SCHEMA,  /* an attribute of the opcode's schema */
+    BIR_FIELD_BASE,           /* opcode, name, ins, outs: read by the instruction reader */
+    BIR_FIELD_UNINIT,         /* can_read_uninit -> allow_uninit_read */
+    BIR_FIELD_SPECIAL,        /* a special of the opcode's BIR-only row */
+    BIR_FIELD_SCHEMA,         /* an attribute of the opcode's schema */
     BIR_FIELD_OPCODE_IGNORED, /* not modelled for this opcode */
-    BIR_FIELD_IGNORED, /* not modelled on any instruction */
+    BIR_FIELD_IGNORED,        /* not modelled on any instruction */
     BIR_FIELD_UNKNOWN
 } bir_field_use;
 
@@ -203,7 +205,8 @@ extern const bir_opcode_extra bir_opcode_extras[];
 
 /* The schema attribute a BIR field names (bir_name, else name), or NULL. */
 const trn_attr_desc *bir_schema_field(const trn_opcode_desc *op, const char *field);
-/* Whether an attribute has a BIR field at all (instruction lists do not: their BIR form is a special). */
+/* Whether an attribute has a BIR field at all (instruction lists do not: their BIR form is a
+ * special). */
 bool bir_attr_readable(const trn_attr_desc *a);
 /* The BIR spellings of an enum entry: its aliases, else its name; ", "-separated into buf. */
 void bir_enum_spellings(const trn_enum_desc *x, char *buf, size_t len);

@@ -12,21 +12,58 @@
 
 /* Fields of an instruction the simulator does not model: scheduling,
  * queues and synchronisation, as the reference ignores them. */
-const char *const bir_ignored_fields[] = {
-    "engine", "queue", "dge_type", "duplicate", "stream_id", "pipe_id", "semaphores", "wait_semaphores",
-    "signal_semaphores", "dependencies", "unroll_dependencies", "loop_carried_dependencies", "sync_type",
-    "debug_info", "comment", NULL};
+const char *const bir_ignored_fields[] = {"engine",
+                                          "queue",
+                                          "dge_type",
+                                          "duplicate",
+                                          "stream_id",
+                                          "pipe_id",
+                                          "semaphores",
+                                          "wait_semaphores",
+                                          "signal_semaphores",
+                                          "dependencies",
+                                          "unroll_dependencies",
+                                          "loop_carried_dependencies",
+                                          "sync_type",
+                                          "debug_info",
+                                          "comment",
+                                          NULL};
 
 /* The BIR name of the host's allow_uninit_read, on any instruction. */
 const char bir_uninit_field[] = "can_read_uninit";
 
 /* Every AluOp name of the public types, for a clearer message on the ones
  * the modules give no number. */
-const char *const bir_alu_op_names[] = {
-    "abs", "add", "arith_shift_left", "arith_shift_right", "average", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "bypass", "divide", "is_equal", "is_ge", "is_gt", "is_le", "is_lt", "logical_and", "logical_or",
-    "logical_shift_left", "logical_shift_right", "logical_xor", "max", "min", "mod", "mult", "not_equal", "pow",
-    "rsqrt", "subtract", NULL};
+const char *const bir_alu_op_names[] = {"abs",
+                                        "add",
+                                        "arith_shift_left",
+                                        "arith_shift_right",
+                                        "average",
+                                        "bitwise_and",
+                                        "bitwise_not",
+                                        "bitwise_or",
+                                        "bitwise_xor",
+                                        "bypass",
+                                        "divide",
+                                        "is_equal",
+                                        "is_ge",
+                                        "is_gt",
+                                        "is_le",
+                                        "is_lt",
+                                        "logical_and",
+                                        "logical_or",
+                                        "logical_shift_left",
+                                        "logical_shift_right",
+                                        "logical_xor",
+                                        "max",
+                                        "min",
+                                        "mod",
+                                        "mult",
+                                        "not_equal",
+                                        "pow",
+                                        "rsqrt",
+                                        "subtract",
+                                        NULL};
 
 /* transpose_op letters name the source axes W, Z, Y, X (0..3) in
  * destination order; the native `perm` lists the same indices. */
@@ -35,15 +72,15 @@ static const bir_enum transpose_ops[] = {
     {"XYWZ", "3201"}, {"XZYW", "3120"}, {"YWZX", "2013"}, {"YXWZ", "2301"}, {"YXZW", "2310"},
     {"ZWYX", "1023"}, {"ZYWX", "1203"}, {"ZYXW", "1230"}, {NULL, NULL}};
 
-static const bir_special transpose[] = {
-    {"transpose_op", "perm", BIR_PERM, transpose_ops,
-     "the letters name the source axes W Z Y X (0 1 2 3) in destination order: `WXZY` is `[0, 3, 1, 2]`; `None` is "
-     "`[0, 1, 2, 3]`"},
-    {NULL, NULL, BIR_PERM, NULL, NULL}};
-static const bir_special trigger[] = {
-    {"dma_blocks", "blocks", BIR_BLOCKS, NULL,
-     "block names: each named block becomes a native `DMABlock` whose `descriptors` are that block's instructions"},
-    {NULL, NULL, BIR_BLOCKS, NULL, NULL}};
+static const bir_special transpose[] = {{"transpose_op", "perm", BIR_PERM, transpose_ops,
+                                         "the letters name the source axes W Z Y X (0 1 2 3) in "
+                                         "destination order: `WXZY` is `[0, 3, 1, 2]`; `None` is "
+                                         "`[0, 1, 2, 3]`"},
+                                        {NULL, NULL, BIR_PERM, NULL, NULL}};
+static const bir_special trigger[] = {{"dma_blocks", "blocks", BIR_BLOCKS, NULL,
+                                       "block names: each named block becomes a native `DMABlock` "
+                                       "whose `descriptors` are that block's instructions"},
+                                      {NULL, NULL, BIR_BLOCKS, NULL, NULL}};
 
 /* On the RNG state opcodes `engine` is the generator's (the rng schema's
  * `engine`: 1 gen-1, 5 gen-2 ...), given as an integer; the compiler's
@@ -65,10 +102,12 @@ static const char *const imm_seed[] = {"seed", NULL};
 /* Which engine's generator copy is meant does not change a value: one
  * state per core and generation. */
 static const char *const rng_engine[] = {"rng_engine", NULL};
-static const char *const cc_unmodelled[] = {"is_local",           "recv_from_rank", "send_to_rank", "cc_channel",
-                                            "initial_corebarrier", "cc_type_hint",  NULL};
-static const char *const dma_unmodelled[] = {"oob_is_err", "constants", "replica_groups", "remote_notification",
-                                             "num_tiling_dimensions", NULL};
+static const char *const cc_unmodelled[] = {"is_local",   "recv_from_rank",      "send_to_rank",
+                                            "cc_channel", "initial_corebarrier", "cc_type_hint",
+                                            NULL};
+static const char *const dma_unmodelled[] = {
+    "oob_is_err", "constants", "replica_groups", "remote_notification", "num_tiling_dimensions",
+    NULL};
 static const char *const desc_unmodelled[] = {"num_tiling_dimensions", NULL};
 static const char *const cce_unmodelled[] = {"constants", "num_tiling_dimensions", NULL};
 
@@ -108,7 +147,8 @@ bool bir_attr_readable(const trn_attr_desc *a) { return !(a->types & TRN_ATTR_IN
 const trn_attr_desc *bir_schema_field(const trn_opcode_desc *op, const char *field) {
     for (uint32_t i = 0; op && i < op->n_attrs; ++i) {
         const trn_attr_desc *a = &op->attrs[i];
-        if (bir_attr_readable(a) && strcmp(a->bir_name ? a->bir_name : a->name, field) == 0) return a;
+        if (bir_attr_readable(a) && strcmp(a->bir_name ? a->bir_name : a->name, field) == 0)
+            return a;
     }
     return NULL;
 }

@@ -15,8 +15,8 @@ static const char *const function_keys[] = {"name", "attributes", "allocations",
 static int unhandled_message(const bir_ctx *c, char *buf, size_t len) {
     size_t n = 0;
     for (size_t i = 0; i < c->n_unhandled && n < len; ++i)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s x%" PRIu64, i ? ", " : "", c->unhandled[i].name,
-                              c->unhandled[i].n);
+        n += (size_t)snprintf(buf + n, len - n, "%s%s x%" PRIu64, i ? ", " : "",
+                              c->unhandled[i].name, c->unhandled[i].n);
     return (int)c->n_unhandled;
 }
 
@@ -26,15 +26,20 @@ int bir_check_unhandled(bir_ctx *c, trn_error *e) {
     unhandled_message(c, list, sizeof list);
     if (c->o->unknown_skip) {
         char note[800];
-        snprintf(note, sizeof note, "note: %s: skipped at load, no loaded module handles them: %s (unknown_opcode = "
-                 "\"skip\", the reference's skip-and-note)", c->path, list);
+        snprintf(note, sizeof note,
+                 "note: %s: skipped at load, no loaded module handles them: %s (unknown_opcode = "
+                 "\"skip\", the reference's skip-and-note)",
+                 c->path, list);
         c->p->skip_note = strdup(note);
         return c->p->skip_note ? 0 : trn_errorf(e, "out of memory");
     }
-    return trn_errorf(e, "%s: function %s: %zu opcode%s no loaded module handles: %s (loaded families: %s); load a "
-                      "module that registers %s, or set unknown_opcode = \"skip\" for the reference's skip-and-note",
-                      c->path, c->function, c->n_unhandled, c->n_unhandled == 1 ? "" : "s", list,
-                      c->o->families ? c->o->families : "?", c->n_unhandled == 1 ? "it" : "them");
+    return trn_errorf(
+        e,
+        "%s: function %s: %zu opcode%s no loaded module handles: %s (loaded families: %s); load a "
+        "module that registers %s, or set unknown_opcode = \"skip\" for the reference's "
+        "skip-and-note",
+        c->path, c->function, c->n_unhandled, c->n_unhandled == 1 ? "" : "s", list,
+        c->o->families ? c->o->families : "?", c->n_unhandled == 1 ? "it" : "them");
 }
 
 /* "a, b, c" (cut short past len). */
@@ -55,7 +60,8 @@ static int choose_function(bir_ctx *c, json_t *fns, json_t **fn, trn_error *e) {
                           json_is_array(fns) ? "an empty list" : "no list");
     for (size_t i = 0; i < n; ++i) {
         json_t *f = json_array_get(fns, i);
-        if (!json_is_object(f)) return trn_errorf(e, "%s: functions[%zu] must be an object", c->path, i);
+        if (!json_is_object(f))
+            return trn_errorf(e, "%s: functions[%zu] must be an object", c->path, i);
         if (!json_is_string(json_object_get(f, "name")))
             return trn_errorf(e, "%s: functions[%zu]: 'name' must be a string", c->path, i);
     }
@@ -64,8 +70,11 @@ static int choose_function(bir_ctx *c, json_t *fns, json_t **fn, trn_error *e) {
     const char *want = c->o->function;
     if (!want) {
         if (n > 1)
-            return trn_errorf(e, "%s: %zu functions (%s); give --function NAME (config bir_function) to choose the one "
-                              "to run", c->path, n, names);
+            return trn_errorf(e,
+                              "%s: %zu functions (%s); give --function NAME (config bir_function) "
+                              "to choose the one "
+                              "to run",
+                              c->path, n, names);
         *fn = json_array_get(fns, 0);
         return 0;
     }
@@ -98,7 +107,8 @@ static int read_top(bir_ctx *c, json_t *root, json_t **fn, trn_error *e) {
                           c->path);
     if (!json_is_integer(v)) return trn_errorf(e, "%s: 'version' must be an integer", c->path);
     json_t *attrs = json_object_get(root, "attributes");
-    if (attrs && !json_is_object(attrs)) return trn_errorf(e, "%s: 'attributes' must be an object", c->path);
+    if (attrs && !json_is_object(attrs))
+        return trn_errorf(e, "%s: 'attributes' must be an object", c->path);
     if (choose_function(c, json_object_get(root, "functions"), fn, e)) return -1;
     c->function = json_string_value(json_object_get(*fn, "name"));
     char where[200];

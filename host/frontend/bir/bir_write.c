@@ -247,8 +247,8 @@ static int trigger_blocks(writer *w, const trn_inst *in, const char *name, json_
         json_array_append_new(names, json_string(bname));
         for (size_t j = 0; j < json_array_size(descs); ++j) {
             trn_inst d;
-            if (w->o->parse_inst(w->p, json_array_get(descs, j), &d, w->o->resolve,
-                               w->o->arg, w->e))
+            if (w->o->parse_inst(w->p, json_array_get(descs, j), &d, w->o->resolve, w->o->arg,
+                                 w->e))
                 return trn_error_prefix(w->e,
                                         "%s: instruction %" PRIu64 ", blocks[%zu], descriptor %zu",
                                         w->p->path, in->number, k, j);

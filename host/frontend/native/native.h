@@ -17,5 +17,4 @@ int trn_native_parse_tensors(trn_program *p, json_t *tensors, const trn_machine 
 int trn_native_parse_mem(const char *s, trn_mem *out);
 int trn_native_get_dtype(json_t *obj, const char *where, trn_dtype *out, trn_error *e);
 
-
 #endif

@@ -17,11 +17,14 @@
 #include "frontend/frontend_int.h"
 
 #define MAX_FAST_OPERANDS 8
-#define NAME_MAX_LEN 127
+#define NAME_MAX_LEN      127
 
 const unsigned char trn_scan_space[256] = {[' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1};
 const unsigned char trn_scan_stop[256] = {
-    [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+    [0x00 ... 0x1f] = 1,
+    ['"'] = 1,
+    ['\\'] = 1,
+    [0x80 ... 0xff] = 1,
 };
 
 /* ---- the fast state: interned names, tensors and operand lists ---- */
@@ -38,7 +41,7 @@ typedef struct seen_list {
 } seen_list;
 
 #define SEEN_SLOTS 256 /* direct-mapped by the first SEEN_KEY bytes */
-#define SEEN_KEY 32
+#define SEEN_KEY   32
 
 /* An opcode name the program used, resolved once: its IT and the
  * program's copy of the name. */
@@ -53,13 +56,13 @@ typedef struct name_entry {
 typedef struct fast {
     list_state ls;
     const char *end; /* the text's end (its 0 byte) */
-    json_t *empty; /* the attributes of a simple instruction: none */
+    json_t *empty;   /* the attributes of a simple instruction: none */
     trn_oplists lists;
     seen_list seen[SEEN_SLOTS];
     name_entry names[NAME_SLOTS];
     size_t n_names;
     const name_entry *last; /* the opcode name read last (programs repeat one), or NULL */
-    int *tensor_slot; /* open addressing over the tensor names: index, -1 free */
+    int *tensor_slot;       /* open addressing over the tensor names: index, -1 free */
     size_t *tensor_len;
     size_t tensor_mask;
 } fast;
@@ -74,7 +77,8 @@ static uint64_t bytes_hash(const char *s, size_t n) {
  * answer), or n_tensors. */
 static int find_tensor(const fast *f, const char *name, size_t len) {
     const trn_program *p = f->ls.p;
-    for (size_t j = bytes_hash(name, len) & f->tensor_mask; f->tensor_slot[j] >= 0; j = (j + 1) & f->tensor_mask) {
+    for (size_t j = bytes_hash(name, len) & f->tensor_mask; f->tensor_slot[j] >= 0;
+         j = (j + 1) & f->tensor_mask) {
         int t = f->tensor_slot[j];
         if (f->tensor_len[t] == len && !memcmp(p->tensors[t].name, name, len)) return t;
     }
@@ -93,7 +97,8 @@ static bool index_tensors(fast *f) {
     for (int t = 0; t < p->n_tensors; ++t) {
         if (!p->tensors[t].name) continue;
         size_t len = f->tensor_len[t] = strlen(p->tensors[t].name);
-        if (find_tensor(f, p->tensors[t].name, len) < p->n_tensors) continue; /* the first of a name answers */
+        if (find_tensor(f, p->tensors[t].name, len) < p->n_tensors)
+            continue; /* the first of a name answers */
         size_t j = bytes_hash(p->tensors[t].name, len) & f->tensor_mask;
         while (f->tensor_slot[j] >= 0) j = (j + 1) & f->tensor_mask;
         f->tensor_slot[j] = t;
@@ -132,7 +137,8 @@ static int opcode_name(fast *f, const char *name, size_t len, uint32_t *it, cons
     buf[len] = 0;
     if (f->ls.o->resolve(f->ls.o->arg, buf, it, NULL)) return 0;
     if (!(*copy = trn_program_strdup(f->ls.p, name, len))) return -1;
-    if (2 * (f->n_names + 1) > NAME_SLOTS) return 1; /* more names than any resolver knows: not kept */
+    if (2 * (f->n_names + 1) > NAME_SLOTS)
+        return 1; /* more names than any resolver knows: not kept */
     f->names[j] = (name_entry){*copy, len, *it};
     f->n_names++;
     f->last = &f->names[j];
@@ -141,8 +147,19 @@ static int opcode_name(fast *f, const char *name, size_t len, uint32_t *it, cons
 
 /* ---- one simple instruction ---- */
 
-enum { K_OTHER, K_OPCODE, K_INPUTS, K_OUTPUTS, K_COMMENT, K_TENSOR, K_OFFSET, K_PARTITION, K_PARTITIONS,
-       K_PARTITION_STEP, K_AP };
+enum {
+    K_OTHER,
+    K_OPCODE,
+    K_INPUTS,
+    K_OUTPUTS,
+    K_COMMENT,
+    K_TENSOR,
+    K_OFFSET,
+    K_PARTITION,
+    K_PARTITIONS,
+    K_PARTITION_STEP,
+    K_AP
+};
 
 /* The key at *pc and its ':': which one it is, K_OTHER for any other, -1
  * for no key. Most keys are told by a word compare; near the end of the
@@ -153,33 +170,42 @@ SCAN_INLINE int key(const char **pc, const char *end, bool operand) {
     int id = -1;
     if (end - c >= 16) {
         if (!operand) {
-            if (SCAN_KEY(c, "\"opcode\"")) id = K_OPCODE, c += 8;
-            else if (SCAN_KEY(c, "\"inputs\"")) id = K_INPUTS, c += 8;
-            else if (SCAN_KEY(c, "\"outputs\"")) id = K_OUTPUTS, c += 9;
+            if (SCAN_KEY(c, "\"opcode\""))
+                id = K_OPCODE, c += 8;
+            else if (SCAN_KEY(c, "\"inputs\""))
+                id = K_INPUTS, c += 8;
+            else if (SCAN_KEY(c, "\"outputs\""))
+                id = K_OUTPUTS, c += 9;
         } else {
-            if (SCAN_KEY(c, "\"tensor\"")) id = K_TENSOR, c += 8;
-            else if (SCAN_KEY(c, "\"offset\"")) id = K_OFFSET, c += 8;
-            else if (!memcmp(c, "\"ap\"", 4)) id = K_AP, c += 4;
-            else if (SCAN_KEY(c, "\"partition\"")) id = K_PARTITION, c += 11;
-            else if (SCAN_KEY(c, "\"partitions\"")) id = K_PARTITIONS, c += 12;
-            else if (SCAN_KEY(c, "\"partition_step\"")) id = K_PARTITION_STEP, c += 16;
+            if (SCAN_KEY(c, "\"tensor\""))
+                id = K_TENSOR, c += 8;
+            else if (SCAN_KEY(c, "\"offset\""))
+                id = K_OFFSET, c += 8;
+            else if (!memcmp(c, "\"ap\"", 4))
+                id = K_AP, c += 4;
+            else if (SCAN_KEY(c, "\"partition\""))
+                id = K_PARTITION, c += 11;
+            else if (SCAN_KEY(c, "\"partitions\""))
+                id = K_PARTITIONS, c += 12;
+            else if (SCAN_KEY(c, "\"partition_step\""))
+                id = K_PARTITION_STEP, c += 16;
         }
     }
     if (id < 0) {
         if (!scan_str(&c, &k, &kl)) return -1;
 #define IS(word) (kl == sizeof(word) - 1 && !memcmp(k, word, kl))
-        id = operand ? IS("tensor")           ? K_TENSOR
-                       : IS("offset")         ? K_OFFSET
-                       : IS("partition")      ? K_PARTITION
-                       : IS("partitions")     ? K_PARTITIONS
-                       : IS("partition_step") ? K_PARTITION_STEP
-                       : IS("ap")             ? K_AP
-                                              : K_OTHER
-             : IS("opcode")                   ? K_OPCODE
-             : IS("inputs")                   ? K_INPUTS
-             : IS("outputs")                  ? K_OUTPUTS
-             : IS("comment")                  ? K_COMMENT
-                                              : K_OTHER;
+        id = operand         ? IS("tensor")           ? K_TENSOR
+                               : IS("offset")         ? K_OFFSET
+                               : IS("partition")      ? K_PARTITION
+                               : IS("partitions")     ? K_PARTITIONS
+                               : IS("partition_step") ? K_PARTITION_STEP
+                               : IS("ap")             ? K_AP
+                                                      : K_OTHER
+             : IS("opcode")  ? K_OPCODE
+             : IS("inputs")  ? K_INPUTS
+             : IS("outputs") ? K_OUTPUTS
+             : IS("comment") ? K_COMMENT
+                             : K_OTHER;
 #undef IS
     }
     *pc = c;
@@ -193,7 +219,8 @@ SCAN_INLINE bool opcode_value(const char **pc, const fast *f, const char **name,
                               const name_entry **hit) {
     const char *c = scan_ws(*pc);
     const name_entry *l = f->last;
-    if (l && *c == '"' && (size_t)(f->end - c) > l->len + 1 && c[l->len + 1] == '"' && !memcmp(c + 1, l->name, l->len)) {
+    if (l && *c == '"' && (size_t)(f->end - c) > l->len + 1 && c[l->len + 1] == '"' &&
+        !memcmp(c + 1, l->name, l->len)) {
         *hit = l;
         *name = c + 1;
         *len = l->len;
@@ -208,8 +235,9 @@ SCAN_INLINE bool opcode_value(const char **pc, const fast *f, const char **name,
 SCAN_INLINE bool ap_pairs(const char **c, trn_operand_spec *sp) {
     if (!scan_lit(c, '[')) return false;
     do {
-        if (sp->ndims >= TRN_AP_MAX_DIMS || !scan_lit(c, '[') || !scan_int(c, &sp->step[sp->ndims]) ||
-            !scan_lit(c, ',') || !scan_int(c, &sp->num[sp->ndims]) || !scan_lit(c, ']') || sp->num[sp->ndims] < 1)
+        if (sp->ndims >= TRN_AP_MAX_DIMS || !scan_lit(c, '[') ||
+            !scan_int(c, &sp->step[sp->ndims]) || !scan_lit(c, ',') ||
+            !scan_int(c, &sp->num[sp->ndims]) || !scan_lit(c, ']') || sp->num[sp->ndims] < 1)
             return false;
         sp->ndims++;
     } while (scan_lit(c, ','));
@@ -231,15 +259,13 @@ SCAN_INLINE bool operand_object(const char **c, const fast *f, trn_operand_spec 
         int k = key(c, f->end, true);
         bool ok;
         switch (k) {
-        case K_TENSOR: ok = tensor_name(c, f, sp); break;
-        case K_OFFSET: ok = scan_int(c, &sp->offset); break;
-        case K_PARTITION: ok = scan_int(c, &sp->partition); break;
-        case K_PARTITIONS:
-            ok = sp->has_partitions = scan_int(c, &sp->partitions);
-            break;
-        case K_PARTITION_STEP: ok = scan_int(c, &sp->partition_step); break;
-        case K_AP: ok = ap_pairs(c, sp); break;
-        default: return false;
+            case K_TENSOR: ok = tensor_name(c, f, sp); break;
+            case K_OFFSET: ok = scan_int(c, &sp->offset); break;
+            case K_PARTITION: ok = scan_int(c, &sp->partition); break;
+            case K_PARTITIONS: ok = sp->has_partitions = scan_int(c, &sp->partitions); break;
+            case K_PARTITION_STEP: ok = scan_int(c, &sp->partition_step); break;
+            case K_AP: ok = ap_pairs(c, sp); break;
+            default: return false;
         }
         if (!ok || (seen & 1u << k)) return false;
         seen |= 1u << k;
@@ -248,7 +274,8 @@ SCAN_INLINE bool operand_object(const char **c, const fast *f, trn_operand_spec 
 }
 
 /* '[' operands ']' resolved into ops. */
-SCAN_INLINE bool operand_list(const char **c, const fast *f, trn_operand *ops, uint32_t *n, const char *where) {
+SCAN_INLINE bool operand_list(const char **c, const fast *f, trn_operand *ops, uint32_t *n,
+                              const char *where) {
     if (!scan_lit(c, '[')) return false;
     *n = 0;
     if (scan_lit(c, ']')) return true;
@@ -276,8 +303,8 @@ static size_t seen_slot(const char *c) {
 
 /* An operand list, interned: *ops the program's copy (NULL for none).
  * false: not fast; *oom set when out of memory. */
-SCAN_INLINE bool interned_list(const char **pc, fast *f, const trn_operand **ops, uint32_t *n, const char *where,
-                               bool *oom) {
+SCAN_INLINE bool interned_list(const char **pc, fast *f, const trn_operand **ops, uint32_t *n,
+                               const char *where, bool *oom) {
     const char *c = scan_ws(*pc);
     seen_list *sl = NULL;
     if (f->end - c >= SEEN_KEY) {
@@ -315,11 +342,13 @@ SCAN_INLINE int simple_instruction(fast *f, const char **pc) {
         int k = key(&c, f->end, false);
         bool ok;
         switch (k) {
-        case K_OPCODE: ok = opcode_value(&c, f, &opname, &op_len, &known); break;
-        case K_INPUTS: ok = interned_list(&c, f, &ins, &n_in, "inputs", &out_of_memory); break;
-        case K_OUTPUTS: ok = interned_list(&c, f, &outs, &n_out, "outputs", &out_of_memory); break;
-        case K_COMMENT: ok = scan_str(&c, &comment, &comment_len); break;
-        default: return 0;
+            case K_OPCODE: ok = opcode_value(&c, f, &opname, &op_len, &known); break;
+            case K_INPUTS: ok = interned_list(&c, f, &ins, &n_in, "inputs", &out_of_memory); break;
+            case K_OUTPUTS:
+                ok = interned_list(&c, f, &outs, &n_out, "outputs", &out_of_memory);
+                break;
+            case K_COMMENT: ok = scan_str(&c, &comment, &comment_len); break;
+            default: return 0;
         }
         if (out_of_memory) return -1;
         if (!ok || (seen & 1u << k)) return 0;
@@ -340,9 +369,17 @@ SCAN_INLINE int simple_instruction(fast *f, const char **pc) {
     trn_error oom;
     trn_inst *in = trn_native_slot(&f->ls, &oom);
     if (!in) return -1;
-    *in = (trn_inst){.kind = TRN_INST_OP, .it = it, .opname = name, .obj = f->empty, .n_in = (int)n_in,
-                     .n_out = (int)n_out, .in = (trn_operand *)ins, .out = (trn_operand *)outs,
-                     .shared_operands = true, .number = f->ls.number++, .comment = note};
+    *in = (trn_inst){.kind = TRN_INST_OP,
+                     .it = it,
+                     .opname = name,
+                     .obj = f->empty,
+                     .n_in = (int)n_in,
+                     .n_out = (int)n_out,
+                     .in = (trn_operand *)ins,
+                     .out = (trn_operand *)outs,
+                     .shared_operands = true,
+                     .number = f->ls.number++,
+                     .comment = note};
     p->n_insts++;
     *pc = c;
     return 1;
@@ -394,7 +431,8 @@ static int top_level(trn_scan *sc, fast *f, bool one_pass, size_t *list_at) {
         char key[NAME_MAX_LEN + 1];
         memcpy(key, k, kl);
         key[kl] = 0;
-        if (!strcmp(key, "functions") || !strcmp(key, "version")) return 1; /* BIR (or both): the document reader */
+        if (!strcmp(key, "functions") || !strcmp(key, "version"))
+            return 1; /* BIR (or both): the document reader */
         if (!strcmp(key, "instructions")) {
             if (have_list || !trn_scan_peek(sc, '[')) return 1;
             have_list = true;
@@ -452,7 +490,8 @@ static void fast_free(fast *f) {
     free(f);
 }
 
-static int read_pass(trn_program *p, const char *text, size_t len, const trn_load_opts *o, bool one_pass) {
+static int read_pass(trn_program *p, const char *text, size_t len, const trn_load_opts *o,
+                     bool one_pass) {
     trn_scan sc = {text, len, 0};
     size_t list_at = 0;
     fast *f = calloc(1, sizeof *f);

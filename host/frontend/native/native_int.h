@@ -39,10 +39,12 @@ int trn_native_parse_entry(list_state *ls, json_t *obj, int depth, trn_error *e)
 #define SCAN_INLINE static inline __attribute__((always_inline))
 
 extern const unsigned char trn_scan_space[256]; /* JSON whitespace */
-extern const unsigned char trn_scan_stop[256];  /* what ends a plain string: '"', '\\', control bytes, non-ASCII */
+extern const unsigned char
+    trn_scan_stop[256]; /* what ends a plain string: '"', '\\', control bytes, non-ASCII */
 
 SCAN_INLINE const char *scan_ws(const char *c) {
-    if ((unsigned char)*c > ' ') return c; /* the usual cases first: a token, or one space before it */
+    if ((unsigned char)*c > ' ')
+        return c; /* the usual cases first: a token, or one space before it */
     if (*c == ' ' && (unsigned char)c[1] > ' ') return c + 1;
     while (trn_scan_space[(unsigned char)*c]) ++c;
     return c;

@@ -31,63 +31,75 @@ int trn_native_get_dtype(json_t *obj, const char *where, trn_dtype *out, trn_err
 
 /* ---- tensors ---- */
 
-static int parse_shape(json_t *t, trn_tensor *x, const trn_machine *m, const char *where, trn_error *e) {
+static int parse_shape(json_t *t, trn_tensor *x, const trn_machine *m, const char *where,
+                       trn_error *e) {
     json_t *s = json_object_get(t, "shape");
     size_t n = json_array_size(s);
     int max_dims = x->mem == TRN_MEM_HBM ? TRN_AP_MAX_DIMS : TRN_AP_MAX_DIMS + 1;
     if (!json_is_array(s) || n < 1 || (int)n > max_dims)
-        return trn_errorf(e, "%s: 'shape' must be a list of 1 to %d positive integers", where, max_dims);
+        return trn_errorf(e, "%s: 'shape' must be a list of 1 to %d positive integers", where,
+                          max_dims);
     x->ndim = (int)n;
     x->count = 1;
     for (size_t i = 0; i < n; ++i) {
         json_t *d = json_array_get(s, i);
         if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > (1ll << 32))
-            return trn_errorf(e, "%s: 'shape' must be a list of 1 to %d positive integers", where, max_dims);
+            return trn_errorf(e, "%s: 'shape' must be a list of 1 to %d positive integers", where,
+                              max_dims);
         x->shape[i] = json_integer_value(d);
         /* No memory holds more than MAX_TENSOR_ELEMS elements. */
         if (__builtin_mul_overflow(x->count, x->shape[i], &x->count) || x->count > MAX_TENSOR_ELEMS)
-            return trn_errorf(e, "%s: 'shape' has more than 2^40 elements, more than any memory holds", where);
+            return trn_errorf(
+                e, "%s: 'shape' has more than 2^40 elements, more than any memory holds", where);
     }
     if (x->mem != TRN_MEM_HBM && x->shape[0] > m->partitions)
-        return trn_errorf(e, "%s: %" PRId64 " partitions, the machine has %u", where, x->shape[0], m->partitions);
+        return trn_errorf(e, "%s: %" PRId64 " partitions, the machine has %u", where, x->shape[0],
+                          m->partitions);
     return 0;
 }
 
 /* A view (view_of) sits at its base's partition and byte offset plus its
  * own partition / offset, and takes no bytes of its own: it is the declared
  * way to reach bytes of several tensors through one operand. */
-static int place_view(trn_tensor *x, const trn_tensor *base, json_t *t, const trn_machine *m, const char *where,
-                      trn_error *e) {
+static int place_view(trn_tensor *x, const trn_tensor *base, json_t *t, const trn_machine *m,
+                      const char *where, trn_error *e) {
     uint32_t w = trn_dtype_width(x->dtype);
     int64_t part, off;
     if (x->mem != base->mem)
-        return trn_errorf(e, "%s: a view of '%s' must be in its memory (%s)", where, base->name, trn_mem_names[base->mem]);
+        return trn_errorf(e, "%s: a view of '%s' must be in its memory (%s)", where, base->name,
+                          trn_mem_names[base->mem]);
     if (trn_get_int(t, "partition", 0, 0, m->partitions - 1, &part, where, e) ||
         trn_get_int(t, "offset", 0, 0, INT64_MAX / 2, &off, where, e))
         return -1;
-    if (x->mem == TRN_MEM_HBM && part != 0) return trn_errorf(e, "%s: hbm has no partitions", where);
+    if (x->mem == TRN_MEM_HBM && part != 0)
+        return trn_errorf(e, "%s: hbm has no partitions", where);
     x->partition = base->partition + (uint32_t)part;
     x->offset_bytes = base->offset_bytes + off;
     if (x->offset_bytes % w)
-        return trn_errorf(e, "%s: starts at byte %" PRId64 " (view_of '%s' + offset %" PRId64 "), not a multiple of "
-                          "the %u-byte dtype", where, x->offset_bytes, base->name, off, w);
+        return trn_errorf(e,
+                          "%s: starts at byte %" PRId64 " (view_of '%s' + offset %" PRId64
+                          "), not a multiple of "
+                          "the %u-byte dtype",
+                          where, x->offset_bytes, base->name, off, w);
     if (x->mem != TRN_MEM_HBM && x->partition + x->shape[0] > m->partitions)
-        return trn_errorf(e, "%s: partitions %u..%" PRId64 " exceed the machine's %u", where, x->partition,
-                          x->partition + x->shape[0] - 1, m->partitions);
+        return trn_errorf(e, "%s: partitions %u..%" PRId64 " exceed the machine's %u", where,
+                          x->partition, x->partition + x->shape[0] - 1, m->partitions);
     int64_t bytes = (x->mem == TRN_MEM_HBM ? x->count : x->count / x->shape[0]) * w;
     uint64_t end = (uint64_t)x->offset_bytes + (uint64_t)bytes;
     if (end > trn_tensor_mem_limit(m, x->mem))
-        return trn_errorf(e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
-                          x->offset_bytes, end - 1, trn_mem_names[x->mem], trn_tensor_mem_limit(m, x->mem),
-                          x->mem == TRN_MEM_HBM ? "" : " per partition");
+        return trn_errorf(
+            e, "%s: needs bytes %" PRId64 "..%" PRIu64 " of %s, which has %" PRIu64 "%s", where,
+            x->offset_bytes, end - 1, trn_mem_names[x->mem], trn_tensor_mem_limit(m, x->mem),
+            x->mem == TRN_MEM_HBM ? "" : " per partition");
     return 0;
 }
 
-static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3], const char *where,
-                        trn_error *e) {
+static int place_tensor(trn_tensor *x, json_t *t, const trn_machine *m, int64_t cursor[3],
+                        const char *where, trn_error *e) {
     int64_t part;
     if (trn_get_int(t, "partition", 0, 0, m->partitions - 1, &part, where, e)) return -1;
-    if (x->mem == TRN_MEM_HBM && part != 0) return trn_errorf(e, "%s: hbm has no partitions", where);
+    if (x->mem == TRN_MEM_HBM && part != 0)
+        return trn_errorf(e, "%s: hbm has no partitions", where);
     x->partition = (uint32_t)part;
     if (json_object_get(t, "offset")) {
         if (trn_get_int(t, "offset", 0, 0, INT64_MAX, &x->offset_bytes, where, e)) return -1;
@@ -112,27 +124,33 @@ static int parse_init(trn_tensor *x, json_t *t, uint32_t cores, const char *wher
     if (!x->init) return 0;
     if (!strcmp(x->init_kind, "fill")) {
         if (!json_is_number(x->init) && !json_is_string(x->init))
-            return trn_errorf(e, "%s: 'fill' must be a number or \"inf\", \"-inf\", \"nan\"", where);
+            return trn_errorf(e, "%s: 'fill' must be a number or \"inf\", \"-inf\", \"nan\"",
+                              where);
         return 0;
     }
     if (!strcmp(x->init_kind, "data")) {
         if (!json_is_array(x->init) || (int64_t)json_array_size(x->init) != x->count)
-            return trn_errorf(e, "%s: 'data' must be a list of %" PRId64 " numbers", where, x->count);
+            return trn_errorf(e, "%s: 'data' must be a list of %" PRId64 " numbers", where,
+                              x->count);
         return 0;
     }
     if (!json_is_array(x->init) || json_array_size(x->init) != cores)
-        return trn_errorf(e, "%s: 'data_per_core' must be a list of %u lists (one per core)", where, cores);
+        return trn_errorf(e, "%s: 'data_per_core' must be a list of %u lists (one per core)", where,
+                          cores);
     for (size_t c = 0; c < cores; ++c) {
         json_t *l = json_array_get(x->init, c);
         if (!json_is_array(l) || (int64_t)json_array_size(l) != x->count)
-            return trn_errorf(e, "%s: data_per_core[%zu] must be a list of %" PRId64 " numbers", where, c, x->count);
+            return trn_errorf(e, "%s: data_per_core[%zu] must be a list of %" PRId64 " numbers",
+                              where, c, x->count);
     }
     return 0;
 }
 
-static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, int64_t cursor[3], trn_error *e) {
-    static const char *const keys[] = {"name", "memory", "dtype", "shape", "partition", "offset",
-                                       "fill", "data", "data_per_core", "view_of", "comment", NULL};
+static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, int64_t cursor[3],
+                        trn_error *e) {
+    static const char *const keys[] = {"name",          "memory",  "dtype",   "shape",
+                                       "partition",     "offset",  "fill",    "data",
+                                       "data_per_core", "view_of", "comment", NULL};
     char where[160];
     snprintf(where, sizeof where, "tensor %d", i);
     if (!json_is_object(t)) return trn_errorf(e, "%s: must be an object", where);
@@ -154,7 +172,8 @@ static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, 
         x->view_of = base->name;
     }
     json_t *mem = json_object_get(t, "memory");
-    if (base && !mem) x->mem = base->mem;
+    if (base && !mem)
+        x->mem = base->mem;
     else if (!json_is_string(mem) || trn_native_parse_mem(json_string_value(mem), &x->mem))
         return trn_errorf(e, "%s: 'memory' must be \"sbuf\", \"psum\" or \"hbm\"", where);
     if (trn_native_get_dtype(t, where, &x->dtype, e) || parse_shape(t, x, m, where, e) ||
@@ -164,7 +183,6 @@ static int parse_tensor(trn_program *p, json_t *t, int i, const trn_machine *m, 
     trn_tensor_ap(x);
     return 0;
 }
-
 
 int trn_native_parse_tensors(trn_program *p, json_t *ts, const trn_machine *m, trn_error *e) {
     if (ts && !json_is_array(ts)) return trn_errorf(e, "program: 'tensors' must be a list");

@@ -60,13 +60,13 @@
 extern "C" {
 #endif
 
-#define TRN_ABI_VERSION 3u
+#define TRN_ABI_VERSION     3u
 #define TRN_ABI_MIN_VERSION 1u
-#define TRN_PLUGIN_SYMBOL "trnsim_plugin"
+#define TRN_PLUGIN_SYMBOL   "trnsim_plugin"
 
 #if defined(__GNUC__)
 #define TRN_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define TRN_EXPORT __attribute__((visibility("default")))
+#define TRN_EXPORT       __attribute__((visibility("default")))
 #else
 #define TRN_PRINTF(f, a)
 #define TRN_EXPORT
@@ -98,27 +98,39 @@ typedef enum trn_lookup { TRN_FOUND = 0, TRN_ABSENT = 1, TRN_BADTYPE = -1 } trn_
  * 128..255 are the experimental range (docs/opcodes.md lists assignments). */
 #define TRN_IT_REF_MAX 109u
 #define TRN_IT_EXP_MIN 128u
-#define TRN_IT_MAX 255u
+#define TRN_IT_MAX     255u
 
 /* ---- opaque handles --------------------------------------------------- */
 
 typedef struct trn_ctx trn_ctx;           /* one instruction executing on one core */
 typedef struct trn_value trn_value;       /* a node of an instruction's attributes */
 typedef struct trn_settings trn_settings; /* this module's validated settings */
-typedef struct trn_observation trn_observation; /* ABI 3: one executed instruction, as an observer sees it */
+typedef struct trn_observation
+    trn_observation; /* ABI 3: one executed instruction, as an observer sees it */
 
 typedef enum trn_value_kind {
-    TRN_V_NULL = 0, TRN_V_BOOL, TRN_V_INT, TRN_V_FLOAT, TRN_V_STRING, TRN_V_LIST, TRN_V_OBJECT
+    TRN_V_NULL = 0,
+    TRN_V_BOOL,
+    TRN_V_INT,
+    TRN_V_FLOAT,
+    TRN_V_STRING,
+    TRN_V_LIST,
+    TRN_V_OBJECT
 } trn_value_kind;
 
-typedef enum trn_log_level { TRN_LOG_ERROR = 0, TRN_LOG_WARN = 1, TRN_LOG_INFO = 2, TRN_LOG_TRACE = 3 } trn_log_level;
+typedef enum trn_log_level {
+    TRN_LOG_ERROR = 0,
+    TRN_LOG_WARN = 1,
+    TRN_LOG_INFO = 2,
+    TRN_LOG_TRACE = 3
+} trn_log_level;
 
 /* Facts about a run, given to run_begin before the first instruction. */
 typedef struct trn_run_info {
-    uint32_t size;        /* sizeof(trn_run_info) of the host */
-    uint32_t cores;       /* SPMD cores in this run */
-    uint32_t partitions;  /* partitions of SBUF and PSUM */
-    uint32_t registers;   /* registers per core */
+    uint32_t size;       /* sizeof(trn_run_info) of the host */
+    uint32_t cores;      /* SPMD cores in this run */
+    uint32_t partitions; /* partitions of SBUF and PSUM */
+    uint32_t registers;  /* registers per core */
 } trn_run_info;
 
 /* Types of other topic headers that the descriptors here name. Each is defined
@@ -140,7 +152,7 @@ typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *s
 
 /* Opcode flags. The loader refuses any other bit. TRN_WAIT from a handler
  * whose opcode lacks TRN_OPF_MAY_WAIT is an error, not a wait. */
-#define TRN_OPF_MAY_WAIT 0x1u  /* handler may return TRN_WAIT (multi-core rendezvous) */
+#define TRN_OPF_MAY_WAIT 0x1u /* handler may return TRN_WAIT (multi-core rendezvous) */
 /* ABI 2: the opcode takes no attributes at all (an empty schema; any
  * attribute is an error). Without it, an opcode with n_attrs == 0 has no
  * schema and its attributes go unchecked, as in ABI 1. */
@@ -152,7 +164,7 @@ typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *s
  * operand min(its working copy, TRN_STREAM_PIECE_BYTES) against
  * machine.max_instruction_bytes instead of its whole working copy
  * (docs/config.md, "Budgets"). */
-#define TRN_OPF_STREAMS 0x4u
+#define TRN_OPF_STREAMS        0x4u
 #define TRN_STREAM_PIECE_BYTES (4u << 20)
 
 /* A static check: everything the handler would refuse that is decidable
@@ -173,20 +185,25 @@ typedef trn_status (*trn_handler)(const trn_host_api *api, trn_ctx *ctx, void *s
 typedef trn_handler trn_check_fn;
 
 typedef struct trn_opcode_desc {
-    uint32_t it;         /* instruction type */
-    const char *name;    /* e.g. "BNStats"; unique across loaded modules */
+    uint32_t it;      /* instruction type */
+    const char *name; /* e.g. "BNStats"; unique across loaded modules */
     trn_handler handler;
-    uint32_t flags;      /* TRN_OPF_* */
+    uint32_t flags; /* TRN_OPF_* */
     /* ABI 2 (read only from descriptors whose abi_version >= 2): */
-    const trn_attr_desc *attrs; /* n_attrs 0 without TRN_OPF_NO_ATTRS: no schema (ABI 1 behaviour) */
+    const trn_attr_desc
+        *attrs; /* n_attrs 0 without TRN_OPF_NO_ATTRS: no schema (ABI 1 behaviour) */
     uint32_t n_attrs;
     const trn_operand_desc *operands;
     uint32_t n_operands;
-    trn_check_fn check;  /* optional */
+    trn_check_fn check; /* optional */
 } trn_opcode_desc;
 
 typedef enum trn_setting_type {
-    TRN_SET_INT = 0, TRN_SET_FLOAT = 1, TRN_SET_BOOL = 2, TRN_SET_STRING = 3, TRN_SET_INT_ARRAY = 4
+    TRN_SET_INT = 0,
+    TRN_SET_FLOAT = 1,
+    TRN_SET_BOOL = 2,
+    TRN_SET_STRING = 3,
+    TRN_SET_INT_ARRAY = 4
 } trn_setting_type;
 
 /* One setting of a module's schema. The loader checks the whole schema before
@@ -216,7 +233,8 @@ typedef struct trn_quirk_desc {
  * (run_begin has sized the state for the run, restore overwrites it). On
  * failure write a message into err (or leave it empty when a put / find /
  * get failed: the host has its message) and return TRN_ERR. */
-typedef trn_status (*trn_state_fn)(void *state, const trn_state_api *sa, trn_state_io *io, char *err, size_t errlen);
+typedef trn_status (*trn_state_fn)(void *state, const trn_state_api *sa, trn_state_io *io,
+                                   char *err, size_t errlen);
 
 typedef struct trn_plugin_desc {
     uint32_t abi_version; /* FIRST, never moves: TRN_ABI_VERSION when built */
@@ -235,8 +253,8 @@ typedef struct trn_plugin_desc {
      * status but TRN_OK is a failure); the host then rolls back every
      * registration of the module. fini is not called after a failed init,
      * so free what init allocated before returning. Optional (NULL). */
-    trn_status (*init)(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                       size_t errlen);
+    trn_status (*init)(const trn_host_api *api, const trn_settings *settings, void **state,
+                       char *err, size_t errlen);
     void (*fini)(void *state); /* optional */
     /* run_begin: called once per run before the first instruction, e.g. to
      * size per-core engine state. Optional. */
@@ -266,8 +284,9 @@ typedef struct trn_plugin_desc {
 
 /* The fields every descriptor starts with, filled from the header it is
  * compiled against: TRN_PLUGIN_DEFINE(x) = { TRN_PLUGIN_HEADER, .name = ... }. */
-#define TRN_PLUGIN_HEADER                                                                                             \
-    .abi_version = TRN_ABI_VERSION, .size = sizeof(trn_plugin_desc), .op_size = sizeof(trn_opcode_desc)
+#define TRN_PLUGIN_HEADER                                                                          \
+    .abi_version = TRN_ABI_VERSION, .size = sizeof(trn_plugin_desc),                               \
+    .op_size = sizeof(trn_opcode_desc)
 
 /* Define a module's descriptor. As a loadable module the symbol is
  * TRN_PLUGIN_SYMBOL; compiled into a static trnsim (TRNSIM_STATIC_PLUGIN)

@@ -62,7 +62,12 @@ static inline int64_t trn_ap_elems(const trn_ap *ap) {
 
 /* Accumulate ops of cast_copy_or_accumulate (the reference's
  * MemoryReductionOp numbering, copy=0 add=1 MIN=2 MAX=3). */
-typedef enum trn_acc_op { TRN_ACC_COPY = 0, TRN_ACC_ADD = 1, TRN_ACC_MIN = 2, TRN_ACC_MAX = 3 } trn_acc_op;
+typedef enum trn_acc_op {
+    TRN_ACC_COPY = 0,
+    TRN_ACC_ADD = 1,
+    TRN_ACC_MIN = 2,
+    TRN_ACC_MAX = 3
+} trn_acc_op;
 
 /* Operand direction. */
 typedef enum trn_dir { TRN_IN = 0, TRN_OUT = 1 } trn_dir;

@@ -67,7 +67,7 @@ struct trn_host_api {
     /* Where we are. */
     uint32_t (*core_id)(const trn_ctx *ctx);
     uint32_t (*core_count)(const trn_ctx *ctx);
-    uint32_t (*opcode)(const trn_ctx *ctx);          /* IT of this instruction */
+    uint32_t (*opcode)(const trn_ctx *ctx);            /* IT of this instruction */
     uint64_t (*instruction_index)(const trn_ctx *ctx); /* index in the core's stream */
 
     /* Operands, resolved to APs on the executing core (tensor names, full
@@ -95,7 +95,8 @@ struct trn_host_api {
      * order (0 <= idx[j] < trn_ap_elems(ap), else an error naming j and the
      * index). write_indirect applies elements in order j = 0..n-1, so
      * repeated indices accumulate. */
-    trn_status (*read_indirect_f32)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, float *dst);
+    trn_status (*read_indirect_f32)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                    float *dst);
     trn_status (*write_indirect_f32)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
                                      const float *src, trn_acc_op op);
 
@@ -107,7 +108,8 @@ struct trn_host_api {
     trn_lookup (*attr_int)(trn_ctx *ctx, const char *key, int64_t *out);
     trn_lookup (*attr_float)(trn_ctx *ctx, const char *key, double *out);
     trn_lookup (*attr_string)(trn_ctx *ctx, const char *key, const char **out);
-    trn_lookup (*attr_int_array)(trn_ctx *ctx, const char *key, int64_t *out, size_t cap, size_t *n);
+    trn_lookup (*attr_int_array)(trn_ctx *ctx, const char *key, int64_t *out, size_t cap,
+                                 size_t *n);
     const trn_value *(*attr)(trn_ctx *ctx, const char *key); /* NULL if absent */
 
     /* Generic walk of attribute values (nested lists, descriptor lists).
@@ -115,8 +117,8 @@ struct trn_host_api {
      * end): kind TRN_V_NULL, length 0, value_at / value_get / value_string
      * NULL, value_int / value_float TRN_ABSENT. */
     trn_value_kind (*value_kind)(const trn_value *v);
-    size_t (*value_len)(const trn_value *v);                         /* list length, else 0 */
-    const trn_value *(*value_at)(const trn_value *v, size_t i);      /* list element or NULL */
+    size_t (*value_len)(const trn_value *v);                            /* list length, else 0 */
+    const trn_value *(*value_at)(const trn_value *v, size_t i);         /* list element or NULL */
     const trn_value *(*value_get)(const trn_value *v, const char *key); /* object member or NULL */
     trn_lookup (*value_int)(trn_ctx *ctx, const trn_value *v, int64_t *out);
     trn_lookup (*value_float)(trn_ctx *ctx, const trn_value *v, double *out);
@@ -142,14 +144,14 @@ struct trn_host_api {
     trn_lookup (*setting_int)(const trn_settings *s, const char *key, int64_t *out);
     trn_lookup (*setting_float)(const trn_settings *s, const char *key, double *out);
     trn_lookup (*setting_string)(const trn_settings *s, const char *key, const char **out);
-    trn_lookup (*setting_int_array)(const trn_settings *s, const char *key, int64_t *out, size_t cap,
-                                    size_t *n);
+    trn_lookup (*setting_int_array)(const trn_settings *s, const char *key, int64_t *out,
+                                    size_t cap, size_t *n);
 
     /* The arithmetic core, for modules that convert in their own buffers. */
-    float (*widen)(trn_dtype dt, const void *src);             /* one element -> fp32 */
-    void (*narrow)(trn_dtype dt, float value, void *dst);       /* fp32 -> one element, RNE */
+    float (*widen)(trn_dtype dt, const void *src);        /* one element -> fp32 */
+    void (*narrow)(trn_dtype dt, float value, void *dst); /* fp32 -> one element, RNE */
     trn_status (*accumulate)(trn_ctx *ctx, trn_acc_op op, void *dst, const void *src, trn_dtype dt);
-    uint32_t (*dtype_width)(trn_dtype dt);                      /* bytes, 0 if unknown */
+    uint32_t (*dtype_width)(trn_dtype dt); /* bytes, 0 if unknown */
     const char *(*dtype_name)(trn_dtype dt);
 
     /* Validate an AP without moving data: fields and bounds; for TRN_IN also
@@ -161,9 +163,10 @@ struct trn_host_api {
      * elements of the AP's dtype; op as in write_f32 (an accumulate into a
      * never-written element stores the value). */
     trn_status (*write_raw_op)(trn_ctx *ctx, const trn_ap *ap, const void *src, trn_acc_op op);
-    trn_status (*read_indirect_raw)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, void *dst);
-    trn_status (*write_indirect_raw)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n, const void *src,
-                                     trn_acc_op op);
+    trn_status (*read_indirect_raw)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                    void *dst);
+    trn_status (*write_indirect_raw)(trn_ctx *ctx, const trn_ap *ap, const int64_t *idx, size_t n,
+                                     const void *src, trn_acc_op op);
     /* The text of a string value, NULL if v is not a string. */
     const char *(*value_string)(const trn_value *v);
     /* dst <- src for APs of one dtype and equal element counts, with no trip
@@ -253,7 +256,7 @@ struct trn_host_api {
 
 /* Whether a host provides a host function appended after ABI 1 (its table
  * is long enough and the entry is set), e.g. TRN_API_HAS(api, lend). */
-#define TRN_API_HAS(api, field)                                                                                       \
+#define TRN_API_HAS(api, field)                                                                    \
     ((api)->size >= offsetof(trn_host_api, field) + sizeof((api)->field) && (api)->field != NULL)
 
 #ifdef __cplusplus

@@ -31,7 +31,9 @@ extern "C" {
  * [lo, hi) ranges interleave, do not meet. Otherwise the [lo, hi) ranges
  * decide, which may say "meet" for views that never touch (take the
  * copying path then). */
-static inline int64_t trn_floor_div_(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static inline int64_t trn_floor_div_(int64_t a, int64_t b) {
+    return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
 
 static inline int trn_views_meet(const trn_view *a, const trn_view *b) {
     if (!(a->lo < b->hi && b->lo < a->hi)) return 0;
@@ -53,21 +55,25 @@ static inline int trn_views_meet(const trn_view *a, const trn_view *b) {
 #ifdef __cplusplus
 #define TRN_COUNT(array) ((uint32_t)(sizeof(array) / sizeof((array)[0])))
 #else
-#define TRN_COUNT(array)                                                                                         \
-    ((uint32_t)(sizeof(array) / sizeof((array)[0]) +                                                          \
-                0 * sizeof(struct { int not_an_array : __builtin_types_compatible_p(__typeof__(array),          \
-                                                                               __typeof__(&(array)[0])) ? -1 : 1; })))
+#define TRN_COUNT(array)                                                                           \
+    ((uint32_t)(sizeof(array) / sizeof((array)[0]) +                                               \
+                0 * sizeof(struct {                                                                \
+                    int not_an_array                                                               \
+                        : __builtin_types_compatible_p(__typeof__(array), __typeof__(&(array)[0])) \
+                          ? -1                                                                     \
+                          : 1;                                                                     \
+                })))
 #endif
-#define TRN_OPS(table) .ops = (table), .n_ops = TRN_COUNT(table)
+#define TRN_OPS(table)      .ops = (table), .n_ops = TRN_COUNT(table)
 #define TRN_SETTINGS(table) .settings = (table), .n_settings = TRN_COUNT(table)
-#define TRN_QUIRKS(table) .quirks = (table), .n_quirks = TRN_COUNT(table)
+#define TRN_QUIRKS(table)   .quirks = (table), .n_quirks = TRN_COUNT(table)
 /* The same for any table, count pair named field / n_field, e.g. the ABI 2
  * tables of an opcode entry: TRN_ARRAY(attrs, x), TRN_ARRAY(operands, y),
  * and of an attribute: TRN_ARRAY(enums, z). */
 #define TRN_ARRAY(field, table) .field = (table), .n_##field = TRN_COUNT(table)
 /* ABI 3: the service lists of a descriptor. */
 #define TRN_EXPORTS(table) TRN_ARRAY(exports, table)
-#define TRN_NEEDS(table) TRN_ARRAY(needs, table)
+#define TRN_NEEDS(table)   TRN_ARRAY(needs, table)
 
 /* The two lifecycle callbacks most modules write the same way:
  * TRN_FINI_FREEING(prefix, release) defines prefix_fini, which calls
@@ -75,22 +81,24 @@ static inline int trn_views_meet(const trn_view *a, const trn_view *b) {
  * TRN_RUN_BEGIN_SIZING(prefix, size, what) defines prefix_run_begin, which
  * calls int size(state, cores, partitions) (0, or -1 when memory runs out)
  * and reports "out of memory for WHAT of C cores x P partitions". */
-#define TRN_FINI_FREEING(prefix, release)                                                                             \
-    static void prefix##_fini(void *state) {                                                                          \
-        if (state) release(state);                                                                                    \
-        free(state);                                                                                                  \
+#define TRN_FINI_FREEING(prefix, release)                                                          \
+    static void prefix##_fini(void *state) {                                                       \
+        if (state) release(state);                                                                 \
+        free(state);                                                                               \
     }
-#define TRN_RUN_BEGIN_SIZING(prefix, size, what)                                                                      \
-    static trn_status prefix##_run_begin(void *state, const trn_run_info *info, char *err, size_t errlen) {          \
-        if (size(state, info->cores, info->partitions) == 0) return TRN_OK;                                          \
-        return trn_fail(err, errlen, "out of memory for %s of %u cores x %u partitions", what, info->cores,           \
-                        info->partitions);                                                                            \
+#define TRN_RUN_BEGIN_SIZING(prefix, size, what)                                                   \
+    static trn_status prefix##_run_begin(void *state, const trn_run_info *info, char *err,         \
+                                         size_t errlen) {                                          \
+        if (size(state, info->cores, info->partitions) == 0) return TRN_OK;                        \
+        return trn_fail(err, errlen, "out of memory for %s of %u cores x %u partitions", what,     \
+                        info->cores, info->partitions);                                            \
     }
 
 /* An opcode entry whose handler is its own static check (it validates
  * first and returns before any data when api->checking(ctx)):
  *   TRN_OP(97, "Rand2", rng_op_rand2, TRN_ARRAY(attrs, a), TRN_ARRAY(operands, o)) */
-#define TRN_OP(it_, name_, fn, ...) {.it = (it_), .name = (name_), .handler = (fn), .check = (fn), __VA_ARGS__}
+#define TRN_OP(it_, name_, fn, ...)                                                                \
+    { .it = (it_), .name = (name_), .handler = (fn), .check = (fn), __VA_ARGS__ }
 
 /* A module's whole descriptor in one statement, so it reads as its tables:
  *   TRN_MODULE(rng, "trnsim-rng", "0.1.0", TRN_OPS(rng_ops), TRN_SETTINGS(rng_settings),
@@ -99,10 +107,11 @@ static inline int trn_views_meet(const trn_view *a, const trn_view *b) {
  * TRN_PLUGIN_HEADER, the name and the version, then the fields given.
  * TRN_MODULE_AS names the symbol and the family apart, for a second module
  * of one family (e.g. the collective family's MPI build). */
-#define TRN_MODULE_AS(symbol, family_, name_, version_, ...)                                                         \
-    TRN_PLUGIN_DEFINE(symbol) = {TRN_PLUGIN_HEADER, .name = (name_), .family = (family_), .version = (version_),      \
-                                 __VA_ARGS__}
-#define TRN_MODULE(family_, name_, version_, ...) TRN_MODULE_AS(family_, #family_, name_, version_, __VA_ARGS__)
+#define TRN_MODULE_AS(symbol, family_, name_, version_, ...)                                       \
+    TRN_PLUGIN_DEFINE(symbol) = {TRN_PLUGIN_HEADER, .name = (name_), .family = (family_),          \
+                                 .version = (version_), __VA_ARGS__}
+#define TRN_MODULE(family_, name_, version_, ...)                                                  \
+    TRN_MODULE_AS(family_, #family_, name_, version_, __VA_ARGS__)
 /* The callbacks named PREFIX_init, PREFIX_fini (and PREFIX_run_begin). */
 #define TRN_INIT_FINI(prefix) .init = prefix##_init, .fini = prefix##_fini
 #define TRN_LIFECYCLE(prefix) TRN_INIT_FINI(prefix), .run_begin = prefix##_run_begin
@@ -124,8 +133,9 @@ static inline trn_status trn_fail(char *err, size_t errlen, const char *fmt, ...
  * (WHAT: the layout in words, e.g. "int64 [N][4] (core, id, fired, blocks)"),
  * with ", the dump has none" when it is missing, and TRN_ERR is returned
  * (also, with the host's message, when its file cannot be read). */
-static inline trn_status trn_state_expect(const trn_state_api *sa, trn_state_io *io, const char *name, uint32_t dtype,
-                                          uint32_t ndim, const int64_t *shape, int64_t *got, const char *what,
+static inline trn_status trn_state_expect(const trn_state_api *sa, trn_state_io *io,
+                                          const char *name, uint32_t dtype, uint32_t ndim,
+                                          const int64_t *shape, int64_t *got, const char *what,
                                           char *err, size_t errlen) {
     uint32_t dt = 0, nd = 0;
     int64_t have[TRN_STATE_MAX_DIMS];
@@ -133,7 +143,9 @@ static inline trn_status trn_state_expect(const trn_state_api *sa, trn_state_io 
     if (l == TRN_BADTYPE) return TRN_ERR;
     int ok = l == TRN_FOUND && dt == dtype && nd == ndim && ndim <= TRN_STATE_MAX_DIMS;
     for (uint32_t d = 0; ok && d < ndim; ++d) ok = shape[d] < 0 || have[d] == shape[d];
-    if (!ok) return trn_fail(err, errlen, "%s: expected %s%s", name, what, l == TRN_ABSENT ? ", the dump has none" : "");
+    if (!ok)
+        return trn_fail(err, errlen, "%s: expected %s%s", name, what,
+                        l == TRN_ABSENT ? ", the dump has none" : "");
     for (uint32_t d = 0; got && d < ndim; ++d) got[d] = have[d];
     return TRN_OK;
 }

@@ -24,14 +24,14 @@ extern "C" {
  *   READ | WRITE  read-modify-write (accumulate in place): lent only when
  *          every byte is already written, so no element needs the
  *          "accumulate into never-written stores" rule. */
-#define TRN_LEND_READ 0x1u
+#define TRN_LEND_READ  0x1u
 #define TRN_LEND_WRITE 0x2u
 
 /* Shape flags of a view. ROWS: in each partition the AP's elements lie
  * contiguously in visiting order (row p starts at base + p*part_stride and
  * holds free_elems elements). BLOCK: ROWS, and the rows abut, so the whole
  * AP is one run of trn_ap_elems() elements from base. */
-#define TRN_VIEW_ROWS 0x1u
+#define TRN_VIEW_ROWS  0x1u
 #define TRN_VIEW_BLOCK 0x2u
 
 /* Memory under an AP, addressed in place. Element (p, i0..i3) of the AP's
@@ -47,11 +47,11 @@ typedef struct trn_view {
     int64_t stride[TRN_AP_MAX_DIMS];
     int64_t num[TRN_AP_MAX_DIMS];
     uint32_t ndims, parts, width, dtype;
-    uint32_t flags;       /* TRN_VIEW_* */
-    uint32_t mode;        /* TRN_LEND_* it was lent with */
-    int64_t free_elems;   /* elements per partition */
+    uint32_t flags;     /* TRN_VIEW_* */
+    uint32_t mode;      /* TRN_LEND_* it was lent with */
+    int64_t free_elems; /* elements per partition */
     const uint8_t *lo, *hi;
-    uint32_t slot;        /* the host's; keep as given */
+    uint32_t slot; /* the host's; keep as given */
 } trn_view;
 
 /* What lend() did. NOT_LENT is not an error: the AP or the mode does not

@@ -22,8 +22,8 @@ extern "C" {
  *   MEMBER    a member of a group collective (CollectiveCompute over a
  *             replica group, a Permute's ranks): the members met each other.
  *   SENDER / RECEIVER   the two sides of a point-to-point transfer. */
-#define TRN_PARTY_MEMBER 0u
-#define TRN_PARTY_SENDER 1u
+#define TRN_PARTY_MEMBER   0u
+#define TRN_PARTY_SENDER   1u
 #define TRN_PARTY_RECEIVER 2u
 
 typedef struct trn_party {
@@ -45,32 +45,33 @@ typedef struct trn_party {
 
 /* One operand, resolved as the handler sees it from operand(). */
 typedef struct trn_obs_operand {
-    trn_ap ap;          /* on the executing core unless the operand names another; zero when !resolved */
+    trn_ap ap; /* on the executing core unless the operand names another; zero when !resolved */
     const char *tensor; /* the tensor it names, NULL for a raw memory operand */
-    uint32_t resolved;  /* 0: it could not be resolved (a dynamic offset outside memory); the handler fails */
+    uint32_t resolved; /* 0: it could not be resolved (a dynamic offset outside memory); the handler
+                          fails */
 } trn_obs_operand;
 
 /* What an observer is told. Valid only during the callback. The struct
  * grows at its end in later versions: read a field added after ABI 3 only
  * when `size` covers it. */
 struct trn_observation {
-    uint32_t size;       /* sizeof(trn_observation) of the host */
-    uint32_t core;       /* the executing core */
-    uint32_t it;         /* instruction type */
-    uint32_t depth;      /* 0: a program instruction; 1..8: a sub-instruction */
-    uint64_t index;      /* instruction_index(): executions before it on this core */
-    uint64_t number;     /* the instruction's number in messages (file order) */
-    const char *opcode;  /* name */
-    const char *family;  /* of the module that handles it */
-    const char *module;  /* its name, e.g. "trnsim-search" */
-    const char *where;   /* BIR function / block path / name, or NULL */
+    uint32_t size;      /* sizeof(trn_observation) of the host */
+    uint32_t core;      /* the executing core */
+    uint32_t it;        /* instruction type */
+    uint32_t depth;     /* 0: a program instruction; 1..8: a sub-instruction */
+    uint64_t index;     /* instruction_index(): executions before it on this core */
+    uint64_t number;    /* the instruction's number in messages (file order) */
+    const char *opcode; /* name */
+    const char *family; /* of the module that handles it */
+    const char *module; /* its name, e.g. "trnsim-search" */
+    const char *where;  /* BIR function / block path / name, or NULL */
     uint32_t n_in, n_out;
     const trn_obs_operand *in, *out;
-    uint32_t cores;      /* SPMD cores in the run */
-    trn_status status;   /* after: TRN_OK, TRN_WAIT or TRN_ERR; before: TRN_OK */
-    uint64_t start_ns;   /* when the handler was called, ns since the run began */
+    uint32_t cores;       /* SPMD cores in the run */
+    trn_status status;    /* after: TRN_OK, TRN_WAIT or TRN_ERR; before: TRN_OK */
+    uint64_t start_ns;    /* when the handler was called, ns since the run began */
     uint64_t duration_ns; /* after: how long the handler took (0 before) */
-    const char *error;   /* after, status TRN_ERR: the handler's message; else NULL */
+    const char *error;    /* after, status TRN_ERR: the handler's message; else NULL */
     /* ABI 3, appended (read when `size` covers them): after, status TRN_OK,
      * the cores the handler reported meeting (rendezvous_met), else NULL, 0. */
     const trn_party *party;
@@ -81,12 +82,13 @@ struct trn_observation {
  * (observer_stop gives it a message): returned from `before`, the
  * instruction does not run; from `after`, it has run. The other observers
  * still see the call it was returned from. */
-typedef trn_status (*trn_observe_fn)(const trn_host_api *api, const trn_observation *ob, void *state);
+typedef trn_status (*trn_observe_fn)(const trn_host_api *api, const trn_observation *ob,
+                                     void *state);
 
 struct trn_observer_desc {
-    uint32_t size;          /* sizeof(trn_observer_desc) when built */
-    trn_observe_fn before;  /* optional: before the handler; memory holds the inputs */
-    trn_observe_fn after;   /* optional: after it; memory holds what it wrote */
+    uint32_t size;         /* sizeof(trn_observer_desc) when built */
+    trn_observe_fn before; /* optional: before the handler; memory holds the inputs */
+    trn_observe_fn after;  /* optional: after it; memory holds what it wrote */
     /* optional: once after the last instruction of a run, rc 0 when it
      * succeeded, -1 when it failed (also when an observer stopped it). */
     void (*run_end)(const trn_host_api *api, void *state, int rc);

@@ -35,14 +35,14 @@ extern "C" {
  * min / max bound INT and FLOAT values, and the elements of lists, when
  * min < max (so the zero of a designated initializer means no range);
  * len_min / len_max bound a list's length (len_max 0: no upper bound). */
-#define TRN_ATTR_BOOL 0x001u
-#define TRN_ATTR_INT 0x002u
-#define TRN_ATTR_FLOAT 0x004u
-#define TRN_ATTR_STRING 0x008u
-#define TRN_ATTR_ENUM 0x010u
-#define TRN_ATTR_LIST 0x020u
-#define TRN_ATTR_NESTED_LIST 0x040u
-#define TRN_ATTR_OBJECT 0x080u
+#define TRN_ATTR_BOOL         0x001u
+#define TRN_ATTR_INT          0x002u
+#define TRN_ATTR_FLOAT        0x004u
+#define TRN_ATTR_STRING       0x008u
+#define TRN_ATTR_ENUM         0x010u
+#define TRN_ATTR_LIST         0x020u
+#define TRN_ATTR_NESTED_LIST  0x040u
+#define TRN_ATTR_OBJECT       0x080u
 #define TRN_ATTR_INSTRUCTIONS 0x100u
 
 /* Attribute flags. */
@@ -65,16 +65,16 @@ typedef struct trn_enum_desc {
  * is the same or the BIR has no such field); a BIR reader renames through it. */
 struct trn_attr_desc {
     const char *name;
-    uint32_t types;      /* TRN_ATTR_* bits */
-    uint32_t elem;       /* LIST / NESTED_LIST: TRN_ATTR_* bits of the elements */
-    uint32_t flags;      /* TRN_ATTRF_* */
+    uint32_t types; /* TRN_ATTR_* bits */
+    uint32_t elem;  /* LIST / NESTED_LIST: TRN_ATTR_* bits of the elements */
+    uint32_t flags; /* TRN_ATTRF_* */
     const char *def;
-    double min, max;     /* inclusive; ignored unless min < max */
+    double min, max; /* inclusive; ignored unless min < max */
     uint32_t len_min, len_max;
     const trn_enum_desc *enums;
     uint32_t n_enums;
     const char *bir_name;
-    const char *help;    /* one line */
+    const char *help; /* one line */
 };
 
 /* One operand position of an opcode, for `trnsim describe` and the docs.
@@ -83,10 +83,10 @@ struct trn_attr_desc {
 #define TRN_OPERANDF_OPTIONAL 0x1u /* may be left out (with every operand after it) */
 #define TRN_OPERANDF_REPEATED 0x2u /* the last entry: any number more of the same role */
 struct trn_operand_desc {
-    uint32_t dir;        /* trn_dir */
-    const char *name;    /* role, e.g. "data", "indices" */
-    uint32_t flags;      /* TRN_OPERANDF_* */
-    const char *help;    /* one line: dtype, shape, meaning */
+    uint32_t dir;     /* trn_dir */
+    const char *name; /* role, e.g. "data", "indices" */
+    uint32_t flags;   /* TRN_OPERANDF_* */
+    const char *help; /* one line: dtype, shape, meaning */
 };
 
 #ifdef __cplusplus

@@ -33,8 +33,8 @@ struct trn_state_api {
     /* Save: one array of dtype (an integer or float dtype of dtype.h, not a
      * packed or fp8 form), C order, ndim 1..TRN_STATE_MAX_DIMS dims >= 0.
      * A name is put at most once. */
-    trn_status (*put)(trn_state_io *io, const char *name, uint32_t dtype, uint32_t ndim, const int64_t *shape,
-                      const void *data);
+    trn_status (*put)(trn_state_io *io, const char *name, uint32_t dtype, uint32_t ndim,
+                      const int64_t *shape, const void *data);
     /* Restore: the dtype and shape of a saved array; TRN_ABSENT when the dump
      * has none of that name, TRN_BADTYPE when its file cannot be read (a
      * message is recorded). */

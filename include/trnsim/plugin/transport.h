@@ -27,10 +27,10 @@ extern "C" {
  * in the same order (the host is SPMD too); each returns TRN_ERR with a
  * message in err when it fails. */
 typedef struct trn_transport_info {
-    uint32_t size;    /* sizeof(trn_transport_info) of the host */
-    uint32_t rank;    /* this process, 0 .. ranks-1 */
-    uint32_t ranks;   /* processes in the job */
-    double timeout;   /* seconds without progress before waiting cores are a deadlock */
+    uint32_t size;  /* sizeof(trn_transport_info) of the host */
+    uint32_t rank;  /* this process, 0 .. ranks-1 */
+    uint32_t ranks; /* processes in the job */
+    double timeout; /* seconds without progress before waiting cores are a deadlock */
 } trn_transport_info;
 
 /* ABI 3: a block of this process's memory, and a byte range inside one. */
@@ -50,7 +50,8 @@ struct trn_transport_desc {
      * rank has failed (then the message says which). */
     trn_status (*idle)(void *state, char *err, size_t errlen);
     /* Every rank's `bytes` bytes, in rank order, into all (ranks x bytes). */
-    trn_status (*allgather)(void *state, const void *mine, void *all, size_t bytes, char *err, size_t errlen);
+    trn_status (*allgather)(void *state, const void *mine, void *all, size_t bytes, char *err,
+                            size_t errlen);
     /* The end of a stage: every rank says whether it failed (msg: its
      * message). Afterwards *failed says whether any rank failed; on rank 0
      * msg is the message to print (the first rank that failed on its own,
@@ -58,7 +59,8 @@ struct trn_transport_desc {
     trn_status (*agree)(void *state, int *failed, char *msg, size_t len);
     /* `bytes` bytes from rank `from` to rank 0, into buf there (buf is the
      * source on rank `from`; other ranks do nothing). */
-    trn_status (*to_root)(void *state, uint32_t from, void *buf, size_t bytes, char *err, size_t errlen);
+    trn_status (*to_root)(void *state, uint32_t from, void *buf, size_t bytes, char *err,
+                          size_t errlen);
 
     /* ABI 3 (present when size covers them; all or none): other processes'
      * core memories, for remote DMA across processes (docs/mpi.md). The
@@ -75,12 +77,12 @@ struct trn_transport_desc {
     /* Inside an epoch: the extents of `rank`'s region into the same
      * offsets of `local` (this rank's copy of that region, laid out alike);
      * complete when it returns. */
-    trn_status (*remote_get)(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
-                             void *local, char *err, size_t errlen);
+    trn_status (*remote_get)(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                             size_t n, void *local, char *err, size_t errlen);
     /* Inside an exclusive epoch: the extents of `local` into `rank`'s
      * region; complete at remote_end. */
-    trn_status (*remote_put)(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
-                             const void *local, char *err, size_t errlen);
+    trn_status (*remote_put)(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                             size_t n, const void *local, char *err, size_t errlen);
     trn_status (*remote_end)(void *state, uint32_t rank, char *err, size_t errlen);
 };
 

@@ -29,7 +29,8 @@ void oracle_tile_transpose(const float *in, size_t P, size_t N, float *out) {
     }
     for (size_t p = 0; p < P; ++p)
         for (size_t e = 0; e < N; ++e)
-            out[((p & 0x1F) | (e & ~(size_t)0x1F)) + N * ((p & ~(size_t)0x1F) | (e & 0x1F))] = in[p * N + e];
+            out[((p & 0x1F) | (e & ~(size_t)0x1F)) + N * ((p & ~(size_t)0x1F) | (e & 0x1F))] =
+                in[p * N + e];
 }
 
 void oracle_bn_stats(const float *in, size_t P, size_t N, int apply_transpose, float *out) {
@@ -62,7 +63,8 @@ void oracle_bn_aggregate(const float *in, size_t P, size_t nepp, float *out) {
     for (size_t p = 0; p < P; ++p) oracle_bn_aggregate_row(in + p * nepp, nepp, out + 2 * p);
 }
 
-void oracle_bn_gradients_row(const float *x, const float *dy, float m, float vf, size_t nepp, float *out) {
+void oracle_bn_gradients_row(const float *x, const float *dy, float m, float vf, size_t nepp,
+                             float *out) {
     out[0] = out[1] = out[2] = 0.0f;
     for (size_t i = 0; i < nepp; ++i) {
         float t = (x[i] - m) * dy[i] * vf;
@@ -72,11 +74,13 @@ void oracle_bn_gradients_row(const float *x, const float *dy, float m, float vf,
     }
 }
 
-void oracle_bn_gradients(const float *x, const float *dy, const float *m, const float *vf, size_t P, size_t nepp,
-                         float *out) {
-    for (size_t p = 0; p < P; ++p) oracle_bn_gradients_row(x + p * nepp, dy + p * nepp, m[p], vf[p], nepp, out + 3 * p);
+void oracle_bn_gradients(const float *x, const float *dy, const float *m, const float *vf, size_t P,
+                         size_t nepp, float *out) {
+    for (size_t p = 0; p < P; ++p)
+        oracle_bn_gradients_row(x + p * nepp, dy + p * nepp, m[p], vf[p], nepp, out + 3 * p);
 }
 
-float oracle_bn_backprop_elem(float x, float dy, float m, float A, float Bc, float scale, float total_elements) {
+float oracle_bn_backprop_elem(float x, float dy, float m, float A, float Bc, float scale,
+                              float total_elements) {
     return (dy * total_elements - ((x - m) * Bc + A)) * scale;
 }

@@ -17,10 +17,12 @@ void oracle_tile_transpose(const float *in, size_t P, size_t N, float *out);
 void oracle_bn_aggregate_row(const float *in, size_t nepp, float *out);
 void oracle_bn_aggregate(const float *in, size_t P, size_t nepp, float *out);
 /* BNGradients (1.3) of one row -> out[3]. */
-void oracle_bn_gradients_row(const float *x, const float *dy, float m, float vf, size_t nepp, float *out);
-void oracle_bn_gradients(const float *x, const float *dy, const float *m, const float *vf, size_t P, size_t nepp,
-                         float *out);
+void oracle_bn_gradients_row(const float *x, const float *dy, float m, float vf, size_t nepp,
+                             float *out);
+void oracle_bn_gradients(const float *x, const float *dy, const float *m, const float *vf, size_t P,
+                         size_t nepp, float *out);
 /* BNBackprop / BNBackprop2 (1.4) of one element. */
-float oracle_bn_backprop_elem(float x, float dy, float m, float A, float Bc, float scale, float total_elements);
+float oracle_bn_backprop_elem(float x, float dy, float m, float A, float Bc, float scale,
+                              float total_elements);
 
 #endif

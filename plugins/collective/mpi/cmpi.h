@@ -22,7 +22,7 @@ enum {
     CMPI_TAG_VERDICT = 3, /* agree: rank 0's verdict to each rank */
     CMPI_TAG_ROOT = 4,    /* to_root: output tensors */
     CMPI_TAG_ALLGATHER = 5,
-    CMPI_TAG_DONE = 6,    /* a broken job: rank 0 said its line and is leaving */
+    CMPI_TAG_DONE = 6,       /* a broken job: rank 0 said its line and is leaving */
     CMPI_TAG_P2P = 1 << 20,  /* + src_local * M + dst_local */
     CMPI_TAG_COLL = 1 << 22, /* + (key mod 2^19) * 4 + phase */
 };
@@ -44,13 +44,13 @@ typedef struct cmpi {
     uint32_t cores, per; /* cores of the run, cores per process */
     cmpi_reduce reduce;
     double timeout;
-    bool quiet_failure;      /* this rank stopped because another failed */
-    int failed_rank;         /* that rank */
-    bool broken;             /* a process stopped answering: no collective teardown (it would
-                              * wait for that process for ever), the job ends without it */
-    unsigned char *silent;   /* [rank]: that process gave no answer (NULL: none known) */
-    int epoch;               /* agreements completed: an abort notice of an earlier one is stale */
-    int abort_msg[2];        /* this rank's notice: {rank, epoch} (sent without waiting) */
+    bool quiet_failure;    /* this rank stopped because another failed */
+    int failed_rank;       /* that rank */
+    bool broken;           /* a process stopped answering: no collective teardown (it would
+                            * wait for that process for ever), the job ends without it */
+    unsigned char *silent; /* [rank]: that process gave no answer (NULL: none known) */
+    int epoch;             /* agreements completed: an abort notice of an earlier one is stale */
+    int abort_msg[2];      /* this rank's notice: {rank, epoch} (sent without waiting) */
     uint64_t native_reductions; /* fast-mode folds this run (reported once) */
     bool native_noted;
     uint64_t idle_spins;
@@ -64,7 +64,10 @@ typedef struct cmpi {
     MPI_Aint *bases;
     uint32_t n_regions;
     /* large buffers kept between exchanges (no page faults per operation) */
-    struct { void *p; size_t cap; } pool[8];
+    struct {
+        void *p;
+        size_t cap;
+    } pool[8];
 } cmpi;
 
 /* A buffer of at least `bytes` from the pool (or new), and back. */
@@ -78,7 +81,8 @@ bool cmpi_poll(cmpi *m, double budget);
 /* The module's descriptor pieces (coll_plugin.c). */
 extern const trn_transport_desc cmpi_transport;
 extern const coll_remote_ops cmpi_remote_ops;
-trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err, size_t errlen);
+trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err,
+                     size_t errlen);
 void cmpi_fini(coll_state *st);
 void cmpi_run_begin(coll_state *st, uint32_t cores);
 
@@ -88,23 +92,24 @@ int cmpi_rma_open(cmpi *m);
 void cmpi_rma_close(cmpi *m);
 trn_status cmpi_expose(void *state, const trn_region *mine, uint32_t n, char *err, size_t errlen);
 trn_status cmpi_remote_begin(void *state, uint32_t rank, int exclusive, char *err, size_t errlen);
-trn_status cmpi_remote_get(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n, void *local,
-                           char *err, size_t errlen);
-trn_status cmpi_remote_put(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
-                           const void *local, char *err, size_t errlen);
+trn_status cmpi_remote_get(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                           size_t n, void *local, char *err, size_t errlen);
+trn_status cmpi_remote_put(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                           size_t n, const void *local, char *err, size_t errlen);
 trn_status cmpi_remote_end(void *state, uint32_t rank, char *err, size_t errlen);
 
 /* Requests (cmpi_reqs.c). Posting fails only when out of memory. */
 int cmpi_isend(cmpi *m, cmpi_reqs *r, const void *buf, size_t bytes, int peer, int tag);
 int cmpi_irecv(cmpi *m, cmpi_reqs *r, void *buf, size_t bytes, int peer, int tag);
-bool cmpi_test(cmpi_reqs *r); /* all complete? */
+bool cmpi_test(cmpi_reqs *r);         /* all complete? */
 MPI_Request *cmpi_slot(cmpi_reqs *r); /* room for one more request, NULL when out of memory */
-void cmpi_reqs_cancel(cmpi_reqs *r); /* a failed run: let go of what is in flight */
+void cmpi_reqs_cancel(cmpi_reqs *r);  /* a failed run: let go of what is in flight */
 void cmpi_reqs_free(cmpi_reqs *r);
 /* Wait for all of r, at most `timeout` seconds, giving the CPU away while
  * waiting. abort_aware: stop early when another rank says it failed. 0, or
  * -1 with a message. */
-int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const char *what, char *err, size_t errlen);
+int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const char *what, char *err,
+              size_t errlen);
 /* Another rank sent CMPI_TAG_ABORT? Sets quiet_failure / failed_rank. */
 bool cmpi_someone_failed(cmpi *m);
 void cmpi_pause(cmpi *m);
@@ -139,11 +144,11 @@ typedef struct cmpi_native {
     const trn_host_api *api;
     trn_ctx *ctx;
     cmpi *m;
-    int64_t op;           /* COLL_OP_* */
-    bool scatter;         /* ReduceScatter, else AllReduce */
-    int64_t e;            /* elements per input */
-    uint32_t n;           /* party size (every core) */
-    coll_record **local;  /* this process's members, in position order */
+    int64_t op;          /* COLL_OP_* */
+    bool scatter;        /* ReduceScatter, else AllReduce */
+    int64_t e;           /* elements per input */
+    uint32_t n;          /* party size (every core) */
+    coll_record **local; /* this process's members, in position order */
     uint32_t nl;
 } cmpi_native;
 trn_status cmpi_native_reduce(const cmpi_native *job);
@@ -152,7 +157,8 @@ trn_status cmpi_native_reduce(const cmpi_native *job);
  * (cmpi_p2p.c). */
 trn_status cmpi_compute(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
                         const uint32_t *members, uint32_t n, const uint32_t *src_of);
-trn_status cmpi_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec, bool send);
+trn_status cmpi_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
+                    bool send);
 trn_status cmpi_resume(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_core *me);
 
 #endif

@@ -37,19 +37,19 @@ typedef struct xop {
     cmpi_op base;
     cmpi *m;
     coll_state *st;
-    coll_record *lead;   /* the driving core's record: its spec is the party's */
-    uint32_t n;          /* party size */
-    uint32_t *members;   /* position order */
-    uint32_t *src_of;    /* Permute, else NULL */
-    coll_record **recs;  /* position order: local from the registry, remote in synth */
-    coll_record *synth;  /* [n], used at remote positions */
-    wire_rec *wire;      /* [n] by position */
-    int *ranks;          /* participating processes, ascending */
-    int n_ranks, me;     /* me: this process's index in ranks */
+    coll_record *lead;  /* the driving core's record: its spec is the party's */
+    uint32_t n;         /* party size */
+    uint32_t *members;  /* position order */
+    uint32_t *src_of;   /* Permute, else NULL */
+    coll_record **recs; /* position order: local from the registry, remote in synth */
+    coll_record *synth; /* [n], used at remote positions */
+    wire_rec *wire;     /* [n] by position */
+    int *ranks;         /* participating processes, ascending */
+    int n_ranks, me;    /* me: this process's index in ranks */
     uint64_t key;
     int phase;
     plan plan;
-    int64_t e;           /* reductions: elements per input */
+    int64_t e;             /* reductions: elements per input */
     float *in, *got, *res; /* reductions: local inputs, received slices, result */
     char *raw;             /* copy: local inputs, then received ones */
     size_t cap_in, cap_got, cap_res, cap_raw; /* pool buffers (cmpi_buf_get) */
@@ -71,11 +71,15 @@ static void destroy(cmpi_op *o) {
     free(x);
 }
 
-static bool local(const xop *x, uint32_t i) { return cmpi_owner(x->m, x->members[i]) == x->m->rank; }
+static bool local(const xop *x, uint32_t i) {
+    return cmpi_owner(x->m, x->members[i]) == x->m->rank;
+}
 
 /* Slice q of Q of e elements. */
 static int64_t slice_lo(int64_t e, int q, int nq) { return e * q / nq; }
-static int64_t slice_len(int64_t e, int q, int nq) { return slice_lo(e, q + 1, nq) - slice_lo(e, q, nq); }
+static int64_t slice_len(int64_t e, int q, int nq) {
+    return slice_lo(e, q + 1, nq) - slice_lo(e, q, nq);
+}
 
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
 
@@ -93,16 +97,30 @@ static uint64_t arrays_hash(const coll_spec *sp) {
 }
 
 static wire_rec to_wire(const coll_record *r) {
-    wire_rec w = {r->core, (uint32_t)r->n_in, r->instr, r->seq, arrays_hash(&r->spec), r->spec.kind, r->spec.op,
-                  r->spec.cc_dim, r->spec.peer_offset, r->spec.has_scale, 0, {r->in[0], r->in[1]}, r->out,
-                  {r->in_count[0], r->in_count[1]}, r->out_count};
+    wire_rec w = {r->core,
+                  (uint32_t)r->n_in,
+                  r->instr,
+                  r->seq,
+                  arrays_hash(&r->spec),
+                  r->spec.kind,
+                  r->spec.op,
+                  r->spec.cc_dim,
+                  r->spec.peer_offset,
+                  r->spec.has_scale,
+                  0,
+                  {r->in[0], r->in[1]},
+                  r->out,
+                  {r->in_count[0], r->in_count[1]},
+                  r->out_count};
     memcpy(&w.scale_bits, &r->spec.scale, 4);
     return w;
 }
 
 /* ---- phase 0: the records ---------------------------------------------- */
 
-static trn_status oom(const trn_host_api *api, trn_ctx *ctx) { return api->error(ctx, "out of memory"); }
+static trn_status oom(const trn_host_api *api, trn_ctx *ctx) {
+    return api->error(ctx, "out of memory");
+}
 
 static int find_ranks(xop *x) {
     x->ranks = malloc(x->n * sizeof *x->ranks);
@@ -129,9 +147,11 @@ static int post_records(xop *x) {
         for (int k = 0; k < x->n_ranks; ++k) {
             int p = x->ranks[k];
             if (p == x->m->rank) continue;
-            int rc = owner == x->m->rank ? cmpi_isend(x->m, &x->base.reqs, &x->wire[i], sizeof x->wire[i], p, tag)
-                     : owner == p         ? cmpi_irecv(x->m, &x->base.reqs, &x->wire[i], sizeof x->wire[i], p, tag)
-                                          : 0;
+            int rc = owner == x->m->rank
+                         ? cmpi_isend(x->m, &x->base.reqs, &x->wire[i], sizeof x->wire[i], p, tag)
+                     : owner == p
+                         ? cmpi_irecv(x->m, &x->base.reqs, &x->wire[i], sizeof x->wire[i], p, tag)
+                         : 0;
             if (rc) return -1;
         }
     }
@@ -156,22 +176,32 @@ static trn_status check_records(xop *x, const trn_host_api *api, trn_ctx *ctx) {
         int bad = w->core != x->members[i] || w->seq != me->seq;
         if (!bad && coll_spec_compare(&me->spec, me->core, &other, w->core, err, sizeof err) == 0 &&
             w->arrays_hash != mine)
-            snprintf(err, sizeof err, "core %u's replica_groups, src_target_pairs or send_counts differ from core %u's",
-                     me->core, w->core);
+            snprintf(
+                err, sizeof err,
+                "core %u's replica_groups, src_target_pairs or send_counts differ from core %u's",
+                me->core, w->core);
         if (bad)
-            snprintf(err, sizeof err, "MPI process %d answered with core %u's collective #%llu, expected core %u's #%llu",
-                     cmpi_owner(x->m, x->members[i]), w->core, (unsigned long long)w->seq, x->members[i],
-                     (unsigned long long)me->seq);
+            snprintf(
+                err, sizeof err,
+                "MPI process %d answered with core %u's collective #%llu, expected core %u's #%llu",
+                cmpi_owner(x->m, x->members[i]), w->core, (unsigned long long)w->seq, x->members[i],
+                (unsigned long long)me->seq);
         if (err[0])
-            return api->error(ctx, "collective #%llu (CollectiveCompute instruction %llu on core %u, %llu on core %u) "
-                              "disagrees: %s", (unsigned long long)me->seq, (unsigned long long)me->instr, me->core,
-                              (unsigned long long)w->instr, w->core, err);
+            return api->error(
+                ctx,
+                "collective #%llu (CollectiveCompute instruction %llu on core %u, %llu on core %u) "
+                "disagrees: %s",
+                (unsigned long long)me->seq, (unsigned long long)me->instr, me->core,
+                (unsigned long long)w->instr, w->core, err);
         for (int k = 0; k < (int)w->n_in + 1; ++k) {
             const trn_ap *ap = k < (int)w->n_in ? &w->in[k] : &w->out;
             if (ap->core != w->core)
-                return api->error(ctx, "%s (kind %lld): core %u's %s lies on core %u; across MPI processes a "
-                                  "collective's operands must be on the executing core", coll_kind_name(me->spec.kind),
-                                  (long long)me->spec.kind, w->core, k < (int)w->n_in ? "input" : "output", ap->core);
+                return api->error(
+                    ctx,
+                    "%s (kind %lld): core %u's %s lies on core %u; across MPI processes a "
+                    "collective's operands must be on the executing core",
+                    coll_kind_name(me->spec.kind), (long long)me->spec.kind, w->core,
+                    k < (int)w->n_in ? "input" : "output", ap->core);
         }
     }
     return TRN_OK;
@@ -185,9 +215,17 @@ static void build_recs(xop *x) {
         }
         const wire_rec *w = &x->wire[i];
         coll_record *r = &x->synth[i];
-        *r = (coll_record){.core = w->core, .instr = w->instr, .seq = w->seq, .spec = x->lead->spec, .member = true,
-                           .n_in = (int)w->n_in, .n_out = 1, .in = {w->in[0], w->in[1]}, .out = w->out,
-                           .in_count = {w->in_count[0], w->in_count[1]}, .out_count = w->out_count};
+        *r = (coll_record){.core = w->core,
+                           .instr = w->instr,
+                           .seq = w->seq,
+                           .spec = x->lead->spec,
+                           .member = true,
+                           .n_in = (int)w->n_in,
+                           .n_out = 1,
+                           .in = {w->in[0], w->in[1]},
+                           .out = w->out,
+                           .in_count = {w->in_count[0], w->in_count[1]},
+                           .out_count = w->out_count};
         x->recs[i] = r;
     }
 }
@@ -196,8 +234,9 @@ static void build_recs(xop *x) {
 
 static bool native_fits(const xop *x, bool scatter) {
     const coll_spec *sp = &x->lead->spec;
-    return x->m->reduce == CMPI_REDUCE_NATIVE && x->n == x->m->cores && !(sp->op == COLL_OP_ADD && sp->has_scale) &&
-           coll_op_supported(sp->op) && (!scatter || x->e % x->n == 0);
+    return x->m->reduce == CMPI_REDUCE_NATIVE && x->n == x->m->cores &&
+           !(sp->op == COLL_OP_ADD && sp->has_scale) && coll_op_supported(sp->op) &&
+           (!scatter || x->e % x->n == 0);
 }
 
 /* The checks of coll_exec_reduce_all, on every process alike. */
@@ -205,10 +244,12 @@ static trn_status check_reduce(const coll_exec *ex, bool scatter) {
     if (coll_same_in_counts(ex) != TRN_OK) return TRN_ERR;
     int64_t e = ex->recs[0]->in_count[0];
     if (scatter && e % ex->n != 0)
-        return coll_fail(ex, "%lld input elements do not split into %u equal parts (one per rank)", (long long)e, ex->n);
+        return coll_fail(ex, "%lld input elements do not split into %u equal parts (one per rank)",
+                         (long long)e, ex->n);
     int64_t part = scatter ? e / ex->n : e;
     for (uint32_t i = 0; i < ex->n; ++i)
-        if (coll_out_count_is(ex, i, part, scatter ? "the input's count / ranks" : "the input's count") != TRN_OK)
+        if (coll_out_count_is(
+                ex, i, part, scatter ? "the input's count / ranks" : "the input's count") != TRN_OK)
             return TRN_ERR;
     if (coll_reduce_rejects(ex->sp->op, ex->n, (size_t)e, ex->sp->has_scale))
         return coll_unsupported_op(ex->api, ex->ctx, ex->sp->op);
@@ -227,8 +268,10 @@ static trn_status read_f32(const trn_host_api *api, trn_ctx *ctx, const trn_ap *
     return ap->dtype == TRN_DT_FP32 ? api->read_raw(ctx, ap, dst) : api->read_f32(ctx, ap, dst);
 }
 
-static trn_status write_f32(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const float *src) {
-    return ap->dtype == TRN_DT_FP32 ? api->write_raw(ctx, ap, src) : api->write_f32(ctx, ap, src, TRN_ACC_COPY);
+static trn_status write_f32(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap,
+                            const float *src) {
+    return ap->dtype == TRN_DT_FP32 ? api->write_raw(ctx, ap, src)
+                                    : api->write_f32(ctx, ap, src, TRN_ACC_COPY);
 }
 
 /* Local inputs as fp32, [local members][e], in position order. */
@@ -238,7 +281,8 @@ static trn_status read_local_f32(xop *x, const trn_host_api *api, trn_ctx *ctx) 
     x->res = cmpi_buf_get(x->m, (size_t)x->e * sizeof(float) + 4, &x->cap_res);
     if (!x->in || !x->res) return oom(api, ctx);
     for (uint32_t i = 0, l = 0; i < x->n; ++i)
-        if (local(x, i) && read_f32(api, ctx, &x->recs[i]->in[0], x->in + (size_t)l++ * x->e) != TRN_OK)
+        if (local(x, i) &&
+            read_f32(api, ctx, &x->recs[i]->in[0], x->in + (size_t)l++ * x->e) != TRN_OK)
             return TRN_ERR;
     return TRN_OK;
 }
@@ -268,12 +312,14 @@ static trn_status start_exact(xop *x, const trn_host_api *api, trn_ctx *ctx) {
         if (owner == x->m->rank) {
             for (int k = 0; k < x->n_ranks; ++k)
                 if (k != x->me &&
-                    cmpi_isend(x->m, &x->base.reqs, x->in + (size_t)l * x->e + slice_lo(x->e, k, x->n_ranks),
-                               (size_t)slice_len(x->e, k, x->n_ranks) * sizeof(float), x->ranks[k], tag))
+                    cmpi_isend(x->m, &x->base.reqs,
+                               x->in + (size_t)l * x->e + slice_lo(x->e, k, x->n_ranks),
+                               (size_t)slice_len(x->e, k, x->n_ranks) * sizeof(float), x->ranks[k],
+                               tag))
                     return oom(api, ctx);
             ++l;
-        } else if (cmpi_irecv(x->m, &x->base.reqs, x->got + (size_t)i * mylen, (size_t)mylen * sizeof(float), owner,
-                              tag)) {
+        } else if (cmpi_irecv(x->m, &x->base.reqs, x->got + (size_t)i * mylen,
+                              (size_t)mylen * sizeof(float), owner, tag)) {
             return oom(api, ctx);
         }
     }
@@ -287,14 +333,17 @@ static trn_status fold_and_share(xop *x, const trn_host_api *api, trn_ctx *ctx) 
     if (!ins) return oom(api, ctx);
     for (uint32_t i = 0, l = 0; i < x->n; ++i)
         ins[i] = local(x, i) ? x->in + (size_t)l++ * x->e + lo : x->got + (size_t)i * len;
-    coll_reduce(x->lead->spec.op, ins, x->n, (size_t)len, x->lead->spec.has_scale, x->lead->spec.scale, x->res + lo);
+    coll_reduce(x->lead->spec.op, ins, x->n, (size_t)len, x->lead->spec.has_scale,
+                x->lead->spec.scale, x->res + lo);
     free(ins);
     cmpi_reqs_free(&x->base.reqs);
     int tag = cmpi_coll_tag(x->key, 2);
     for (int k = 0; k < x->n_ranks; ++k) {
         if (k == x->me) continue;
-        size_t klo = (size_t)slice_lo(x->e, k, x->n_ranks), klen = (size_t)slice_len(x->e, k, x->n_ranks);
-        if (cmpi_isend(x->m, &x->base.reqs, x->res + lo, (size_t)len * sizeof(float), x->ranks[k], tag) ||
+        size_t klo = (size_t)slice_lo(x->e, k, x->n_ranks),
+               klen = (size_t)slice_len(x->e, k, x->n_ranks);
+        if (cmpi_isend(x->m, &x->base.reqs, x->res + lo, (size_t)len * sizeof(float), x->ranks[k],
+                       tag) ||
             cmpi_irecv(x->m, &x->base.reqs, x->res + klo, klen * sizeof(float), x->ranks[k], tag))
             return oom(api, ctx);
     }
@@ -337,7 +386,8 @@ static trn_status start_copy(xop *x, const trn_host_api *api, trn_ctx *ctx) {
             }
             if (api->read_raw(ctx, &x->recs[i]->in[k], p) != TRN_OK) return TRN_ERR;
             for (int q = 0; q < x->n_ranks; ++q)
-                if (q != x->me && cmpi_isend(x->m, &x->base.reqs, p, b, x->ranks[q], tag)) return oom(api, ctx);
+                if (q != x->me && cmpi_isend(x->m, &x->base.reqs, p, b, x->ranks[q], tag))
+                    return oom(api, ctx);
         }
     }
     return TRN_OK;
@@ -349,7 +399,8 @@ static trn_status finish_copy(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     size_t off = 0;
     for (uint32_t i = 0; i < x->n; ++i)
         for (int k = 0; k < x->recs[i]->n_in; ++k) {
-            if (!local(x, i) && api->write_raw(ctx, &x->recs[i]->in[k], x->raw + off) != TRN_OK) return TRN_ERR;
+            if (!local(x, i) && api->write_raw(ctx, &x->recs[i]->in[k], x->raw + off) != TRN_OK)
+                return TRN_ERR;
             off += in_bytes(api, x->recs[i], k);
         }
     coll_exec ex = {api, ctx, x->st, &x->lead->spec, x->recs, x->n, x->src_of};
@@ -377,7 +428,8 @@ static trn_status after_records(xop *x, const trn_host_api *api, trn_ctx *ctx) {
     build_recs(x);
     cmpi_reqs_free(&x->base.reqs);
     int64_t kind = x->lead->spec.kind;
-    bool reduce = kind == COLL_ALL_REDUCE || kind == COLL_REDUCE_SCATTER, scatter = kind == COLL_REDUCE_SCATTER;
+    bool reduce = kind == COLL_ALL_REDUCE || kind == COLL_REDUCE_SCATTER,
+         scatter = kind == COLL_REDUCE_SCATTER;
     if (!reduce) {
         x->plan = PLAN_COPY;
         return start_copy(x, api, ctx);
@@ -399,13 +451,15 @@ static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
     while (cmpi_test(&x->base.reqs)) {
         trn_status rc = TRN_OK;
         switch (x->phase++) {
-        case 0: rc = after_records(x, api, ctx); break;
-        case 1:
-            if (x->plan == PLAN_COPY) return finish_copy(x, api, ctx) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
-            rc = fold_and_share(x, api, ctx);
-            break;
-        case 100: return met(x, api, ctx); /* native: done in after_records */
-        default: return write_results(x, api, ctx, scatter) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
+            case 0: rc = after_records(x, api, ctx); break;
+            case 1:
+                if (x->plan == PLAN_COPY)
+                    return finish_copy(x, api, ctx) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
+                rc = fold_and_share(x, api, ctx);
+                break;
+            case 100: return met(x, api, ctx); /* native: done in after_records */
+            default:
+                return write_results(x, api, ctx, scatter) == TRN_OK ? met(x, api, ctx) : TRN_ERR;
         }
         if (rc != TRN_OK) return rc;
     }
@@ -414,10 +468,11 @@ static trn_status step(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
 
 static bool ready(cmpi_op *o) { return cmpi_test(&o->reqs); }
 
-static bool local_part_arrived(const coll_state *st, const cmpi *m, const uint32_t *members, uint32_t n,
-                               uint64_t seq) {
+static bool local_part_arrived(const coll_state *st, const cmpi *m, const uint32_t *members,
+                               uint32_t n, uint64_t seq) {
     for (uint32_t i = 0; i < n; ++i)
-        if (cmpi_owner(m, members[i]) == m->rank && !coll_registry_get(st->reg, members[i], seq)) return false;
+        if (cmpi_owner(m, members[i]) == m->rank && !coll_registry_get(st->reg, members[i], seq))
+            return false;
     return true;
 }
 
@@ -450,8 +505,10 @@ trn_status cmpi_compute(const trn_host_api *api, trn_ctx *ctx, coll_state *st, c
     x->key = rec->seq * m->cores + leader;
     for (uint32_t i = 0; i < n; ++i)
         if (local(x, i)) x->wire[i] = to_wire(coll_registry_get(st->reg, members[i], rec->seq));
-    if (m->reduce == CMPI_REDUCE_NATIVE && (rec->spec.kind == COLL_ALL_REDUCE || rec->spec.kind == COLL_REDUCE_SCATTER))
-        for (uint32_t i = 0; i < n; ++i) /* native blocks after phase 0: fail here, before the others count on us */
+    if (m->reduce == CMPI_REDUCE_NATIVE &&
+        (rec->spec.kind == COLL_ALL_REDUCE || rec->spec.kind == COLL_REDUCE_SCATTER))
+        for (uint32_t i = 0; i < n;
+             ++i) /* native blocks after phase 0: fail here, before the others count on us */
             if (local(x, i) && api->check_ap(ctx, &x->wire[i].in[0], TRN_IN) != TRN_OK) {
                 destroy(&x->base);
                 return TRN_ERR;

@@ -22,14 +22,14 @@
  * lent outputs (or the dense result). */
 typedef struct native_io {
     const cmpi_native *job;
-    trn_view in;        /* the single local input, when lent */
+    trn_view in; /* the single local input, when lent */
     bool in_lent;
-    trn_view *out;      /* [nl] local outputs, when lent */
-    uint32_t out_lent;  /* how many of them are held */
-    bool outs_direct;   /* MPI writes out[0] in place */
-    const float *send;  /* MPI's send buffer (MPI_IN_PLACE: NULL) */
+    trn_view *out;     /* [nl] local outputs, when lent */
+    uint32_t out_lent; /* how many of them are held */
+    bool outs_direct;  /* MPI writes out[0] in place */
+    const float *send; /* MPI's send buffer (MPI_IN_PLACE: NULL) */
     float *recv;
-    float *fold, *res;  /* dense buffers (pool) */
+    float *fold, *res; /* dense buffers (pool) */
     size_t cap_fold, cap_res;
 } native_io;
 
@@ -37,8 +37,8 @@ static trn_status oom(const cmpi_native *j) { return j->api->error(j->ctx, "out 
 
 /* One contiguous run of `elems` aligned fp32 values. */
 static bool flat_f32(const trn_view *v, int64_t elems) {
-    return (v->flags & TRN_VIEW_BLOCK) && v->dtype == TRN_DT_FP32 && ((uintptr_t)v->base & 3) == 0 &&
-           (int64_t)v->parts * v->free_elems == elems;
+    return (v->flags & TRN_VIEW_BLOCK) && v->dtype == TRN_DT_FP32 &&
+           ((uintptr_t)v->base & 3) == 0 && (int64_t)v->parts * v->free_elems == elems;
 }
 
 static bool meet(const trn_view *a, const trn_view *b) { return a->lo < b->hi && b->lo < a->hi; }
@@ -47,7 +47,8 @@ static bool same(const trn_view *a, const trn_view *b) { return a->lo == b->lo &
 static bool can_lend(const cmpi_native *j) { return TRN_API_HAS(j->api, lend_cancel); }
 
 static trn_status read_f32(const cmpi_native *j, const trn_ap *ap, float *dst) {
-    return ap->dtype == TRN_DT_FP32 ? j->api->read_raw(j->ctx, ap, dst) : j->api->read_f32(j->ctx, ap, dst);
+    return ap->dtype == TRN_DT_FP32 ? j->api->read_raw(j->ctx, ap, dst)
+                                    : j->api->read_f32(j->ctx, ap, dst);
 }
 
 static trn_status write_f32(const cmpi_native *j, const trn_ap *ap, const float *src) {
@@ -72,7 +73,8 @@ static trn_status prepare_send(native_io *io) {
     io->fold = cmpi_buf_get(j->m, (size_t)j->nl * (size_t)j->e * sizeof(float) + 4, &io->cap_fold);
     if (!io->fold) return oom(j);
     for (uint32_t l = 0; l < j->nl; ++l)
-        if (read_f32(j, &j->local[l]->in[0], io->fold + (size_t)l * (size_t)j->e) != TRN_OK) return TRN_ERR;
+        if (read_f32(j, &j->local[l]->in[0], io->fold + (size_t)l * (size_t)j->e) != TRN_OK)
+            return TRN_ERR;
     if (j->nl > 1) { /* in place into the first (coll_reduce allows res == ins[0]) */
         const float **ins = malloc(j->nl * sizeof *ins);
         if (!ins) return oom(j);
@@ -132,16 +134,19 @@ static trn_status prepare_recv(native_io *io) {
     return TRN_OK;
 }
 
-static MPI_Op mpi_op(int64_t op) { return op == COLL_OP_MAX ? MPI_MAX : op == COLL_OP_MIN ? MPI_MIN : MPI_SUM; }
+static MPI_Op mpi_op(int64_t op) {
+    return op == COLL_OP_MAX ? MPI_MAX : op == COLL_OP_MIN ? MPI_MIN : MPI_SUM;
+}
 
 /* Separate buffers where it can, as a user of MPI passes them (in place is
  * a slower path in Open MPI). */
 static trn_status call_mpi(native_io *io) {
     const cmpi_native *j = io->job;
     const void *send = io->send ? (const void *)io->send : MPI_IN_PLACE;
-    int rc = j->scatter ? MPI_Reduce_scatter_block(send, io->recv, (int)(j->e / j->n * j->nl), MPI_FLOAT,
-                                                   mpi_op(j->op), j->m->comm)
-                        : MPI_Allreduce(send, io->recv, (int)j->e, MPI_FLOAT, mpi_op(j->op), j->m->comm);
+    int rc = j->scatter
+                 ? MPI_Reduce_scatter_block(send, io->recv, (int)(j->e / j->n * j->nl), MPI_FLOAT,
+                                            mpi_op(j->op), j->m->comm)
+                 : MPI_Allreduce(send, io->recv, (int)j->e, MPI_FLOAT, mpi_op(j->op), j->m->comm);
     if (rc != MPI_SUCCESS)
         return j->api->error(j->ctx, "%s failed (MPI error %d)",
                              j->scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce", rc);
@@ -174,19 +179,23 @@ static void note(const cmpi_native *j) {
     if (j->m->native_noted || j->m->rank != 0) return;
     j->m->native_noted = true;
     j->api->log(j->ctx, TRN_LOG_WARN,
-                "collective.mpi_reduce = \"native\": %s folds in MPI's order, not core order; fp32 add is not "
-                "bit-exact (docs/mpi.md)", j->scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce");
+                "collective.mpi_reduce = \"native\": %s folds in MPI's order, not core order; fp32 "
+                "add is not "
+                "bit-exact (docs/mpi.md)",
+                j->scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce");
 }
 
 /* Which buffers MPI got, for --trace-text (and the tests that check that
  * the lent path is taken where it should be). */
 static void say_buffers(const native_io *io) {
     const cmpi_native *j = io->job;
-    j->api->log(j->ctx, TRN_LOG_INFO, "%s: MPI %s; %s", j->scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce",
-                !io->send ? "works in place on the lent input (MPI_IN_PLACE)"
+    j->api->log(j->ctx, TRN_LOG_INFO, "%s: MPI %s; %s",
+                j->scatter ? "MPI_Reduce_scatter_block" : "MPI_Allreduce",
+                !io->send     ? "works in place on the lent input (MPI_IN_PLACE)"
                 : io->in_lent ? "reads the lent input in place"
                               : "reads a dense fold of the inputs",
-                io->outs_direct ? "writes the lent output in place" : "writes a dense buffer, copied into the outputs");
+                io->outs_direct ? "writes the lent output in place"
+                                : "writes a dense buffer, copied into the outputs");
 }
 
 trn_status cmpi_native_reduce(const cmpi_native *job) {

@@ -81,7 +81,8 @@ static trn_status step_recv(cmpi_op *o, const trn_host_api *api, trn_ctx *ctx) {
     send.in_count[0] = h.count;
     trn_status rc = api->write_raw(ctx, &h.in, buf + sizeof h);
     if (rc == TRN_OK) rc = coll_exec_p2p(api, ctx, op->st, &send, op->rec);
-    if (rc == TRN_OK) rc = coll_met_p2p(api, ctx, &send, op->rec); /* the receiver knows both ends */
+    if (rc == TRN_OK)
+        rc = coll_met_p2p(api, ctx, &send, op->rec); /* the receiver knows both ends */
     free(buf);
     return rc == TRN_OK ? finish(op) : rc;
 }
@@ -90,8 +91,11 @@ static trn_status start_send(const trn_host_api *api, trn_ctx *ctx, p2p_op *op) 
     const coll_record *rec = op->rec;
     size_t w = api->dtype_width((trn_dtype)rec->in[0].dtype), data = (size_t)rec->in_count[0] * w;
     if (sizeof(p2p_head) + data > (size_t)1 << 30)
-        return api->error(ctx, "CollectiveSend: %zu bytes to core %u in another MPI process; at most 1 GiB per "
-                          "message crosses processes (split the transfer)", data, rec->peer);
+        return api->error(
+            ctx,
+            "CollectiveSend: %zu bytes to core %u in another MPI process; at most 1 GiB per "
+            "message crosses processes (split the transfer)",
+            data, rec->peer);
     op->buf = malloc(sizeof(p2p_head) + data);
     if (!op->buf) return api->error(ctx, "CollectiveSend: out of memory for %zu bytes", data);
     p2p_head h = {rec->core, 0, rec->instr, rec->seq, rec->in_count[0], rec->in[0]};
@@ -103,11 +107,15 @@ static trn_status start_send(const trn_host_api *api, trn_ctx *ctx, p2p_op *op) 
     return TRN_OK;
 }
 
-trn_status cmpi_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec, bool send) {
+trn_status cmpi_p2p(const trn_host_api *api, trn_ctx *ctx, coll_state *st, coll_record *rec,
+                    bool send) {
     cmpi *m = st->remote;
     if (m->per * m->per > (1u << 20))
-        return api->error(ctx, "CollectiveSend / CollectiveRecv across MPI processes support at most 1024 cores per "
-                          "process, this run has %u", m->per);
+        return api->error(
+            ctx,
+            "CollectiveSend / CollectiveRecv across MPI processes support at most 1024 cores per "
+            "process, this run has %u",
+            m->per);
     p2p_op *op = calloc(1, sizeof *op);
     if (!op) return api->error(ctx, "out of memory");
     op->base.step = send ? step_send : step_recv;

@@ -26,8 +26,10 @@ static int post(cmpi *m, cmpi_reqs *r, void *buf, size_t bytes, int peer, int ta
         MPI_Request *q = cmpi_slot(r);
         if (!q) return -1;
         char *p = (char *)buf + off;
-        if (send) MPI_Isend(p, (int)piece, MPI_BYTE, peer, tag, m->comm, q);
-        else MPI_Irecv(p, (int)piece, MPI_BYTE, peer, tag, m->comm, q);
+        if (send)
+            MPI_Isend(p, (int)piece, MPI_BYTE, peer, tag, m->comm, q);
+        else
+            MPI_Irecv(p, (int)piece, MPI_BYTE, peer, tag, m->comm, q);
         off += piece;
     } while (off < bytes);
     return 0;
@@ -94,7 +96,8 @@ double cmpi_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const char *what, char *err, size_t errlen) {
+int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const char *what, char *err,
+              size_t errlen) {
     double t0 = cmpi_now();
     m->idle_spins = 0;
     while (!cmpi_test(r)) {
@@ -106,7 +109,8 @@ int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const cha
         if (cmpi_now() - t0 > timeout) {
             cmpi_reqs_cancel(r);
             m->broken = true;
-            snprintf(err, errlen, "%s: no answer from the other MPI processes within %g s (setting mpi_timeout)",
+            snprintf(err, errlen,
+                     "%s: no answer from the other MPI processes within %g s (setting mpi_timeout)",
                      what, timeout);
             return -1;
         }
@@ -146,7 +150,9 @@ void cmpi_untrack(cmpi *m, cmpi_op *x) {
 void *cmpi_buf_get(cmpi *m, size_t bytes, size_t *cap) {
     int best = -1;
     for (int i = 0; i < 8; ++i)
-        if (m->pool[i].p && m->pool[i].cap >= bytes && (best < 0 || m->pool[i].cap < m->pool[best].cap)) best = i;
+        if (m->pool[i].p && m->pool[i].cap >= bytes &&
+            (best < 0 || m->pool[i].cap < m->pool[best].cap))
+            best = i;
     if (best >= 0) {
         void *p = m->pool[best].p;
         *cap = m->pool[best].cap;

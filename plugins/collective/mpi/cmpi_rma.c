@@ -84,9 +84,12 @@ trn_status cmpi_expose(void *state, const trn_region *mine, uint32_t n, char *er
 trn_status cmpi_remote_begin(void *state, uint32_t rank, int exclusive, char *err, size_t errlen) {
     cmpi *m = ((coll_state *)state)->remote;
     if (m->win == MPI_WIN_NULL) {
-        snprintf(err, errlen, "this MPI cannot create an RMA window (MPI_Win_create_dynamic failed at start-up), "
-                 "which remote DMA across processes needs (an MPI whose one-sided support covers dynamic windows can, "
-                 "such as Open MPI's osc rdma)");
+        snprintf(
+            err, errlen,
+            "this MPI cannot create an RMA window (MPI_Win_create_dynamic failed at start-up), "
+            "which remote DMA across processes needs (an MPI whose one-sided support covers "
+            "dynamic windows can, "
+            "such as Open MPI's osc rdma)");
         return TRN_ERR;
     }
     int rc = MPI_Win_lock(exclusive ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, (int)rank, 0, m->win);
@@ -118,7 +121,8 @@ static int extents_type(const trn_extent *x, size_t n, MPI_Datatype *t) {
             len[k] = (int)piece;
             disp[k] = (MPI_Aint)(x[i].offset + off);
         }
-    int rc = len && disp && MPI_Type_create_hindexed((int)k, len, disp, MPI_BYTE, t) == MPI_SUCCESS &&
+    int rc = len && disp &&
+                     MPI_Type_create_hindexed((int)k, len, disp, MPI_BYTE, t) == MPI_SUCCESS &&
                      MPI_Type_commit(t) == MPI_SUCCESS
                  ? 0
                  : -1;
@@ -127,8 +131,8 @@ static int extents_type(const trn_extent *x, size_t n, MPI_Datatype *t) {
     return rc;
 }
 
-static trn_status move(cmpi *m, uint32_t rank, uint32_t region, const trn_extent *x, size_t n, void *local, bool put,
-                       char *err, size_t errlen) {
+static trn_status move(cmpi *m, uint32_t rank, uint32_t region, const trn_extent *x, size_t n,
+                       void *local, bool put, char *err, size_t errlen) {
     if (!n) return TRN_OK;
     if (region >= m->n_regions || rank >= (uint32_t)m->ranks) {
         snprintf(err, errlen, "remote region %u of MPI process %u does not exist", region, rank);
@@ -149,12 +153,13 @@ static trn_status move(cmpi *m, uint32_t rank, uint32_t region, const trn_extent
     return TRN_ERR;
 }
 
-trn_status cmpi_remote_get(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n, void *local,
-                      char *err, size_t errlen) {
+trn_status cmpi_remote_get(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                           size_t n, void *local, char *err, size_t errlen) {
     return move(((coll_state *)state)->remote, rank, region, x, n, local, false, err, errlen);
 }
 
-trn_status cmpi_remote_put(void *state, uint32_t rank, uint32_t region, const trn_extent *x, size_t n, const void *local,
-                      char *err, size_t errlen) {
-    return move(((coll_state *)state)->remote, rank, region, x, n, (void *)local, true, err, errlen);
+trn_status cmpi_remote_put(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
+                           size_t n, const void *local, char *err, size_t errlen) {
+    return move(((coll_state *)state)->remote, rank, region, x, n, (void *)local, true, err,
+                errlen);
 }

@@ -27,7 +27,8 @@ static void mpi_text(int code, char *buf, size_t len) {
     snprintf(buf, len, "%.*s", n, t);
 }
 
-trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err, size_t errlen) {
+trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings *s, char *err,
+                     size_t errlen) {
     cmpi *m = calloc(1, sizeof *m);
     if (!m) return trn_fail(err, errlen, "out of memory");
     const char *reduce = "exact";
@@ -148,7 +149,8 @@ static void *watch_init(void *arg) {
     if (!rank) rank = getenv("PMIX_RANK");
     if (!rank) rank = getenv("PMI_RANK");
     char line[400];
-    int n = snprintf(line, sizeof line, "trnsim: MPI process %s: MPI did not start within %g s "
+    int n = snprintf(line, sizeof line,
+                     "trnsim: MPI process %s: MPI did not start within %g s "
                      "(collective.mpi_timeout): a process of the job never joined (stopped, or "
                      "started without --config config/mpi.cfg); the job ends\n",
                      rank ? rank : "?", w->timeout);
@@ -180,7 +182,8 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
     cmpi *m = of(state);
     int up = 0;
     MPI_Initialized(&up);
-    if (!up && !launched_by_mpi()) { /* plain `trnsim run`: one process, every core here, no MPI at all */
+    if (!up &&
+        !launched_by_mpi()) { /* plain `trnsim run`: one process, every core here, no MPI at all */
         info->rank = 0;
         info->ranks = 1;
         info->timeout = m->timeout;
@@ -220,12 +223,14 @@ static trn_status attach(void *state, trn_transport_info *info, char *err, size_
 static trn_status idle(void *state, char *err, size_t errlen) {
     cmpi *m = of(state);
     bool moved = m->n_live ? cmpi_poll(m, 0.005) : false;
-    if (cmpi_someone_failed(m)) return trn_fail(err, errlen, "stopped: MPI process %d failed", m->failed_rank);
+    if (cmpi_someone_failed(m))
+        return trn_fail(err, errlen, "stopped: MPI process %d failed", m->failed_rank);
     if (!moved) cmpi_pause(m);
     return TRN_OK;
 }
 
-static trn_status allgather(void *state, const void *mine, void *all, size_t bytes, char *err, size_t errlen) {
+static trn_status allgather(void *state, const void *mine, void *all, size_t bytes, char *err,
+                            size_t errlen) {
     cmpi *m = of(state);
     cmpi_reqs r = {0};
     int rc = 0;
@@ -234,8 +239,11 @@ static trn_status allgather(void *state, const void *mine, void *all, size_t byt
         if (p != m->rank)
             rc = cmpi_irecv(m, &r, (char *)all + (size_t)p * bytes, bytes, p, CMPI_TAG_ALLGATHER) ||
                  cmpi_isend(m, &r, mine, bytes, p, CMPI_TAG_ALLGATHER);
-    if (rc) snprintf(err, errlen, "out of memory");
-    else rc = cmpi_wait(m, &r, m->timeout, true, "checking that every process runs the same program", err, errlen);
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = cmpi_wait(m, &r, m->timeout, true, "checking that every process runs the same program",
+                       err, errlen);
     if (rc && !m->quiet_failure) cmpi_reqs_cancel(&r);
     cmpi_reqs_free(&r);
     return rc ? TRN_ERR : TRN_OK;
@@ -261,9 +269,12 @@ static void choose(cmpi *m, const status_msg *all, int *failed, char *msg, size_
     for (int p = 0; p < m->ranks; ++p)
         if (all[p].failed && (pick < 0 || (all[pick].quiet && !all[p].quiet))) pick = p;
     *failed = pick >= 0;
-    if (pick < 0) msg[0] = 0;
-    else if (m->ranks > 1) snprintf(msg, len, "MPI process %d: %s", pick, all[pick].msg);
-    else snprintf(msg, len, "%s", all[pick].msg);
+    if (pick < 0)
+        msg[0] = 0;
+    else if (m->ranks > 1)
+        snprintf(msg, len, "MPI process %d: %s", pick, all[pick].msg);
+    else
+        snprintf(msg, len, "%s", all[pick].msg);
 }
 
 /* Process 0's answer: 0 every process succeeded, 1 one failed (its
@@ -308,7 +319,8 @@ static void silent_message(cmpi *m, const char *silent, char *msg, size_t len) {
         if (r >= 0 && r < m->ranks) m->silent[r] = 1;
         p = end + strspn(end, ", ");
     }
-    snprintf(msg, len, "MPI process %d: no answer from MPI process%s %s within %g s "
+    snprintf(msg, len,
+             "MPI process %d: no answer from MPI process%s %s within %g s "
              "(collective.mpi_timeout); the job ends without %s",
              m->rank, strchr(silent, ',') ? "es" : "", silent, m->timeout,
              strchr(silent, ',') ? "them" : "it");
@@ -324,12 +336,16 @@ static int agree_root(cmpi *m, status_msg *all, verdict_msg *v, char *msg, size_
         rc = cmpi_irecv(m, &rr[p], &all[p], sizeof *all, p, CMPI_TAG_STATUS);
     if (rc == 0) wait_each(m, rr, answered, m->timeout);
     if (rc == 0) name_silent(m, answered, v->silent, sizeof v->silent);
-    if (rc == 0 && v->silent[0]) v->verdict = 2, silent_message(m, v->silent, msg, len);
-    else if (rc == 0) choose(m, all, &v->verdict, msg, len);
+    if (rc == 0 && v->silent[0])
+        v->verdict = 2, silent_message(m, v->silent, msg, len);
+    else if (rc == 0)
+        choose(m, all, &v->verdict, msg, len);
     cmpi_reqs sends = {0};
     for (int p = 1; p < m->ranks && rc == 0; ++p) {
-        if (!answered[p]) cmpi_reqs_cancel(&rr[p]);
-        else rc = cmpi_isend(m, &sends, v, sizeof *v, p, CMPI_TAG_VERDICT);
+        if (!answered[p])
+            cmpi_reqs_cancel(&rr[p]);
+        else
+            rc = cmpi_isend(m, &sends, v, sizeof *v, p, CMPI_TAG_VERDICT);
     }
     char err[512] = "";
     if (rc == 0 &&
@@ -358,9 +374,12 @@ static int agree_other(cmpi *m, const status_msg *mine, verdict_msg *v, char *ms
                        sizeof err);
     cmpi_reqs_free(&r);
     msg[0] = 0;
-    if (rc && err[0]) silent_message(m, "0", msg, len);
-    else if (rc) snprintf(msg, len, "out of memory");
-    else if (v->verdict == 2) silent_message(m, v->silent, msg, len);
+    if (rc && err[0])
+        silent_message(m, "0", msg, len);
+    else if (rc)
+        snprintf(msg, len, "out of memory");
+    else if (v->verdict == 2)
+        silent_message(m, v->silent, msg, len);
     return rc == 0 && v->verdict != 2 ? 0 : -1;
 }
 
@@ -395,15 +414,20 @@ static trn_status agree(void *state, int *failed, char *msg, size_t len) {
     return TRN_OK;
 }
 
-static trn_status to_root(void *state, uint32_t from, void *buf, size_t bytes, char *err, size_t errlen) {
+static trn_status to_root(void *state, uint32_t from, void *buf, size_t bytes, char *err,
+                          size_t errlen) {
     cmpi *m = of(state);
     if ((int)from == m->rank && m->rank == 0) return TRN_OK;
     cmpi_reqs r = {0};
     int rc = 0;
-    if ((int)from == m->rank) rc = cmpi_isend(m, &r, buf, bytes, 0, CMPI_TAG_ROOT);
-    else if (m->rank == 0) rc = cmpi_irecv(m, &r, buf, bytes, (int)from, CMPI_TAG_ROOT);
-    if (rc) snprintf(err, errlen, "out of memory");
-    else rc = cmpi_wait(m, &r, m->timeout, false, "gathering an output", err, errlen);
+    if ((int)from == m->rank)
+        rc = cmpi_isend(m, &r, buf, bytes, 0, CMPI_TAG_ROOT);
+    else if (m->rank == 0)
+        rc = cmpi_irecv(m, &r, buf, bytes, (int)from, CMPI_TAG_ROOT);
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = cmpi_wait(m, &r, m->timeout, false, "gathering an output", err, errlen);
     cmpi_reqs_free(&r);
     return rc ? TRN_ERR : TRN_OK;
 }

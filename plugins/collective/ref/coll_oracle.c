@@ -10,8 +10,8 @@ float oracle_maxss(float x, float acc) { return sse_maxss(x, acc); }
 float oracle_minss(float x, float acc) { return sse_minss(x, acc); }
 float oracle_mulss(float x, float s) { return sse_mulss(x, s); }
 
-int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale,
-                        float *res) {
+int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale,
+                        float scale, float *res) {
     if (op == 4 && has_scale) { /* AVERAGE / SCALE branch: only the first input */
         for (size_t i = 0; i < n; ++i) res[i] = oracle_mulss(ins[0][i], scale);
         return 0;
@@ -20,10 +20,10 @@ int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_
     for (size_t k = 1; k < n_ins; ++k) {
         for (size_t i = 0; i < n; ++i) {
             switch (op) { /* op re-read each element */
-            case 4: res[i] = oracle_addss(ins[k][i], res[i]); break;
-            case 8: res[i] = oracle_maxss(ins[k][i], res[i]); break;
-            case 9: res[i] = oracle_minss(ins[k][i], res[i]); break;
-            default: return -1; /* inst_visitor.cpp:5365 "Unsupported OP type" */
+                case 4: res[i] = oracle_addss(ins[k][i], res[i]); break;
+                case 8: res[i] = oracle_maxss(ins[k][i], res[i]); break;
+                case 9: res[i] = oracle_minss(ins[k][i], res[i]); break;
+                default: return -1; /* inst_visitor.cpp:5365 "Unsupported OP type" */
             }
         }
     }
@@ -55,8 +55,8 @@ void oracle_alltoall(void *dst, const void *const *srcs, size_t n, size_t j, siz
     for (size_t o = 0; o < total; ++o) memcpy(d + o * w, elem(srcs, o / c, j * c + o % c, w), w);
 }
 
-void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j,
-                      const int64_t *counts, size_t w) {
+void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j, const int64_t *counts,
+                      size_t w) {
     unsigned char *d = dst;
     size_t o = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -17,8 +17,8 @@ float oracle_minss(float x, float acc);
 float oracle_mulss(float x, float s);
 
 /* doReduction: 0, or -1 where the reference throws "Unsupported OP type". */
-int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale, float scale,
-                        float *res);
+int oracle_do_reduction(int64_t op, const float *const *ins, size_t n_ins, size_t n, bool has_scale,
+                        float scale, float *res);
 
 /* Routing: out positions computed element by element; elements are w bytes
  * (4 for fp32), moved with memcpy. */
@@ -27,7 +27,7 @@ void oracle_gather_rows(void *dst, const void *const *srcs, size_t n, size_t par
                         size_t w);
 void oracle_alltoall(void *dst, const void *const *srcs, size_t n, size_t j, size_t total,
                      size_t w);
-void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j,
-                      const int64_t *counts, size_t w);
+void oracle_alltoallv(void *dst, const void *const *srcs, size_t n, size_t j, const int64_t *counts,
+                      size_t w);
 
 #endif

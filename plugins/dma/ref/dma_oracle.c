@@ -11,7 +11,8 @@ float oracle_addss(float acc, float x) { return sse_addss(acc, x); }
 float oracle_maxss(float x, float acc) { return sse_maxss(x, acc); }
 float oracle_minss(float x, float acc) { return sse_minss(x, acc); }
 
-void oracle_cce(int op, int first_init, const float *const *src, size_t nsrc, size_t n, float *out) {
+void oracle_cce(int op, int first_init, const float *const *src, size_t nsrc, size_t n,
+                float *out) {
     for (size_t i = 0; i < n; ++i) {
         float acc = 0.0f;
         size_t s = 0;
@@ -32,7 +33,8 @@ void oracle_cce(int op, int first_init, const float *const *src, size_t nsrc, si
     }
 }
 
-void oracle_transpose(const void *src, void *dst, size_t width, const int64_t shape[4], const int perm[4]) {
+void oracle_transpose(const void *src, void *dst, size_t width, const int64_t shape[4],
+                      const int perm[4]) {
     int64_t dshape[4];
     int64_t total = 1;
     for (int k = 0; k < 4; ++k) {

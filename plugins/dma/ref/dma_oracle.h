@@ -22,7 +22,8 @@ void oracle_cce(int op, int first_init, const float *const *src, size_t nsrc, si
 /* Axis permutation over WZYX: out[o] for every destination multi-index o
  * (C order over shape[perm[k]]) is src at the source multi-index i with
  * i[perm[k]] = o[k]. Element by element with memcpy of width bytes. */
-void oracle_transpose(const void *src, void *dst, size_t width, const int64_t shape[4], const int perm[4]);
+void oracle_transpose(const void *src, void *dst, size_t width, const int64_t shape[4],
+                      const int perm[4]);
 
 /* Replicate: dst[c*n + i] = src[i]. */
 void oracle_replicate(const void *src, size_t n, size_t width, void *dst, size_t copies);

@@ -69,11 +69,11 @@ float orc_xorwow_step(uint32_t s[6], float lo, float hi) {
 }
 
 /* mt19937-64.c, Nishimura & Matsumoto. */
-#define NN 312
-#define MM 156
+#define NN       312
+#define MM       156
 #define MATRIX_A 0xB5026F5AA96619E9ULL
-#define UM 0xFFFFFFFF80000000ULL
-#define LM 0x7FFFFFFFULL
+#define UM       0xFFFFFFFF80000000ULL
+#define LM       0x7FFFFFFFULL
 
 void orc_mt_init(orc_mt *m, uint64_t seed) {
     m->mt[0] = seed;
@@ -93,7 +93,8 @@ void orc_mt_init_by_array(orc_mt *m, const uint64_t init_key[], size_t key_lengt
     j = 0;
     k = (NN > key_length ? NN : key_length);
     for (; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 62)) * 3935559000370003845ULL)) + init_key[j] + j; /* non linear */
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 62)) * 3935559000370003845ULL)) + init_key[j] +
+                j; /* non linear */
         i++;
         j++;
         if (i >= NN) {
@@ -103,7 +104,8 @@ void orc_mt_init_by_array(orc_mt *m, const uint64_t init_key[], size_t key_lengt
         if (j >= key_length) j = 0;
     }
     for (k = NN - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 62)) * 2862933555777941757ULL)) - i; /* non linear */
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 62)) * 2862933555777941757ULL)) -
+                i; /* non linear */
         i++;
         if (i >= NN) {
             mt[0] = mt[NN - 1];

@@ -1,8 +1,7 @@
 /* The scalar oracle for the RNG tests: the reference's generators (visitInstRand,
- * generateXorwowRandom @ 0x1aa180, SetRandState @ 0x1f8490; docs/rng.md) transliterated one element at
- * a time, plus the published reference routines the vectors need
- * (Random123 philox4x32_R, mt19937-64.c init_by_array64 / genrand64_int64).
- * It shares no code with plugins/rng. */
+ * generateXorwowRandom @ 0x1aa180, SetRandState @ 0x1f8490; docs/rng.md) transliterated one element
+ * at a time, plus the published reference routines the vectors need (Random123 philox4x32_R,
+ * mt19937-64.c init_by_array64 / genrand64_int64). It shares no code with plugins/rng. */
 #ifndef TRNSIM_TESTS_RNG_ORACLE_H
 #define TRNSIM_TESTS_RNG_ORACLE_H
 
@@ -27,9 +26,9 @@ typedef struct orc_mt {
     uint64_t mt[312];
     int mti;
 } orc_mt;
-void orc_mt_init(orc_mt *m, uint64_t seed);                           /* the reference's recurrence */
+void orc_mt_init(orc_mt *m, uint64_t seed); /* the reference's recurrence */
 void orc_mt_init_by_array(orc_mt *m, const uint64_t *key, size_t len); /* init_by_array64 */
-uint64_t orc_mt_next(orc_mt *m);                                      /* genrand64_int64 */
+uint64_t orc_mt_next(orc_mt *m);                                       /* genrand64_int64 */
 
 /* One gen-1 Rand of n elements on one partition's 6 words, following
  * docs/rng.md's state mapping, element by element. */

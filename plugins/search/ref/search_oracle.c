@@ -8,7 +8,11 @@ void oracle_max8(const float *data, size_t n, float slot[8]) {
     for (size_t i = 0; i < n; ++i) {
         float carry = data[i];
         for (int k = 0; k < 8; ++k) {
-            if (!valid[k]) { slot[k] = carry; valid[k] = 1; break; }
+            if (!valid[k]) {
+                slot[k] = carry;
+                valid[k] = 1;
+                break;
+            }
             if (carry > slot[k]) {
                 float demoted = slot[k];
                 slot[k] = carry;
@@ -30,7 +34,11 @@ void oracle_max_index(const float *data, size_t n, const float max_vals[8], int 
         for (int s = 0; s < 8; ++s) {
             int k = slot_of(s, descending);
             if (matched[k]) continue;
-            if (d == max_vals[k]) { out_idx[k] = (uint32_t)i; matched[k] = 1; break; }
+            if (d == max_vals[k]) {
+                out_idx[k] = (uint32_t)i;
+                matched[k] = 1;
+                break;
+            }
         }
     }
 }

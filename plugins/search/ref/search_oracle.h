@@ -1,7 +1,7 @@
 /* The scalar oracle: a plain transliteration of the reference's loops
- * (doInstMatchReplaceWithOptionalMaxIndex @ 0x1f3250 and the Max-8 insertion; docs/search.md), one partition row
- * at a time. The fast kernels in plugins/search are checked against it bit
- * for bit; it is deliberately not clever. */
+ * (doInstMatchReplaceWithOptionalMaxIndex @ 0x1f3250 and the Max-8 insertion; docs/search.md), one
+ * partition row at a time. The fast kernels in plugins/search are checked against it bit for bit;
+ * it is deliberately not clever. */
 #ifndef TRNSIM_SEARCH_ORACLE_H
 #define TRNSIM_SEARCH_ORACLE_H
 

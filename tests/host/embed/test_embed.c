@@ -16,13 +16,17 @@
 #define CFG(extra) "plugins = ( { family = \"test\"; module = \"trnsim-test\"; " extra " } );"
 
 static const char copy_prog[] =
-    "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
+    "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, "
+    "4]},"
     " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
     " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
     " {\"opcode\": \"TestFail\", \"comment\": \"index 1\", \"message\": \"late\"}]}";
 
 static trnsim_sim *open_cfg(const char *cfg, const char *const *sets, size_t n) {
-    trnsim_options o = {.size = sizeof o, .config_text = cfg, .sets = sets, .n_sets = n,
+    trnsim_options o = {.size = sizeof o,
+                        .config_text = cfg,
+                        .sets = sets,
+                        .n_sets = n,
                         .module_dir = TRNSIM_MODULE_DIR};
     return trnsim_open(&o);
 }
@@ -41,9 +45,12 @@ static void copy_roundtrip(void **st) {
     trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
     assert_non_null(s);
     /* drop the failing instruction: load a program of the copy only */
-    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
-                       " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
-                       " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}";
+    const char *prog =
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[2, 4]},"
+        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
+        " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": "
+        "[\"y\"]}]}";
     assert_int_equal(trnsim_load_program_text(s, prog, "copy"), 0);
     assert_int_equal(trnsim_cores(s), 1);
     assert_int_equal(trnsim_tensor_count(s), 2);
@@ -81,7 +88,8 @@ static void run_error_fields(void **st) {
     assert_int_not_equal(trnsim_run(s), 0);
     const trnsim_error *e = trnsim_last_error();
     assert_int_equal(e->kind, TRNSIM_ERR_RUN);
-    assert_contains(e->message, "late.json: instruction 1 (core 0, opcode TestFail/203, family test)");
+    assert_contains(e->message,
+                    "late.json: instruction 1 (core 0, opcode TestFail/203, family test)");
     assert_contains(e->message, "late");
     assert_string_equal(e->file, "late.json");
     assert_int_equal(e->instruction, 1);
@@ -97,9 +105,11 @@ static void run_error_fields(void **st) {
 
 static void program_error_fields(void **st) {
     trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
-    const char *bad = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]}],"
-                      " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"x\"]},"
-                      " {\"opcode\": \"NoSuchOp\"}]}";
+    const char *bad =
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[2, 4]}],"
+        " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"x\"]},"
+        " {\"opcode\": \"NoSuchOp\"}]}";
     assert_int_not_equal(trnsim_load_program_text(s, bad, "bad.json"), 0);
     const trnsim_error *e = trnsim_last_error();
     assert_int_equal(e->kind, TRNSIM_ERR_PROGRAM);
@@ -123,7 +133,8 @@ static void input_errors(void **st) {
     float x[8] = {0};
     assert_int_not_equal(trnsim_set_tensor(s, "x", -1, x, 4), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
-    assert_contains(trnsim_last_error()->message, "tensor 'x': 4 bytes given, the tensor has 32 bytes");
+    assert_contains(trnsim_last_error()->message,
+                    "tensor 'x': 4 bytes given, the tensor has 32 bytes");
     assert_int_not_equal(trnsim_get_tensor(s, "nope", 0, x, 4), 0);
     assert_contains(trnsim_last_error()->message, "no tensor named 'nope'");
     assert_int_not_equal(trnsim_set_tensor(s, "x", 3, x, sizeof x), 0);
@@ -165,9 +176,12 @@ static void get_written_tensor(void **st) {
  * naming the tensor, and nothing bound. */
 static void bind_tensor(void **st) {
     trnsim_sim *s = open_cfg(CFG(""), NULL, 0);
-    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 4]},"
-                       " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
-                       " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}";
+    const char *prog =
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[2, 4]},"
+        " {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"bfloat16\", \"shape\": [2, 4]}],"
+        " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": "
+        "[\"y\"]}]}";
     assert_int_equal(trnsim_load_program_text(s, prog, "copy"), 0);
     float x[8] = {1.00390625f, 1.01171875f, 3.14159f, -2.5f, 0.001f, 65504.0f, 0.1f, 100.5f};
     uint16_t by_set[8], by_bind[8];
@@ -184,25 +198,31 @@ static void bind_tensor(void **st) {
 
     assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, x, 4), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
-    assert_string_equal(trnsim_last_error()->message, "tensor 'x': 4 bytes given, the tensor has 32 bytes");
+    assert_string_equal(trnsim_last_error()->message,
+                        "tensor 'x': 4 bytes given, the tensor has 32 bytes");
     assert_string_equal(trnsim_last_error()->file, "copy");
     char raw[40];
-    assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, raw + ((uintptr_t)raw % 4 == 3 ? 2 : 1), sizeof x), 0);
+    assert_int_not_equal(
+        trnsim_bind_tensor(s, "x", -1, raw + ((uintptr_t)raw % 4 == 3 ? 2 : 1), sizeof x), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_INPUT);
-    assert_contains(trnsim_last_error()->message, "tensor 'x': a bound buffer must be aligned to the 4-byte width of "
-                                                  "float32, this one is ");
-    assert_contains(trnsim_last_error()->message, "(use an aligned buffer, or copy it in: trnsim_set_tensor, Simulator.set)");
+    assert_contains(trnsim_last_error()->message,
+                    "tensor 'x': a bound buffer must be aligned to the 4-byte width of "
+                    "float32, this one is ");
+    assert_contains(trnsim_last_error()->message,
+                    "(use an aligned buffer, or copy it in: trnsim_set_tensor, Simulator.set)");
     assert_int_not_equal(trnsim_bind_tensor(s, "nope", -1, x, sizeof x), 0);
     assert_contains(trnsim_last_error()->message, "copy: no tensor named 'nope'");
     assert_int_not_equal(trnsim_bind_tensor(s, "x", 2, x, sizeof x), 0);
-    assert_contains(trnsim_last_error()->message, "tensor 'x': core 2 does not exist (the run has 1 cores)");
+    assert_contains(trnsim_last_error()->message,
+                    "tensor 'x': core 2 does not exist (the run has 1 cores)");
     assert_int_not_equal(trnsim_bind_tensor(s, "x", -1, NULL, sizeof x), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
     assert_string_equal(trnsim_last_error()->message, "trnsim_bind_tensor: name or data is NULL");
     assert_int_not_equal(trnsim_unbind_tensor(s, "nope", -1), 0);
     assert_contains(trnsim_last_error()->message, "copy: no tensor named 'nope'");
     assert_int_not_equal(trnsim_bind_tensor(NULL, "x", -1, x, sizeof x), 0);
-    assert_string_equal(trnsim_last_error()->message, "trnsim_bind_tensor: the simulator handle is NULL");
+    assert_string_equal(trnsim_last_error()->message,
+                        "trnsim_bind_tensor: the simulator handle is NULL");
     /* none of the refused calls bound anything: x still holds the unbound copy */
     float got[8];
     assert_int_equal(trnsim_get_tensor(s, "x", 0, got, sizeof got), 0);
@@ -215,7 +235,8 @@ static void overrides(void **st) {
     const char *ok[] = {"test.scale=7.25", "machine.partitions=4", "unknown_opcode=skip"};
     trnsim_sim *s = open_cfg(CFG(""), ok, 3);
     assert_non_null(s);
-    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [5, 1]}],"
+    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+                       "\"float32\", \"shape\": [5, 1]}],"
                        " \"instructions\": []}";
     assert_int_not_equal(trnsim_load_program_text(s, prog, "p5"), 0); /* 5 partitions of 4 */
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_PROGRAM);
@@ -234,7 +255,8 @@ static void overrides(void **st) {
     const char *no_family[] = {"bn.x=1"};
     assert_null(open_cfg(CFG(""), no_family, 1));
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_CONFIG);
-    assert_contains(trnsim_last_error()->message, "'bn' is neither machine nor the family of a configured module");
+    assert_contains(trnsim_last_error()->message,
+                    "'bn' is neither machine nor the family of a configured module");
 
     const char *no_eq[] = {"machine.cores"};
     assert_null(open_cfg(CFG(""), no_eq, 1));
@@ -276,8 +298,12 @@ static trnsim_program *build_copy(void) {
     assert_int_equal(trnsim_value_set(ymore, "fill", trnsim_value_float(-INFINITY)), 0);
     assert_int_equal(trnsim_program_tensor(p, "y", "sbuf", "bfloat16", 2, ys, ymore), 0);
     assert_int_equal(trnsim_program_tensor(p, "z", "sbuf", "float32", 2, ys, NULL), 0);
-    trnsim_operand slice = {.size = sizeof slice, .tensor = "x", .given = TRNSIM_OPND_OFFSET, .offset = 1,
-                            .ndims = 1, .ap = {{1, 2}}};
+    trnsim_operand slice = {.size = sizeof slice,
+                            .tensor = "x",
+                            .given = TRNSIM_OPND_OFFSET,
+                            .offset = 1,
+                            .ndims = 1,
+                            .ap = {{1, 2}}};
     trnsim_value *in = trnsim_value_list(), *out = trnsim_value_list();
     assert_int_equal(trnsim_value_append(in, trnsim_value_operand(&slice)), 0);
     assert_int_equal(trnsim_value_append(out, trnsim_value_string("z")), 0);
@@ -362,7 +388,8 @@ static trnsim_program *one_tensor(const char *dtype) {
     return p;
 }
 
-static void add_copy(trnsim_program *p, const char *opcode, trnsim_value *src, trnsim_value *attrs) {
+static void add_copy(trnsim_program *p, const char *opcode, trnsim_value *src,
+                     trnsim_value *attrs) {
     trnsim_value *in = trnsim_value_list(), *out = trnsim_value_list();
     assert_int_equal(trnsim_value_append(in, src), 0);
     assert_int_equal(trnsim_value_append(out, trnsim_value_string("x")), 0);
@@ -383,10 +410,15 @@ static void built_program_errors_match_json(void **st) {
     same_refusal(p, "bad.json: instruction 0 (opcode TestCopy): inputs[0]: no tensor named 'w'", 0);
 
     p = one_tensor("float32");
-    trnsim_operand past = {.size = sizeof past, .tensor = "x", .given = TRNSIM_OPND_OFFSET, .offset = 3,
-                           .ndims = 1, .ap = {{1, 4}}};
+    trnsim_operand past = {.size = sizeof past,
+                           .tensor = "x",
+                           .given = TRNSIM_OPND_OFFSET,
+                           .offset = 3,
+                           .ndims = 1,
+                           .ap = {{1, 4}}};
     add_copy(p, "TestCopy", trnsim_value_operand(&past), NULL);
-    same_refusal(p, "instruction 0 (opcode TestCopy/200, family test), inputs[0]: leaves tensor 'x'", 0);
+    same_refusal(
+        p, "instruction 0 (opcode TestCopy/200, family test), inputs[0]: leaves tensor 'x'", 0);
 
     p = one_tensor("float32");
     trnsim_value *attrs = trnsim_value_object();
@@ -409,13 +441,15 @@ static void builder_usage_errors(void **st) {
     assert_int_not_equal(trnsim_value_set(more, "offset", trnsim_value_int(64)), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_PROGRAM);
     assert_string_equal(trnsim_last_error()->message,
-                        "trnsim_value_set: key 'offset' is set twice (a native program's objects take each key once)");
+                        "trnsim_value_set: key 'offset' is set twice (a native program's objects "
+                        "take each key once)");
     trnsim_value_free(more);
     more = trnsim_value_object();
     assert_int_equal(trnsim_value_set(more, "name", trnsim_value_string("again")), 0);
     assert_int_not_equal(trnsim_program_tensor(p, "y", "hbm", "float32", 1, shape, more), 0);
-    assert_string_equal(trnsim_last_error()->message,
-                        "tensor 'y': key 'name' is set twice (a native program's objects take each key once)");
+    assert_string_equal(
+        trnsim_last_error()->message,
+        "tensor 'y': key 'name' is set twice (a native program's objects take each key once)");
     assert_int_not_equal(trnsim_program_loop_end(p), 0);
     assert_int_equal(trnsim_last_error()->kind, TRNSIM_ERR_USAGE);
     assert_string_equal(trnsim_last_error()->message, "trnsim_program_loop_end: no loop is open");

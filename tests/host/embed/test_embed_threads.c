@@ -11,31 +11,45 @@
 #include "trnsim/trnsim.h"
 
 #define THREADS 4
-#define ROUNDS 6
-#define N 512
+#define ROUNDS  6
+#define N       512
 
 /* a tensor of the native program format */
-#define T(name, mem, dtype, shape) \
-    "{\"name\": \"" name "\", \"memory\": \"" mem "\", \"dtype\": \"" dtype "\", " \
+#define T(name, mem, dtype, shape)                                                                 \
+    "{\"name\": \"" name "\", \"memory\": \"" mem "\", \"dtype\": \"" dtype "\", "                 \
     "\"shape\": " shape "}"
 
 /* Max + MaxIndexAndMatchReplace (search), BNStats (bn), Rand2 (rng) on one
  * core; an AllReduce (collective) over four cores. */
-static const char one_core[] =
-    "{\"tensors\": [" T("x", "sbuf", "float32", "[8, 512]") ", " T("v", "sbuf", "float32", "[8, 8]")
-    ", " T("i", "sbuf", "uint32", "[8, 8]") ", " T("st", "sbuf", "float32", "[8, 6]")
-    ", " T("r", "sbuf", "float32", "[8, 64]") "],"
-    " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]},"
-    " {\"opcode\": \"Max\", \"inputs\": [\"x\"], \"outputs\": [\"v\"]},"
-    " {\"opcode\": \"MaxIndexAndMatchReplace\", \"imm_value\": \"-inf\","
-    " \"inputs\": [\"v\", \"x\"], \"outputs\": [\"x\", \"i\"]},"
-    " {\"opcode\": \"Rand2\", \"min\": -1.0, \"max\": 1.0, \"inputs\": [], \"outputs\": [\"r\"]}]}";
+static const char one_core[] = "{\"tensors\": [" T("x", "sbuf", "float32", "[8, 512]") ", " T(
+    "v", "sbuf", "float32",
+    "[8, 8]") ", " T("i", "sbuf", "uint32",
+                     "[8, 8]") ", " T("st", "sbuf", "float32",
+                                      "[8, 6]") ", " T("r", "sbuf", "float32",
+                                                       "[8, 64]") "],"
+                                                                  " \"instructions\": "
+                                                                  "[{\"opcode\": \"BNStats\", "
+                                                                  "\"inputs\": [\"x\"], "
+                                                                  "\"outputs\": [\"st\"]},"
+                                                                  " {\"opcode\": \"Max\", "
+                                                                  "\"inputs\": [\"x\"], "
+                                                                  "\"outputs\": [\"v\"]},"
+                                                                  " {\"opcode\": "
+                                                                  "\"MaxIndexAndMatchReplace\", "
+                                                                  "\"imm_value\": \"-inf\","
+                                                                  " \"inputs\": [\"v\", \"x\"], "
+                                                                  "\"outputs\": [\"x\", \"i\"]},"
+                                                                  " {\"opcode\": \"Rand2\", "
+                                                                  "\"min\": -1.0, \"max\": 1.0, "
+                                                                  "\"inputs\": [], \"outputs\": "
+                                                                  "[\"r\"]}]}";
 
 static const char four_cores[] =
-    "{\"cores\": 4, \"tensors\": [" T("a", "hbm", "float32", "[512]") ", "
-    T("b", "hbm", "float32", "[512]") "],"
-    " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\","
-    " \"reduce_op\": \"add\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}]}";
+    "{\"cores\": 4, \"tensors\": [" T("a", "hbm", "float32", "[512]") ", " T(
+        "b", "hbm", "float32",
+        "[512]") "],"
+                 " \"instructions\": [{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\","
+                 " \"reduce_op\": \"add\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}]}";
 
 typedef struct result {
     float x[8 * N], v[64], st[48], r[8 * 64], b[4][N];

@@ -17,15 +17,15 @@
 #define TEST_RANDOM_SEED 0x9b05688c2b3e6c1full
 #include "host/test_random.h"
 
-#define PARTS 16
+#define PARTS  16
 #define PBYTES 8192
-#define HBM 65536
-#define CFG                                                                                                           \
-    "machine = { partitions = 16; sbuf_partition_bytes = 8192; hbm_bytes = 65536; }; "                              \
-    " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = \"trnsim-bn\"; },"      \
-    " { family = \"search\"; module = \"trnsim-search\"; },"                                                          \
+#define HBM    65536
+#define CFG                                                                                        \
+    "machine = { partitions = 16; sbuf_partition_bytes = 8192; hbm_bytes = 65536; }; "             \
+    " plugins = ( { family = \"dma\"; module = \"trnsim-dma\"; }, { family = \"bn\"; module = "    \
+    "\"trnsim-bn\"; },"                                                                            \
+    " { family = \"search\"; module = \"trnsim-search\"; },"                                       \
     " { family = \"collective\"; module = \"trnsim-collective\"; } );"
-
 
 static trn_sim *open_loaded(const char *prog) {
     trn_sim *s;
@@ -55,8 +55,8 @@ static void compare(const trn_sim *a, const trn_sim *b, const char *prog) {
             if (memcmp(ma->bytes, mb->bytes, n)) {
                 size_t i = 0;
                 while (ma->bytes[i] == mb->bytes[i]) ++i;
-                fail_msg("core %u %s byte %zu: bound %02x, copied %02x in\n%s", c, trn_mem_names[m], i, ma->bytes[i],
-                         mb->bytes[i], prog);
+                fail_msg("core %u %s byte %zu: bound %02x, copied %02x in\n%s", c, trn_mem_names[m],
+                         i, ma->bytes[i], mb->bytes[i], prog);
             }
             if (memcmp(ma->written, mb->written, trn_mem_map_bytes(ma)))
                 fail_msg("core %u %s written maps differ in\n%s", c, trn_mem_names[m], prog);
@@ -94,7 +94,8 @@ static bool run_both(const char *prog, const char *const *tensors, int n_tensors
         if (bound ? trn_sim_bind_tensor(a, tensors[k], bind_core, buf[k], bytes, &ea)
                   : trn_sim_set_tensor(a, tensors[k], -1, buf[k], bytes, &ea))
             fail_msg("%s", ea.msg);
-        if (trn_sim_set_tensor(b, tensors[k], bound ? bind_core : -1, buf[k], bytes, &eb)) fail_msg("%s", eb.msg);
+        if (trn_sim_set_tensor(b, tensors[k], bound ? bind_core : -1, buf[k], bytes, &eb))
+            fail_msg("%s", eb.msg);
     }
     int ra = trn_sim_run(a, &ea), rb = trn_sim_run(b, &eb);
     if (ra != rb) fail_msg("bound %d (%s), copied %d (%s) in\n%s", ra, ea.msg, rb, eb.msg, prog);
@@ -106,7 +107,8 @@ static bool run_both(const char *prog, const char *const *tensors, int n_tensors
     size_t bytes = (size_t)t.count * 4;
     uint8_t *ga = malloc(bytes), *gb = malloc(bytes);
     int core = bind_core < 0 ? 0 : bind_core;
-    if (trn_sim_get_tensor(a, tensors[0], core, ga, bytes, &ea) || trn_sim_get_tensor(b, tensors[0], core, gb, bytes, &eb))
+    if (trn_sim_get_tensor(a, tensors[0], core, ga, bytes, &ea) ||
+        trn_sim_get_tensor(b, tensors[0], core, gb, bytes, &eb))
         fail_msg("get: %s %s", ea.msg, eb.msg);
     assert_memory_equal(ga, gb, bytes);
     free(ga);
@@ -115,7 +117,8 @@ static bool run_both(const char *prog, const char *const *tensors, int n_tensors
     compare(a, b, prog);
     for (int k = 0; k < n_tensors; ++k) {
         trn_sim_tensor_info(a, tensors[k], &t, &ea);
-        if (memcmp(buf[k], keep[k], (size_t)t.count * 4)) fail_msg("the run wrote into the bound buffer in\n%s", prog);
+        if (memcmp(buf[k], keep[k], (size_t)t.count * 4))
+            fail_msg("the run wrote into the bound buffer in\n%s", prog);
         free(buf[k]);
         free(keep[k]);
     }
@@ -143,16 +146,23 @@ static void random_layout(layout *l, int64_t min_e) {
     int64_t yoff = l->xoff + l->e * 4 + rnd_in(0, 8) * 4;
     /* v: x's shape, shifted by up to a row: inside x, or partly over y */
     int64_t vlen = l->e, voff = rnd() % 3 ? 0 : rnd_in(0, l->e) * 4;
-    snprintf(l->tensors, sizeof l->tensors,
-             "{\"name\": \"x\", \"memory\": \"%s\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64 "], "
-             "\"partition\": %d, \"offset\": %" PRId64 "},"
-             " {\"name\": \"y\", \"memory\": \"%s\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64 "], "
-             "\"partition\": %d, \"offset\": %" PRId64 "},"
-             " {\"name\": \"v\", \"view_of\": \"x\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64 "], "
-             "\"offset\": %" PRId64 "},"
-             " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, 6], \"offset\": 7000},"
-             " {\"name\": \"m8\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, 8], \"offset\": 7100}",
-             mem, l->np, l->e, l->p0, l->xoff, mem, l->np, l->e, l->p0, yoff, l->np, vlen, voff, l->np, l->np);
+    snprintf(
+        l->tensors, sizeof l->tensors,
+        "{\"name\": \"x\", \"memory\": \"%s\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64
+        "], "
+        "\"partition\": %d, \"offset\": %" PRId64 "},"
+        " {\"name\": \"y\", \"memory\": \"%s\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64
+        "], "
+        "\"partition\": %d, \"offset\": %" PRId64 "},"
+        " {\"name\": \"v\", \"view_of\": \"x\", \"dtype\": \"float32\", \"shape\": [%d, %" PRId64
+        "], "
+        "\"offset\": %" PRId64 "},"
+        " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, 6], "
+        "\"offset\": 7000},"
+        " {\"name\": \"m8\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [%d, 8], "
+        "\"offset\": 7100}",
+        mem, l->np, l->e, l->p0, l->xoff, mem, l->np, l->e, l->p0, yoff, l->np, vlen, voff, l->np,
+        l->np);
 }
 
 static const char *const bn_ops[] = {
@@ -178,12 +188,15 @@ static void readers_in_place(void **st) {
         int a = (int)(rnd() % 3), b = (int)(rnd() % 3);
         snprintf(prog, sizeof prog, "{\"tensors\": [%s], \"instructions\": [%s, %s]}", l.tensors,
                  l.hbm ? bn_ops[0] : bn_ops[a], l.hbm ? bn_ops[0] : bn_ops[b]);
-        if (l.hbm) snprintf(prog, sizeof prog, "{\"tensors\": [%s], \"instructions\": [%s]}", l.tensors, other_ops[0]);
+        if (l.hbm)
+            snprintf(prog, sizeof prog, "{\"tensors\": [%s], \"instructions\": [%s]}", l.tensors,
+                     other_ops[0]);
         const char *names[] = {"x", "y"};
         kept += run_both(prog, names, 2, -1);
     }
     printf("in-place readers: the binding outlived the run in %d of %d programs\n", kept, cases);
-    if (kept < cases / 2) fail_msg("the binding was read in place in only %d of %d programs", kept, cases);
+    if (kept < cases / 2)
+        fail_msg("the binding was read in place in only %d of %d programs", kept, cases);
 }
 
 /* Readers and writers mixed: copies in place of the binding when touched. */
@@ -197,9 +210,11 @@ static void readers_and_writers(void **st) {
         for (int k = 0; k < n; ++k) {
             const char *op = l.hbm || rnd() % 2 ? other_ops[rnd() % 4] : bn_ops[rnd() % 3];
             if (l.hbm && strstr(op, "BNStats")) op = other_ops[0];
-            snprintf(insts + strlen(insts), sizeof insts - strlen(insts), "%s%s", k ? ", " : "", op);
+            snprintf(insts + strlen(insts), sizeof insts - strlen(insts), "%s%s", k ? ", " : "",
+                     op);
         }
-        snprintf(prog, sizeof prog, "{\"tensors\": [%s], \"instructions\": [%s]}", l.tensors, insts);
+        snprintf(prog, sizeof prog, "{\"tensors\": [%s], \"instructions\": [%s]}", l.tensors,
+                 insts);
         const char *names[] = {"x", "y"};
         run_both(prog, names, 2, -1);
     }
@@ -209,9 +224,11 @@ static void readers_and_writers(void **st) {
 static void across_cores(void **st) {
     (void)st;
     static const char *const ops[] = {
-        "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\", \"inputs\": [\"x\"], "
+        "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"add\", "
+        "\"inputs\": [\"x\"], "
         "\"outputs\": [\"y\"]}",
-        "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"max\", \"inputs\": [\"x\"], "
+        "{\"opcode\": \"CollectiveCompute\", \"kind\": \"AllReduce\", \"reduce_op\": \"max\", "
+        "\"inputs\": [\"x\"], "
         "\"outputs\": [\"x\"]}",
         "{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}",
     };
@@ -221,8 +238,9 @@ static void across_cores(void **st) {
         while (l.hbm);
         int cores = (int)rnd_in(2, 4), bind_core = rnd() % 2 ? -1 : (int)rnd_in(0, cores - 1);
         char prog[4096];
-        snprintf(prog, sizeof prog, "{\"cores\": %d, \"tensors\": [%s], \"instructions\": [%s, %s]}", cores,
-                 l.tensors, ops[rnd() % 3], ops[rnd() % 3]);
+        snprintf(prog, sizeof prog,
+                 "{\"cores\": %d, \"tensors\": [%s], \"instructions\": [%s, %s]}", cores, l.tensors,
+                 ops[rnd() % 3], ops[rnd() % 3]);
         const char *names[] = {"x", "y"};
         run_both(prog, names, 2, bind_core);
     }
@@ -231,9 +249,12 @@ static void across_cores(void **st) {
 /* Bind, rebind, set and unbind: which bytes the tensor holds after each. */
 static void lifetime(void **st) {
     (void)st;
-    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [4, 16]},"
-                       " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [4, 6], \"offset\": 4096}],"
-                       " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}]}";
+    const char *prog = "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+                       "\"float32\", \"shape\": [4, 16]},"
+                       " {\"name\": \"st\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+                       "\"shape\": [4, 6], \"offset\": 4096}],"
+                       " \"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], "
+                       "\"outputs\": [\"st\"]}]}";
     trn_sim *s = open_loaded(prog);
     trn_error e;
     float a[64], b[64], got[64];
@@ -268,7 +289,8 @@ static void lifetime(void **st) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(readers_in_place), cmocka_unit_test(readers_and_writers),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(readers_in_place),
+                                       cmocka_unit_test(readers_and_writers),
                                        cmocka_unit_test(across_cores), cmocka_unit_test(lifetime)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,10 +13,10 @@
 #define TEST_RANDOM_SEED 0x9e3779b97f4a7c15ull
 #include "host/test_random.h"
 
-#define PARTS 8
+#define PARTS  8
 #define PBYTES 1024
-#define CFG(extra)                                                                                                    \
-    "machine = { partitions = 8; sbuf_partition_bytes = 1024; }; " extra                                             \
+#define CFG(extra)                                                                                 \
+    "machine = { partitions = 8; sbuf_partition_bytes = 1024; }; " extra                           \
     " plugins = ( { family = \"test\"; module = \"trnsim-test\"; } );"
 
 static trn_sim *open_loaded(bool direct, const char *prog) {
@@ -27,14 +27,14 @@ static trn_sim *open_loaded(bool direct, const char *prog) {
     return s;
 }
 
-
 /* Same bytes in SBUF of both sims; written everywhere except `holes` random
  * 16-byte gaps. */
 static void fill_sbuf(trn_sim *a, trn_sim *b, uint64_t seed, int holes) {
     trn_memory *ma = &a->cores[0].mem[TRN_MEM_SBUF], *mb = &b->cores[0].mem[TRN_MEM_SBUF];
     uint64_t keep = rng_state;
     rng_state = seed;
-    for (size_t i = 0; i < (size_t)PARTS * PBYTES; ++i) ma->bytes[i] = mb->bytes[i] = (uint8_t)rnd();
+    for (size_t i = 0; i < (size_t)PARTS * PBYTES; ++i)
+        ma->bytes[i] = mb->bytes[i] = (uint8_t)rnd();
     trn_mem_mark_written(ma, 0, (uint64_t)PARTS * PBYTES);
     trn_mem_mark_written(mb, 0, (uint64_t)PARTS * PBYTES);
     for (int h = 0; h < holes; ++h) {
@@ -49,16 +49,19 @@ static void assert_same_memory(const trn_sim *a, const trn_sim *b, const char *p
     const trn_memory *ma = &a->cores[0].mem[TRN_MEM_SBUF], *mb = &b->cores[0].mem[TRN_MEM_SBUF];
     size_t n = (size_t)PARTS * PBYTES;
     for (size_t i = 0; i < n; ++i)
-        if (ma->bytes[i] != mb->bytes[i]) fail_msg("byte %zu differs: %02x vs %02x in\n%s", i, ma->bytes[i], mb->bytes[i], prog);
+        if (ma->bytes[i] != mb->bytes[i])
+            fail_msg("byte %zu differs: %02x vs %02x in\n%s", i, ma->bytes[i], mb->bytes[i], prog);
     for (size_t i = 0; i < n / 64; ++i)
-        if (ma->written[i] != mb->written[i]) fail_msg("written map word %zu differs in\n%s", i, prog);
+        if (ma->written[i] != mb->written[i])
+            fail_msg("written map word %zu differs in\n%s", i, prog);
 }
 
 /* A random AP of dtype dt inside SBUF, as an operand object. */
 static int random_operand(trn_dtype dt, bool distinct, char *buf, size_t len) {
     uint32_t w = trn_dtype_width(dt);
     for (;;) {
-        int np = (int)rnd_in(1, 4), ps = (int)rnd_in(distinct ? 1 : 0, 2), p0 = (int)rnd_in(0, PARTS - 1);
+        int np = (int)rnd_in(1, 4), ps = (int)rnd_in(distinct ? 1 : 0, 2),
+            p0 = (int)rnd_in(0, PARTS - 1);
         if (p0 + (np - 1) * ps >= PARTS) continue;
         int nd = (int)rnd_in(0, 3);
         int64_t step[3], num[3], lo = 0, hi = 0;
@@ -68,19 +71,24 @@ static int random_operand(trn_dtype dt, bool distinct, char *buf, size_t len) {
             step[d] = kind == 0 ? 1 : kind == 1 ? num[d] : rnd_in(distinct ? 1 : -3, 9);
             if (rnd() % 5 == 0) step[d] = -step[d];
             int64_t span = step[d] * (num[d] - 1);
-            if (span < 0) lo += span; else hi += span;
+            if (span < 0)
+                lo += span;
+            else
+                hi += span;
         }
         int64_t elems = PBYTES / w, off = rnd_in(-lo, elems - 1);
         if (off + hi >= elems) continue;
-        int n = snprintf(buf, len,
-                         "{\"memory\": \"sbuf\", \"dtype\": \"%s\", \"partition\": %d, \"partitions\": %d, "
-                         "\"partition_step\": %d, \"offset\": %" PRId64 ", \"ap\": [",
-                         trn_dtype_name(dt), p0, np, ps, off);
+        int n = snprintf(
+            buf, len,
+            "{\"memory\": \"sbuf\", \"dtype\": \"%s\", \"partition\": %d, \"partitions\": %d, "
+            "\"partition_step\": %d, \"offset\": %" PRId64 ", \"ap\": [",
+            trn_dtype_name(dt), p0, np, ps, off);
         for (int d = 0; d < nd; ++d)
-            n += snprintf(buf + n, len - (size_t)n, "%s[%" PRId64 ", %" PRId64 "]", d ? ", " : "", step[d], num[d]);
+            n += snprintf(buf + n, len - (size_t)n, "%s[%" PRId64 ", %" PRId64 "]", d ? ", " : "",
+                          step[d], num[d]);
         if (nd == 0) n += snprintf(buf + n, len - (size_t)n, "[1, 1]");
         snprintf(buf + n, len - (size_t)n, "]}");
-        return np * (int)(nd ? 1 : 1) ;
+        return np * (int)(nd ? 1 : 1);
     }
 }
 
@@ -105,8 +113,9 @@ static trn_ap operand_ap(trn_sim *s, const char *which, int idx) {
 
 /* One random TestLend against the copying path. */
 static void one_case(int iter) {
-    static const trn_dtype dts[] = {TRN_DT_FP32, TRN_DT_BF16, TRN_DT_FP16, TRN_DT_INT8, TRN_DT_INT32,
-                                    TRN_DT_UINT16, TRN_DT_FP8_E4M3, TRN_DT_INT64, TRN_DT_FP8_E4M3_X4};
+    static const trn_dtype dts[] = {TRN_DT_FP32,     TRN_DT_BF16,  TRN_DT_FP16,
+                                    TRN_DT_INT8,     TRN_DT_INT32, TRN_DT_UINT16,
+                                    TRN_DT_FP8_E4M3, TRN_DT_INT64, TRN_DT_FP8_E4M3_X4};
     trn_dtype dt = dts[rnd() % (sizeof dts / sizeof dts[0])];
     char in[512], out[512], prog[2048];
     int64_t n;
@@ -118,14 +127,16 @@ static void one_case(int iter) {
     int acc = trn_dtype_reduces(dt) ? (int)rnd_in(0, 3) : 0;
     int mode = acc ? 3 : (int)rnd_in(2, 3);
     snprintf(prog, sizeof prog,
-             "{\"instructions\": [{\"opcode\": \"TestLend\", \"mode\": %d, \"acc\": %d, \"inputs\": [%s], \"outputs\": [%s]}]}",
+             "{\"instructions\": [{\"opcode\": \"TestLend\", \"mode\": %d, \"acc\": %d, "
+             "\"inputs\": [%s], \"outputs\": [%s]}]}",
              mode, acc, in, out);
     trn_sim *a = open_loaded(true, prog), *b = open_loaded(false, prog);
     int holes = (int)rnd_in(0, 3);
     fill_sbuf(a, b, 1000 + (uint64_t)iter, holes);
     trn_error ea = {""}, eb = {""};
     int ra = trn_sim_run(a, &ea), rb = trn_sim_run(b, &eb);
-    if (ra != rb) fail_msg("direct %d (%s) vs copying %d (%s) in\n%s", ra, ea.msg, rb, eb.msg, prog);
+    if (ra != rb)
+        fail_msg("direct %d (%s) vs copying %d (%s) in\n%s", ra, ea.msg, rb, eb.msg, prog);
     if (ra) {
         assert_string_equal(ea.msg, eb.msg); /* the uninitialised-read guard says the same */
     } else {
@@ -150,7 +161,9 @@ static trn_sim *run_prog(bool direct, const char *prog, trn_error *e, int *rc) {
     return s;
 }
 
-#define X "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8], \"data\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}"
+#define X                                                                                          \
+    "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8], "          \
+    "\"data\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}"
 #define Y "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}"
 
 /* Dense operands: ROWS and BLOCK views; the output becomes written, so a
@@ -159,11 +172,13 @@ static void dense_views_and_written(void **st) {
     (void)st;
     int rc;
     trn_error e = {""};
-    trn_sim *s = run_prog(true,
-                          "{\"tensors\": [" X "," Y ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
-                          " \"instructions\": [{\"opcode\": \"TestLend\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-                          " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
-                          &e, &rc);
+    trn_sim *s = run_prog(
+        true,
+        "{\"tensors\": [" X "," Y
+        ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
+        " \"instructions\": [{\"opcode\": \"TestLend\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
+        " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
+        &e, &rc);
     if (rc) fail_msg("%s", e.msg);
     assert_int_equal(s->cores[0].regs[0], TRN_LENT);
     assert_int_equal(s->cores[0].regs[1], TRN_LENT);
@@ -191,11 +206,14 @@ static void views_ended_at_return(void **st) {
     (void)st;
     int rc;
     trn_error e = {""};
-    trn_sim *s = run_prog(true,
-                          "{\"tensors\": [" X "," Y ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
-                          " \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": 2, \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-                          " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
-                          &e, &rc);
+    trn_sim *s = run_prog(
+        true,
+        "{\"tensors\": [" X "," Y
+        ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
+        " \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": 2, \"inputs\": [\"x\"], "
+        "\"outputs\": [\"y\"]},"
+        " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
+        &e, &rc);
     if (rc) fail_msg("%s", e.msg);
     for (int i = 0; i < TRN_MAX_VIEWS; ++i) assert_null(s->views[i].owner);
     float z[16];
@@ -210,11 +228,12 @@ static void refusals_fall_back(void **st) {
     (void)st;
     int rc;
     trn_error e = {""};
-    trn_sim *s = run_prog(true,
-                          "{\"tensors\": [" X "," Y "], \"instructions\": [{\"opcode\": \"TestLend\", "
-                          "\"inputs\": [{\"tensor\": \"x\", \"partitions\": 1, \"ap\": [[1, 4]]}], "
-                          "\"outputs\": [{\"tensor\": \"y\", \"partitions\": 1, \"ap\": [[0, 4]]}]}]}",
-                          &e, &rc);
+    trn_sim *s =
+        run_prog(true,
+                 "{\"tensors\": [" X "," Y "], \"instructions\": [{\"opcode\": \"TestLend\", "
+                 "\"inputs\": [{\"tensor\": \"x\", \"partitions\": 1, \"ap\": [[1, 4]]}], "
+                 "\"outputs\": [{\"tensor\": \"y\", \"partitions\": 1, \"ap\": [[0, 4]]}]}]}",
+                 &e, &rc);
     if (rc) fail_msg("%s", e.msg);
     assert_int_equal(s->cores[0].regs[0], TRN_LENT);
     assert_int_equal(s->cores[0].regs[1], TRN_NOT_LENT);
@@ -225,7 +244,8 @@ static void refusals_fall_back(void **st) {
     /* accumulate into y, whose element 1 is never written: stores there */
     s = run_prog(true,
                  "{\"tensors\": [" X "," Y "], \"instructions\": ["
-                 "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"partitions\": 1, \"ap\": [[1, 1]]}], "
+                 "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"partitions\": 1, "
+                 "\"ap\": [[1, 1]]}], "
                  "\"outputs\": [{\"tensor\": \"y\", \"partitions\": 1, \"ap\": [[1, 1]]}]},"
                  "{\"opcode\": \"TestLend\", \"mode\": 3, \"acc\": 1, "
                  "\"inputs\": [{\"tensor\": \"x\", \"partitions\": 1, \"ap\": [[1, 2]]}], "
@@ -241,9 +261,10 @@ static void refusals_fall_back(void **st) {
 /* Reading never-written bytes through a view is the copying path's error. */
 static void guard_message_is_the_same(void **st) {
     (void)st;
-    const char *prog = "{\"tensors\": [" Y ", {\"name\": \"w\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
-                       "\"shape\": [2, 8]}], \"instructions\": [{\"opcode\": \"TestLend\", \"inputs\": [\"y\"], "
-                       "\"outputs\": [\"w\"]}]}";
+    const char *prog =
+        "{\"tensors\": [" Y ", {\"name\": \"w\", \"memory\": \"sbuf\", \"dtype\": \"float32\", "
+        "\"shape\": [2, 8]}], \"instructions\": [{\"opcode\": \"TestLend\", \"inputs\": [\"y\"], "
+        "\"outputs\": [\"w\"]}]}";
     int ra, rb;
     trn_error ea = {""}, eb = {""};
     trn_sim *a = run_prog(true, prog, &ea, &ra), *b = run_prog(false, prog, &eb, &rb);
@@ -259,7 +280,8 @@ static void guard_message_is_the_same(void **st) {
 static void expect_misuse(int misuse, const char *needle) {
     char prog[1024];
     snprintf(prog, sizeof prog,
-             "{\"tensors\": [" X "," Y "], \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": %d, "
+             "{\"tensors\": [" X "," Y
+             "], \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": %d, "
              "\"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
              misuse);
     int rc;
@@ -284,14 +306,18 @@ static void cancel_leaves_unwritten(void **st) {
     (void)st;
     int rc;
     trn_error e = {""};
-    trn_sim *s = run_prog(true,
-                          "{\"tensors\": [" X "," Y ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
-                          " \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": 5, \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-                          " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
-                          &e, &rc);
+    trn_sim *s = run_prog(
+        true,
+        "{\"tensors\": [" X "," Y
+        ", {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [2, 8]}],"
+        " \"instructions\": [{\"opcode\": \"TestLend\", \"misuse\": 5, \"inputs\": [\"x\"], "
+        "\"outputs\": [\"y\"]},"
+        " {\"opcode\": \"TestCopy\", \"inputs\": [\"y\"], \"outputs\": [\"z\"]}]}",
+        &e, &rc);
     assert_int_equal(rc, -1);
     assert_contains(e.msg, "instruction 1 (core 0, opcode TestCopy/200, family test)");
-    assert_contains(e.msg, "reads never-written sbuf bytes at partition 0, byte offset 64, element 0 [0, 0] of tensor 'y'");
+    assert_contains(e.msg, "reads never-written sbuf bytes at partition 0, byte offset 64, element "
+                           "0 [0, 0] of tensor 'y'");
     trn_sim_close(s);
 }
 
@@ -307,8 +333,13 @@ static void config_key_checked(void **st) {
 /* A ROWS view of `parts` rows of `elems` fp32 at byte `at` of buf, rows
  * `stride` bytes apart (BLOCK when they abut), as the host fills one. */
 static trn_view rows_view(uint8_t *buf, int64_t at, uint32_t parts, int64_t stride, int64_t elems) {
-    trn_view v = {.base = buf + at, .part_stride = stride, .parts = parts, .width = 4, .free_elems = elems,
-                  .flags = TRN_VIEW_ROWS | (parts == 1 || stride == elems * 4 ? TRN_VIEW_BLOCK : 0u)};
+    trn_view v = {.base = buf + at,
+                  .part_stride = stride,
+                  .parts = parts,
+                  .width = 4,
+                  .free_elems = elems,
+                  .flags =
+                      TRN_VIEW_ROWS | (parts == 1 || stride == elems * 4 ? TRN_VIEW_BLOCK : 0u)};
     v.lo = v.base;
     v.hi = v.base + (int64_t)(parts - 1) * stride + elems * 4;
     return v;
@@ -316,7 +347,8 @@ static trn_view rows_view(uint8_t *buf, int64_t at, uint32_t parts, int64_t stri
 
 static void view_bytes(const trn_view *v, uint8_t *mark, const uint8_t *buf, uint8_t bit) {
     for (uint32_t p = 0; p < v->parts; ++p)
-        for (int64_t k = 0; k < v->free_elems * v->width; ++k) mark[v->base - buf + (int64_t)p * v->part_stride + k] |= bit;
+        for (int64_t k = 0; k < v->free_elems * v->width; ++k)
+            mark[v->base - buf + (int64_t)p * v->part_stride + k] |= bit;
 }
 
 /* trn_views_meet against the bytes each view covers: never "apart" for
@@ -340,11 +372,13 @@ static void views_meet_exact_for_rows(void **st) {
         bool meet = trn_views_meet(&a, &b), meet_ba = trn_views_meet(&b, &a);
         assert_int_equal(meet, meet_ba);
         if (shared && !meet)
-            fail_msg("views share a byte but trn_views_meet says apart: a %" PRId64 " %u x %" PRId64 "/%" PRId64
-                     ", b %" PRId64 " %u x %" PRId64 "/%" PRId64, a0, pa, ea, stride, b0, pb, eb, stride_b);
+            fail_msg("views share a byte but trn_views_meet says apart: a %" PRId64 " %u x %" PRId64
+                     "/%" PRId64 ", b %" PRId64 " %u x %" PRId64 "/%" PRId64,
+                     a0, pa, ea, stride, b0, pb, eb, stride_b);
         if ((stride == stride_b || pa == 1 || pb == 1) && shared != meet)
-            fail_msg("rows stepping alike: shared %d, trn_views_meet %d: a %" PRId64 " %u x %" PRId64 "/%" PRId64
-                     ", b %" PRId64 " %u x %" PRId64 "/%" PRId64, shared, meet, a0, pa, ea, stride, b0, pb, eb, stride_b);
+            fail_msg("rows stepping alike: shared %d, trn_views_meet %d: a %" PRId64
+                     " %u x %" PRId64 "/%" PRId64 ", b %" PRId64 " %u x %" PRId64 "/%" PRId64,
+                     shared, meet, a0, pa, ea, stride, b0, pb, eb, stride_b);
         apart += !meet && a.lo < b.hi && b.lo < a.hi; /* interleaved, told apart */
     }
     printf("interleaved views told apart: %d of 20000\n", apart);

@@ -37,19 +37,28 @@ static void note(const trn_host_api *api, const trn_observation *ob, log_t *l, i
     if (l->n == MAX_SEEN) return;
     seen *x = &l->s[l->n++];
     snprintf(x->opcode, sizeof x->opcode, "%s", ob->opcode);
-    x->core = ob->core, x->depth = ob->depth, x->index = ob->index, x->status = ob->status, x->after = after;
+    x->core = ob->core, x->depth = ob->depth, x->index = ob->index, x->status = ob->status,
+    x->after = after;
     x->n_in = ob->n_in, x->n_out = ob->n_out;
-    snprintf(x->in_tensor, sizeof x->in_tensor, "%s", ob->n_in && ob->in[0].tensor ? ob->in[0].tensor : "-");
-    snprintf(x->out_tensor, sizeof x->out_tensor, "%s", ob->n_out && ob->out[0].tensor ? ob->out[0].tensor : "-");
+    snprintf(x->in_tensor, sizeof x->in_tensor, "%s",
+             ob->n_in && ob->in[0].tensor ? ob->in[0].tensor : "-");
+    snprintf(x->out_tensor, sizeof x->out_tensor, "%s",
+             ob->n_out && ob->out[0].tensor ? ob->out[0].tensor : "-");
     x->out_first = -1;
     x->out_elems = ob->n_out ? trn_ap_elems(&ob->out[0].ap) : 0;
     if (ob->n_out && ob->out[0].resolved && ob->out[0].ap.dtype == TRN_DT_FP32) {
         float v[64];
-        if (x->out_elems <= 64 && api->observed_read_f32(ob, &ob->out[0].ap, v) == TRN_OK) x->out_first = v[0];
+        if (x->out_elems <= 64 && api->observed_read_f32(ob, &ob->out[0].ap, v) == TRN_OK)
+            x->out_first = v[0];
     }
     if (ob->status == TRN_ERR && ob->error) snprintf(l->error, sizeof l->error, "%s", ob->error);
-    trn_ap wild = {.core = 0, .mem = TRN_MEM_HBM, .dtype = TRN_DT_FP32, .part_count = 1, .offset = INT64_C(1) << 40,
-                   .ndims = 1, .dims = {{1, 4}}};
+    trn_ap wild = {.core = 0,
+                   .mem = TRN_MEM_HBM,
+                   .dtype = TRN_DT_FP32,
+                   .part_count = 1,
+                   .offset = INT64_C(1) << 40,
+                   .ndims = 1,
+                   .dims = {{1, 4}}};
     float sink[4];
     l->bad_read_refused += api->observed_read_f32(ob, &wild, sink) == TRN_ERR;
 }
@@ -57,7 +66,8 @@ static void note(const trn_host_api *api, const trn_observation *ob, log_t *l, i
 static trn_status before(const trn_host_api *api, const trn_observation *ob, void *state) {
     log_t *l = state;
     note(api, ob, l, 0);
-    if ((int)ob->index == l->stop_before_index) return api->observer_stop(ob, "stopped before %s", ob->opcode);
+    if ((int)ob->index == l->stop_before_index)
+        return api->observer_stop(ob, "stopped before %s", ob->opcode);
     return TRN_OK;
 }
 
@@ -78,13 +88,17 @@ static void run_end(const trn_host_api *api, void *state, int rc) {
 
 static const trn_observer_desc observer = {sizeof observer, before, after, run_end};
 
-#define XY "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], \"data\": [7, 8, 9, 10]}," \
-           "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], \"fill\": 0.5}"
+#define XY                                                                                         \
+    "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], "          \
+    "\"data\": [7, 8, 9, 10]},"                                                                    \
+    "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], "          \
+    "\"fill\": 0.5}"
 
 static trn_sim *load(const char *prog, log_t *l) {
     trn_sim *s;
     trn_error e;
-    if (test_open(cfg, &s, &e) || trn_sim_load_program_text(s, prog, "p.json", &e)) fail_msg("%s", e.msg);
+    if (test_open(cfg, &s, &e) || trn_sim_load_program_text(s, prog, "p.json", &e))
+        fail_msg("%s", e.msg);
     memset(l, 0, sizeof *l);
     l->stop_before_index = l->stop_after_index = -1;
     if (trn_sim_add_observer(s, &observer, l, &e)) fail_msg("%s", e.msg);
@@ -104,8 +118,10 @@ static void sees_operands_and_memory(void **st) {
     log_t l;
     trn_sim *s = load("{\"tensors\": [" XY "], \"instructions\": ["
                       "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-                      "{\"opcode\": \"TestSub\", \"body\": [{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"y\", \"ap\": [[1, 3]]}],"
-                      "  \"outputs\": [{\"tensor\": \"x\", \"offset\": 1, \"ap\": [[1, 3]]}]}]}]}", &l);
+                      "{\"opcode\": \"TestSub\", \"body\": [{\"opcode\": \"TestCopy\", \"inputs\": "
+                      "[{\"tensor\": \"y\", \"ap\": [[1, 3]]}],"
+                      "  \"outputs\": [{\"tensor\": \"x\", \"offset\": 1, \"ap\": [[1, 3]]}]}]}]}",
+                      &l);
     trn_error e;
     if (trn_sim_run(s, &e)) fail_msg("%s", e.msg);
     assert_int_equal(l.n, 6); /* copy before/after, sub before, its copy before/after, sub after */
@@ -138,7 +154,9 @@ static void sees_operands_and_memory(void **st) {
  * completes, core 0's retry completes. */
 static void sees_each_wait(void **st) {
     log_t l;
-    trn_sim *s = load("{\"cores\": 2, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestRendezvous\"}]}", &l);
+    trn_sim *s = load(
+        "{\"cores\": 2, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestRendezvous\"}]}",
+        &l);
     trn_error e;
     if (trn_sim_run(s, &e)) fail_msg("%s", e.msg);
     assert_int_equal(l.n, 6);
@@ -154,7 +172,9 @@ static void sees_each_wait(void **st) {
 
 static void sees_the_error(void **st) {
     log_t l;
-    trn_sim *s = load("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestFail\", \"message\": \"boom\"}]}", &l);
+    trn_sim *s = load(
+        "{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestFail\", \"message\": \"boom\"}]}",
+        &l);
     trn_error e;
     assert_int_equal(trn_sim_run(s, &e), -1);
     assert_int_equal(l.n, 2);
@@ -165,8 +185,10 @@ static void sees_the_error(void **st) {
     trn_sim_close(s);
 }
 
-#define TWO_COPIES "{\"tensors\": [" XY "], \"instructions\": [{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": 5}," \
-                   "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}"
+#define TWO_COPIES                                                                                 \
+    "{\"tensors\": [" XY                                                                           \
+    "], \"instructions\": [{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": 5},"                  \
+    "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}"
 
 /* Stopped in before: the copy never runs and y keeps its fill. */
 static void stop_before_skips_the_instruction(void **st) {
@@ -175,7 +197,8 @@ static void stop_before_skips_the_instruction(void **st) {
     l.stop_before_index = 1;
     trn_error e;
     assert_int_equal(trn_sim_run(s, &e), -1);
-    assert_contains(e.msg, "p.json: instruction 1 (core 0, opcode TestCopy/200, family test): stopped before TestCopy");
+    assert_contains(e.msg, "p.json: instruction 1 (core 0, opcode TestCopy/200, family test): "
+                           "stopped before TestCopy");
     assert_true(y0_of(s) == 0.5f);
     assert_int_equal(l.n, 3); /* regs before/after, copy before */
     assert_int_equal(l.run_end_rc, -1);
@@ -189,7 +212,8 @@ static void stop_after_ends_the_run(void **st) {
     l.stop_after_index = 1;
     trn_error e;
     assert_int_equal(trn_sim_run(s, &e), -1);
-    assert_contains(e.msg, "instruction 1 (core 0, opcode TestCopy/200, family test): stopped after TestCopy");
+    assert_contains(
+        e.msg, "instruction 1 (core 0, opcode TestCopy/200, family test): stopped after TestCopy");
     assert_true(y0_of(s) == 7.0f);
     trn_sim_close(s);
 }

@@ -25,9 +25,16 @@ static int teardown(void **st) {
     return 0;
 }
 
-static trn_ap sbuf_ap(trn_dtype dt, uint32_t p0, uint32_t np, int64_t off, int nd, const int64_t (*dims)[2]) {
-    trn_ap ap = {.core = 0, .mem = TRN_MEM_SBUF, .dtype = dt, .part_start = p0, .part_count = np, .part_step = 1,
-                 .offset = off, .ndims = (uint32_t)nd};
+static trn_ap sbuf_ap(trn_dtype dt, uint32_t p0, uint32_t np, int64_t off, int nd,
+                      const int64_t (*dims)[2]) {
+    trn_ap ap = {.core = 0,
+                 .mem = TRN_MEM_SBUF,
+                 .dtype = dt,
+                 .part_start = p0,
+                 .part_count = np,
+                 .part_step = 1,
+                 .offset = off,
+                 .ndims = (uint32_t)nd};
     for (int d = 0; d < nd; ++d) ap.dims[d].step = dims[d][0], ap.dims[d].num = dims[d][1];
     return ap;
 }
@@ -57,7 +64,9 @@ static void strided_4d_walk(void **st) {
         for (int a = 0; a < 2; ++a)
             for (int b = 0; b < 2; ++b)
                 for (int c = 0; c < 2; ++c)
-                    for (int x = 0; x < 2; ++x) assert_true(got[k++] == (float)(1000 * p + 3 + 64 * a + 16 * b + 4 * c + x));
+                    for (int x = 0; x < 2; ++x)
+                        assert_true(got[k++] ==
+                                    (float)(1000 * p + 3 + 64 * a + 16 * b + 4 * c + x));
 }
 
 static void negative_step_and_merge(void **st) {
@@ -79,7 +88,9 @@ static void bounds_errors(void **st) {
     assert_contains(e.msg, "partition 128 is outside sbuf (128 partitions)");
     ap = sbuf_ap(TRN_DT_FP32, 0, 1, 1021, 1, d);
     assert_int_equal(trn_ap_check(&env, &ap, &e), -1);
-    assert_contains(e.msg, "element at byte offset 4096 (4 bytes) is past the end of sbuf (4096 bytes per partition)");
+    assert_contains(
+        e.msg,
+        "element at byte offset 4096 (4 bytes) is past the end of sbuf (4096 bytes per partition)");
     ap = sbuf_ap(TRN_DT_FP32, 0, 1, 1020, 1, d);
     assert_int_equal(trn_ap_check(&env, &ap, &e), 0);
     int64_t neg[1][2] = {{-1, 4}};
@@ -208,21 +219,29 @@ static void scatter_add_paths_agree(void **st) {
             table = sbuf_ap(dt, 64, 4, 8, 1, d);
             table.part_step = 3;
         } else {
-            table = (trn_ap){.mem = TRN_MEM_HBM, .dtype = dt, .part_count = 1, .part_step = 1, .offset = 16, .ndims = 1};
+            table = (trn_ap){.mem = TRN_MEM_HBM,
+                             .dtype = dt,
+                             .part_count = 1,
+                             .part_step = 1,
+                             .offset = 16,
+                             .ndims = 1};
             table.dims[0].step = step, table.dims[0].num = T;
         }
         size_t n = c >= 6 ? 20 : 5000; /* 20: fewer than the table's map words / 4 */
-        uint8_t *init = malloc((size_t)T * w), *ref = malloc((size_t)T * w), *got = malloc((size_t)T * w);
+        uint8_t *init = malloc((size_t)T * w), *ref = malloc((size_t)T * w),
+                *got = malloc((size_t)T * w);
         uint8_t *src = malloc(n * w);
         int64_t *idx = malloc(n * sizeof *idx);
         bool *written = malloc((size_t)T);
         for (int64_t k = 0; k < T; ++k) {
-            uint32_t u = rnd64() % 40 == 0 ? special[rnd64() % 4] : (uint32_t)(rnd64() % 2000) * 0x8000u + 0x3c000000u;
+            uint32_t u = rnd64() % 40 == 0 ? special[rnd64() % 4]
+                                           : (uint32_t)(rnd64() % 2000) * 0x8000u + 0x3c000000u;
             memcpy(init + k * w, bf16 ? (const uint8_t *)&u + 2 : (const uint8_t *)&u, w);
             written[k] = true;
         }
         for (size_t j = 0; j < n; ++j) {
-            uint32_t u = rnd64() % 50 == 0 ? special[rnd64() % 4] : (uint32_t)(rnd64() % 3000) * 0x4000u + 0x3b000000u;
+            uint32_t u = rnd64() % 50 == 0 ? special[rnd64() % 4]
+                                           : (uint32_t)(rnd64() % 3000) * 0x4000u + 0x3b000000u;
             memcpy(src + j * w, bf16 ? (const uint8_t *)&u + 2 : (const uint8_t *)&u, w);
             idx[j] = (int64_t)(rnd64() % (uint64_t)(j % 3 ? T : 16)); /* many repeats */
         }
@@ -243,15 +262,20 @@ static void scatter_add_paths_agree(void **st) {
         memcpy(ref, init, (size_t)T * w);
         for (size_t j = 0; j < n; ++j) {
             uint8_t *dst = ref + idx[j] * w;
-            if (written[idx[j]]) assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_ADD, dst, src + j * w, dt, &e), 0);
-            else memcpy(dst, src + j * w, w), written[idx[j]] = true;
+            if (written[idx[j]])
+                assert_int_equal(trn_cast_copy_or_accumulate(TRN_ACC_ADD, dst, src + j * w, dt, &e),
+                                 0);
+            else
+                memcpy(dst, src + j * w, w), written[idx[j]] = true;
         }
         assert_int_equal(trn_ap_write_indirect_raw(&env, &table, idx, n, src, TRN_ACC_ADD, &e), 0);
-        env.allow_uninit = true; /* the hole's element is written now; the rest of the map as before */
+        env.allow_uninit =
+            true; /* the hole's element is written now; the rest of the map as before */
         assert_int_equal(trn_ap_read_raw(&env, &table, got, &e), 0);
         env.allow_uninit = false;
         for (int64_t k = 0; k < T; ++k)
-            if (memcmp(got + k * w, ref + k * w, w)) fail_msg("case %d: element %" PRId64 " differs", c, k);
+            if (memcmp(got + k * w, ref + k * w, w))
+                fail_msg("case %d: element %" PRId64 " differs", c, k);
         free(init), free(ref), free(got), free(src), free(idx), free(written);
     }
 }
@@ -278,7 +302,8 @@ static void copy_raw_strided_overlap_and_accumulate(void **st) {
     assert_int_equal(trn_ap_copy_raw(&env, &dst, &src, TRN_ACC_COPY, &e), 0);
     float got[8];
     assert_int_equal(trn_ap_read_f32(&env, &dst, got, &e), 0);
-    for (int i = 0; i < 4; ++i) assert_true(got[i] == (float)(1 + 2 * i) && got[4 + i] == (float)(1001 + 2 * i));
+    for (int i = 0; i < 4; ++i)
+        assert_true(got[i] == (float)(1 + 2 * i) && got[4 + i] == (float)(1001 + 2 * i));
     /* Overlap: shifting a row right by one reads the whole source first. */
     int64_t d8[1][2] = {{1, 8}};
     trn_ap a = sbuf_ap(TRN_DT_FP32, 0, 1, 0, 1, d8), b = sbuf_ap(TRN_DT_FP32, 0, 1, 1, 1, d8);

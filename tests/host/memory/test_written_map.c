@@ -15,10 +15,9 @@
 #define TEST_RANDOM_SEED 0x6a09e667f3bcc909ull
 #include "host/test_random.h"
 
-#define PARTS 4
+#define PARTS  4
 #define PBYTES 65536
-#define TOTAL ((uint64_t)PARTS * PBYTES)
-
+#define TOTAL  ((uint64_t)PARTS * PBYTES)
 
 /* The oracle: what the map must say, byte by byte. */
 static bool local[TOTAL], remote[TOTAL];
@@ -37,17 +36,19 @@ static bool oracle_written(uint64_t addr, uint64_t len, uint64_t *first) {
 static void random_range(uint64_t *addr, uint64_t *len) {
     uint64_t r = rnd();
     switch (r % 6) {
-    case 0: *len = 1 + rnd() % 8; break;
-    case 1: *len = 1 + rnd() % 200; break;
-    case 2: *len = 1 + rnd() % 20000; break;
-    case 3: *len = (1 + rnd() % 6) * TRN_MEM_CHUNK; break;
-    case 4: *len = 64 * (1 + rnd() % 100); break;
-    default: *len = rnd() % 3; break; /* empty ranges too */
+        case 0: *len = 1 + rnd() % 8; break;
+        case 1: *len = 1 + rnd() % 200; break;
+        case 2: *len = 1 + rnd() % 20000; break;
+        case 3: *len = (1 + rnd() % 6) * TRN_MEM_CHUNK; break;
+        case 4: *len = 64 * (1 + rnd() % 100); break;
+        default: *len = rnd() % 3; break; /* empty ranges too */
     }
     if (*len > TOTAL) *len = TOTAL;
     *addr = rnd() % (TOTAL - *len + 1);
-    if (r % 7 == 0) *addr &= ~(uint64_t)(TRN_MEM_CHUNK - 1);
-    else if (r % 5 == 0) *addr &= ~(uint64_t)63;
+    if (r % 7 == 0)
+        *addr &= ~(uint64_t)(TRN_MEM_CHUNK - 1);
+    else if (r % 5 == 0)
+        *addr &= ~(uint64_t)63;
     if (*addr + *len > TOTAL) *len = TOTAL - *addr;
 }
 
@@ -55,7 +56,9 @@ static void check_summary(const trn_memory *m) {
     for (uint64_t c = 0; c < TOTAL / TRN_MEM_CHUNK; ++c) {
         if (!(m->full[c >> 6] >> (c & 63) & 1)) continue;
         for (uint64_t w = c * (TRN_MEM_CHUNK / 64); w < (c + 1) * (TRN_MEM_CHUNK / 64); ++w)
-            if (m->written[w] != ~0ull) fail_msg("chunk %" PRIu64 " is marked full but map word %" PRIu64 " is %#" PRIx64, c, w, m->written[w]);
+            if (m->written[w] != ~0ull)
+                fail_msg("chunk %" PRIu64 " is marked full but map word %" PRIu64 " is %#" PRIx64,
+                         c, w, m->written[w]);
     }
 }
 
@@ -64,9 +67,11 @@ static void check_range(const trn_memory *m, uint64_t addr, uint64_t len, int st
     bool want = oracle_written(addr, len, &want_first);
     bool got = trn_mem_is_written(m, addr, len, &got_first);
     if (got != want || (!want && got_first != want_first))
-        fail_msg("step %d: [%" PRIu64 ", +%" PRIu64 "): map says %d (first %" PRIu64 "), bytes say %d (first %" PRIu64 ")",
+        fail_msg("step %d: [%" PRIu64 ", +%" PRIu64 "): map says %d (first %" PRIu64
+                 "), bytes say %d (first %" PRIu64 ")",
                  step, addr, len, got, got_first, want, want_first);
-    if (trn_mem_is_written(m, addr, len, NULL) != want) fail_msg("step %d: the answer depends on first_unwritten", step);
+    if (trn_mem_is_written(m, addr, len, NULL) != want)
+        fail_msg("step %d: the answer depends on first_unwritten", step);
 }
 
 static void check_copy(const trn_memory *m, uint64_t addr, uint64_t len, int step) {
@@ -74,8 +79,12 @@ static void check_copy(const trn_memory *m, uint64_t addr, uint64_t len, int ste
     out[(len + 7) / 8] = 0xa5; /* a guard byte past the end */
     trn_mem_copy_written(m, addr, len, out);
     for (uint64_t i = 0; i < (len + 7) / 8 * 8; ++i) {
-        bool bit = out[i >> 3] >> (i & 7) & 1, want = i < len && (local[addr + i] || remote[addr + i]);
-        if (bit != want) fail_msg("step %d: copy of [%" PRIu64 ", +%" PRIu64 ") bit %" PRIu64 " is %d, expected %d", step, addr, len, i, bit, want);
+        bool bit = out[i >> 3] >> (i & 7) & 1,
+             want = i < len && (local[addr + i] || remote[addr + i]);
+        if (bit != want)
+            fail_msg("step %d: copy of [%" PRIu64 ", +%" PRIu64 ") bit %" PRIu64
+                     " is %d, expected %d",
+                     step, addr, len, i, bit, want);
     }
     assert_int_equal(out[(len + 7) / 8], 0xa5);
     free(out);
@@ -122,8 +131,11 @@ static void random_sequences(void **st) {
     (void)st;
     int sequences = 0, ops = 0;
     for (int run = 0; run < 120; ++run) {
-        trn_machine mach = {.partitions = PARTS, .sbuf_partition_bytes = PBYTES, .psum_partition_bytes = 64,
-                            .hbm_bytes = 64, .registers = 1};
+        trn_machine mach = {.partitions = PARTS,
+                            .sbuf_partition_bytes = PBYTES,
+                            .psum_partition_bytes = 64,
+                            .hbm_bytes = 64,
+                            .registers = 1};
         trn_core_state core;
         trn_error e;
         if (trn_core_state_init(&core, &mach, &e)) fail_msg("%s", e.msg);
@@ -141,7 +153,8 @@ static void random_sequences(void **st) {
         one_sequence(m, with_remote, n);
         /* and every chunk checked whole once, then again from its summary */
         for (int again = 0; again < 2; ++again)
-            for (uint64_t c = 0; c < TOTAL; c += TRN_MEM_CHUNK) check_range(m, c, TRN_MEM_CHUNK, -1);
+            for (uint64_t c = 0; c < TOTAL; c += TRN_MEM_CHUNK)
+                check_range(m, c, TRN_MEM_CHUNK, -1);
         check_summary(m);
         trn_core_state_free(&core);
         sequences++;
@@ -153,8 +166,11 @@ static void random_sequences(void **st) {
 /* The uninitialised-read guard's message is the byte loop's first byte. */
 static void first_byte_in_messages(void **st) {
     (void)st;
-    trn_machine mach = {.partitions = PARTS, .sbuf_partition_bytes = PBYTES, .psum_partition_bytes = 64,
-                        .hbm_bytes = 64, .registers = 1};
+    trn_machine mach = {.partitions = PARTS,
+                        .sbuf_partition_bytes = PBYTES,
+                        .psum_partition_bytes = 64,
+                        .hbm_bytes = 64,
+                        .registers = 1};
     trn_core_state core;
     trn_error e;
     assert_int_equal(trn_core_state_init(&core, &mach, &e), 0);
@@ -175,6 +191,7 @@ static void first_byte_in_messages(void **st) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(random_sequences), cmocka_unit_test(first_byte_in_messages)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(random_sequences),
+                                       cmocka_unit_test(first_byte_in_messages)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

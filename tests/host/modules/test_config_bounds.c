@@ -78,7 +78,9 @@ static void string_length_capped(void **st) {
     int k = sprintf(t, "machine = {};\nx = \"");
     memset(t + k, 'a', n);
     strcpy(t + k + n, "\";\n");
-    expect_text_error(t, "<config text>:2: a string of more than 65536 bytes (the most a config string may hold)");
+    expect_text_error(
+        t,
+        "<config text>:2: a string of more than 65536 bytes (the most a config string may hold)");
     /* adjacent literals, which libconfig joins, count together */
     k = sprintf(t, "x = ");
     for (int i = 0; i < 3; ++i) {
@@ -89,7 +91,9 @@ static void string_length_capped(void **st) {
         t[k++] = ' ';
     }
     strcpy(t + k, ";\n");
-    expect_text_error(t, "<config text>:1: a string of more than 65536 bytes (the most a config string may hold)");
+    expect_text_error(
+        t,
+        "<config text>:1: a string of more than 65536 bytes (the most a config string may hold)");
     free(t);
 }
 
@@ -97,18 +101,28 @@ static void string_length_capped(void **st) {
  * them silently, so they are refused as written. */
 static void integers_as_written(void **st) {
     expect_text_error("machine = {\n  cores = 99999999999999999999;\n};",
-                      "<config text>:2: integer 99999999999999999999 is outside the 64-bit range [-2^63, 2^63-1]");
+                      "<config text>:2: integer 99999999999999999999 is outside the 64-bit range "
+                      "[-2^63, 2^63-1]");
     expect_text_error("machine = { cores = 99999999999999999999L; };",
-                      "<config text>:1: integer 99999999999999999999L is outside the 64-bit range [-2^63, 2^63-1]");
-    expect_text_error("machine = { cores = -0x8000000000000001; };",
-                      "<config text>:1: integer -0x8000000000000001 is outside the 64-bit range [-2^63, 2^63-1]");
-    expect_text_error("machine = { cores = 0xffffffff; };", "<config text>:1: machine.cores = 4294967295 is outside [1, 1024]");
+                      "<config text>:1: integer 99999999999999999999L is outside the 64-bit range "
+                      "[-2^63, 2^63-1]");
+    expect_text_error(
+        "machine = { cores = -0x8000000000000001; };",
+        "<config text>:1: integer -0x8000000000000001 is outside the 64-bit range [-2^63, 2^63-1]");
+    expect_text_error("machine = { cores = 0xffffffff; };",
+                      "<config text>:1: machine.cores = 4294967295 is outside [1, 1024]");
     /* in a string, a comment or a name: untouched */
     trn_sim *s = NULL;
     trn_error e;
-    assert_int_equal(test_open("x_99999999999999999999 = \"99999999999999999999\"; # 99999999999999999999\n", &s, &e), -1);
-    assert_string_equal(e.msg, "<config text>:1: unknown key 'x_99999999999999999999' in the top level");
-    assert_int_equal(test_open("machine = { hbm_bytes = 68719476736; max_bytes = 1099511627776L; };", &s, &e), 0);
+    assert_int_equal(
+        test_open("x_99999999999999999999 = \"99999999999999999999\"; # 99999999999999999999\n", &s,
+                  &e),
+        -1);
+    assert_string_equal(e.msg,
+                        "<config text>:1: unknown key 'x_99999999999999999999' in the top level");
+    assert_int_equal(
+        test_open("machine = { hbm_bytes = 68719476736; max_bytes = 1099511627776L; };", &s, &e),
+        0);
     assert_int_equal(s->cfg.machine.hbm_bytes, 68719476736ll);
     trn_sim_close(s);
 }
@@ -118,7 +132,8 @@ static void integers_as_written(void **st) {
 static void lone_string_is_a_syntax_error(void **st) {
     expect_text_error("\"x\"", "<config text>:1: syntax error");
     /* the fuzzer's finding: a string where a setting name belongs */
-    expect_text_error("machine = {\n  cores = 1;  \"skip\"\n  partitions = 128;\n};", "<config text>:2: syntax error");
+    expect_text_error("machine = {\n  cores = 1;  \"skip\"\n  partitions = 128;\n};",
+                      "<config text>:2: syntax error");
     /* and its second form: an empty literal after a name */
     expect_text_error("# a comment\nmac\"\"\"\" plugin_paths\n", "<config text>:2: syntax error");
 }

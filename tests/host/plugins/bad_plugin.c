@@ -20,53 +20,71 @@
 static trn_status nop(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_OK; }
 
 #if BAD_KIND == 2
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0}, {.it = 210, .name = "BadB", .handler = nop, .flags = 0}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0},
+                               {.it = 210, .name = "BadB", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 3
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 115, .name = "BadReserved", .handler = nop, .flags = 0}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 115, .name = "BadReserved", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 6
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 211, .name = "TestCopy", .handler = nop, .flags = 0}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 211, .name = "TestCopy", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 18
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 212, .name = "Odd\"Name\\", .handler = nop, .flags = 0}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 212, .name = "Odd\"Name\\", .handler = nop, .flags = 0}};
 #elif BAD_KIND == 10
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x8}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 210, .name = "BadFlags", .handler = nop, .flags = 0x8}};
 #elif BAD_KIND == 27
 static const trn_opcode_desc ops[] __attribute__((unused)) = {
     {.it = 210, .name = "BadStreams", .handler = nop, .flags = TRN_OPF_STREAMS}};
 #elif BAD_KIND == 24
-static const trn_attr_desc attrs[] = {{.name = "pick", .types = TRN_ATTR_ENUM, .help = "an enum without values"}};
+static const trn_attr_desc attrs[] = {
+    {.name = "pick", .types = TRN_ATTR_ENUM, .help = "an enum without values"}};
 static const trn_opcode_desc ops[] __attribute__((unused)) = {
     {.it = 210, .name = "BadSchema", .handler = nop, TRN_ARRAY(attrs, attrs)}};
 #elif BAD_KIND == 25
-static const trn_attr_desc attrs[] = {
-    {.name = "level", .types = TRN_ATTR_INT, .def = "500", .min = 0, .max = 100, .help = "default out of range"}};
+static const trn_attr_desc attrs[] = {{.name = "level",
+                                       .types = TRN_ATTR_INT,
+                                       .def = "500",
+                                       .min = 0,
+                                       .max = 100,
+                                       .help = "default out of range"}};
 static const trn_opcode_desc ops[] __attribute__((unused)) = {
     {.it = 210, .name = "BadDefault", .handler = nop, TRN_ARRAY(attrs, attrs)}};
 #else
-static const trn_opcode_desc ops[] __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0}};
+static const trn_opcode_desc ops[]
+    __attribute__((unused)) = {{.it = 210, .name = "BadA", .handler = nop, .flags = 0}};
 #endif
 
 #if BAD_KIND == 7
-static const trn_setting_desc settings[] = {{"level", TRN_SET_INT, "500", 0, 100, NULL, "out of range"}};
+static const trn_setting_desc settings[] = {
+    {"level", TRN_SET_INT, "500", 0, 100, NULL, "out of range"}};
 #elif BAD_KIND == 8
-static const trn_setting_desc settings[] = {{"mode", TRN_SET_STRING, "c", 1, 0, "a|b", "not a choice"}};
+static const trn_setting_desc settings[] = {
+    {"mode", TRN_SET_STRING, "c", 1, 0, "a|b", "not a choice"}};
 #elif BAD_KIND == 11
 static const trn_setting_desc settings[] = {{"mode", TRN_SET_STRING, "a", 1, 0, NULL, "first"},
                                             {"mode", TRN_SET_STRING, "b", 1, 0, NULL, "again"}};
 #elif BAD_KIND == 12
-static const trn_setting_desc settings[] = {{"odd", (trn_setting_type)9, "1", 1, 0, NULL, "no such type"}};
+static const trn_setting_desc settings[] = {
+    {"odd", (trn_setting_type)9, "1", 1, 0, NULL, "no such type"}};
 #elif BAD_KIND == 13
-static const trn_setting_desc settings[] = {{"count", TRN_SET_INT, "", 1, 0, NULL, "empty default"}};
+static const trn_setting_desc settings[] = {
+    {"count", TRN_SET_INT, "", 1, 0, NULL, "empty default"}};
 #else
 #define NO_SETTINGS 1
 #endif
 
 #if BAD_KIND == 9
-static const trn_quirk_desc quirks[] = {{"bad.named", NULL, "always", "fine"}, {NULL, NULL, "always", "no name"}};
+static const trn_quirk_desc quirks[] = {{"bad.named", NULL, "always", "fine"},
+                                        {NULL, NULL, "always", "no name"}};
 #endif
 
 #if BAD_KIND == 23
 #include <string.h>
-static trn_status fill_err(const trn_host_api *api, const trn_settings *s, void **state, char *err, size_t len) {
+static trn_status fill_err(const trn_host_api *api, const trn_settings *s, void **state, char *err,
+                           size_t len) {
     memset(err, 'x', len); /* no terminating NUL */
     return TRN_ERR;
 }
@@ -85,13 +103,19 @@ TRN_EXPORT const uint32_t trnsim_plugin[2] = {TRN_ABI_VERSION, (uint32_t)sizeof(
 TRN_EXPORT void trnsim_plugin(void) {}
 #else
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    .abi_version = BAD_KIND == 1 ? 99 : BAD_KIND == 27 ? 2 : TRN_ABI_VERSION,
-    .size = BAD_KIND == 5 ? 8 : BAD_KIND == 16 ? sizeof(trn_plugin_desc) + 64 : sizeof(trn_plugin_desc),
+    .abi_version = BAD_KIND == 1    ? 99
+                   : BAD_KIND == 27 ? 2
+                                    : TRN_ABI_VERSION,
+    .size = BAD_KIND == 5    ? 8
+            : BAD_KIND == 16 ? sizeof(trn_plugin_desc) + 64
+                             : sizeof(trn_plugin_desc),
     .name = "trnsim-bad",
     .family = BAD_KIND == 19 ? "dma" : "bad",
     .version = "1",
     .ops = ops,
-    .n_ops = BAD_KIND == 17 ? 300 : BAD_KIND == 20 ? 200 : sizeof ops / sizeof ops[0],
+    .n_ops = BAD_KIND == 17   ? 300
+             : BAD_KIND == 20 ? 200
+                              : sizeof ops / sizeof ops[0],
 #ifndef NO_SETTINGS
     .settings = settings,
     .n_settings = sizeof settings / sizeof settings[0],

@@ -3,7 +3,8 @@
  * host_count_macro twice: as is (must compile), with -DPOINTER (must not). */
 #include "trnsim/plugin.h"
 
-static const trn_quirk_desc three[3] = {{"a", NULL, "always", "x"}, {"b", NULL, "always", "y"}, {"c", NULL, "always", "z"}};
+static const trn_quirk_desc three[3] = {
+    {"a", NULL, "always", "x"}, {"b", NULL, "always", "y"}, {"c", NULL, "always", "z"}};
 _Static_assert(TRN_COUNT(three) == 3, "TRN_COUNT counts an array");
 
 #ifdef POINTER

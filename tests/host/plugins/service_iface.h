@@ -6,7 +6,7 @@
 
 typedef struct test_answer_service {
     uint32_t size;
-    int64_t (*answer)(void); /* version 1 */
+    int64_t (*answer)(void);   /* version 1 */
     int64_t (*twice)(int64_t); /* version 2 */
 } test_answer_service;
 

@@ -15,16 +15,18 @@ static int64_t twice(int64_t x) { return 2 * x; }
 static const test_answer_service iface = {sizeof iface, answer, twice};
 static const trn_service_desc exports[] = {{"test.answer", SVC_VERSION, &iface}};
 static trn_status no_op(const trn_host_api *api, trn_ctx *ctx, void *state) { return TRN_OK; }
-static const trn_opcode_desc ops[] = {{.it = SVC_IT, .name = SVC_OPNAME, .handler = no_op, .flags = TRN_OPF_NO_ATTRS}};
+static const trn_opcode_desc ops[] = {
+    {.it = SVC_IT, .name = SVC_OPNAME, .handler = no_op, .flags = TRN_OPF_NO_ATTRS}};
 
 TRN_PLUGIN_DEFINE(svc) = {
-    TRN_PLUGIN_HEADER, .name = SVC_NAME, .family = SVC_FAMILY, .version = "9.9", TRN_OPS(ops), TRN_EXPORTS(exports),
+    TRN_PLUGIN_HEADER, .name = SVC_NAME, .family = SVC_FAMILY,
+    .version = "9.9",  TRN_OPS(ops),     TRN_EXPORTS(exports),
 };
 #else
 static const trn_service_need needs[] = {{"test.answer", 2, "svc", "trnsim-svc-v2"}};
 
-static trn_status user_init(const trn_host_api *api, const trn_settings *settings, void **state, char *err,
-                            size_t errlen) {
+static trn_status user_init(const trn_host_api *api, const trn_settings *settings, void **state,
+                            char *err, size_t errlen) {
     const test_answer_service *s = api->service(settings, "test.answer", 2);
     if (!s || s->answer() != 42 || s->twice(21) != 42) {
         snprintf(err, errlen, "test.answer did not answer");
@@ -42,10 +44,11 @@ static trn_status svc_answer(const trn_host_api *api, trn_ctx *ctx, void *state)
     const test_answer_service *s = state;
     return api->checking(ctx) ? TRN_OK : api->reg_write(ctx, 0, s->answer());
 }
-static const trn_opcode_desc ops[] = {{.it = 220, .name = "SvcAnswer", .handler = svc_answer, .flags = TRN_OPF_NO_ATTRS}};
+static const trn_opcode_desc ops[] = {
+    {.it = 220, .name = "SvcAnswer", .handler = svc_answer, .flags = TRN_OPF_NO_ATTRS}};
 
 TRN_PLUGIN_DEFINE(svcuser) = {
-    TRN_PLUGIN_HEADER, .name = "trnsim-svc-user", .family = "svcuser", .version = "1.0", TRN_OPS(ops),
-    TRN_NEEDS(needs), .init = user_init,
+    TRN_PLUGIN_HEADER, .name = "trnsim-svc-user", .family = "svcuser", .version = "1.0",
+    TRN_OPS(ops),      TRN_NEEDS(needs),          .init = user_init,
 };
 #endif

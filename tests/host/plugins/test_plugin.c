@@ -4,14 +4,12 @@
  *               last to arrive reports every core as met (ABI 3 builds)
  *   TestWaitForever (202) always waits (deadlock)
  *   TestFail    (203) fails with the message in attr "message"
- *   TestScatter (204) write_indirect_f32 of inputs[0] into outputs[0] at attr "indices", op attr "acc"
- *   TestSetting (205) writes setting "scale" (float) * 1 to every element of outputs[0]
- *   TestSub     (206) dispatches each instruction of attr "body"
- *   TestRegs    (207) reg_write(attr "reg", attr "value")
- *   TestWaitNoFlag (208) returns TRN_WAIT without declaring TRN_OPF_MAY_WAIT
- *   TestKind    (209) register 0 = value_kind(attr "v"), register 1 = value_len
- *               of it, register 2 = whether value_at(it, 0) / value_get(it, "k")
- *               / value_string(it) are all NULL (an absent "v" is NULL)
+ *   TestScatter (204) write_indirect_f32 of inputs[0] into outputs[0] at attr "indices", op attr
+ * "acc" TestSetting (205) writes setting "scale" (float) * 1 to every element of outputs[0] TestSub
+ * (206) dispatches each instruction of attr "body" TestRegs    (207) reg_write(attr "reg", attr
+ * "value") TestWaitNoFlag (208) returns TRN_WAIT without declaring TRN_OPF_MAY_WAIT TestKind (209)
+ * register 0 = value_kind(attr "v"), register 1 = value_len of it, register 2 = whether
+ * value_at(it, 0) / value_get(it, "k") / value_string(it) are all NULL (an absent "v" is NULL)
  *   TestOperandFail (210) operand(inputs[0]) must fail; register 0 = the
  *               trn_ap_elems of what it left, register 1 = its ndims
  *   TestLend    (220) inputs[0] -> outputs[0] of one dtype through lent
@@ -51,7 +49,9 @@ static trn_status test_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
     if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
     if (api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE) return TRN_ERR;
     int64_t n = trn_ap_elems(&in);
-    if (n != trn_ap_elems(&out)) return api->error(ctx, "element counts differ: %lld vs %lld", (long long)n, (long long)trn_ap_elems(&out));
+    if (n != trn_ap_elems(&out))
+        return api->error(ctx, "element counts differ: %lld vs %lld", (long long)n,
+                          (long long)trn_ap_elems(&out));
     float *buf = malloc((size_t)n * sizeof(float));
     trn_status rc = api->read_f32(ctx, &in, buf);
     if (rc == TRN_OK) rc = api->write_f32(ctx, &out, buf, (trn_acc_op)acc);
@@ -64,7 +64,8 @@ static trn_status report_all_met(const trn_host_api *api, trn_ctx *ctx, const st
 #if TRN_ABI_VERSION >= 3
     trn_party *party = malloc(s->cores * sizeof *party);
     if (!party) return api->error(ctx, "out of memory");
-    for (uint32_t c = 0; c < s->cores; ++c) party[c] = (trn_party){.core = c, .role = TRN_PARTY_MEMBER, .index = s->at[c]};
+    for (uint32_t c = 0; c < s->cores; ++c)
+        party[c] = (trn_party){.core = c, .role = TRN_PARTY_MEMBER, .index = s->at[c]};
     trn_status rc = api->rendezvous_met(ctx, party, s->cores);
     free(party);
     return rc;
@@ -91,9 +92,13 @@ static trn_status test_rendezvous(const trn_host_api *api, trn_ctx *ctx, void *v
     return TRN_OK;
 }
 
-static trn_status test_wait_forever(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_WAIT; }
+static trn_status test_wait_forever(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    return TRN_WAIT;
+}
 
-static trn_status test_wait_no_flag(const trn_host_api *api, trn_ctx *ctx, void *s) { return TRN_WAIT; }
+static trn_status test_wait_no_flag(const trn_host_api *api, trn_ctx *ctx, void *s) {
+    return TRN_WAIT;
+}
 
 static trn_status test_fail(const trn_host_api *api, trn_ctx *ctx, void *s) {
     const char *m = "test failure";
@@ -106,9 +111,11 @@ static trn_status test_scatter(const trn_host_api *api, trn_ctx *ctx, void *s) {
     int64_t idx[64], acc = 1;
     size_t n = 0;
     if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
-    if (api->attr_int_array(ctx, "indices", idx, 64, &n) != TRN_FOUND) return api->error(ctx, "needs indices");
+    if (api->attr_int_array(ctx, "indices", idx, 64, &n) != TRN_FOUND)
+        return api->error(ctx, "needs indices");
     if (api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE) return TRN_ERR;
-    if ((int64_t)n != trn_ap_elems(&in)) return api->error(ctx, "one index per input element expected");
+    if ((int64_t)n != trn_ap_elems(&in))
+        return api->error(ctx, "one index per input element expected");
     float buf[64];
     if (api->read_f32(ctx, &in, buf)) return TRN_ERR;
     return api->write_indirect_f32(ctx, &out, idx, n, buf, (trn_acc_op)acc);
@@ -145,30 +152,36 @@ static trn_status test_regs(const trn_host_api *api, trn_ctx *ctx, void *s) {
 static trn_status test_kind(const trn_host_api *api, trn_ctx *ctx, void *s) {
     const trn_value *v = api->attr(ctx, "v");
     int none = !api->value_at(v, 0) && !api->value_get(v, "k") && !api->value_string(v);
-    if (api->reg_write(ctx, 0, api->value_kind(v)) || api->reg_write(ctx, 1, (int64_t)api->value_len(v)))
+    if (api->reg_write(ctx, 0, api->value_kind(v)) ||
+        api->reg_write(ctx, 1, (int64_t)api->value_len(v)))
         return TRN_ERR;
     return api->reg_write(ctx, 2, none);
 }
 
 static trn_status test_operand_fail(const trn_host_api *api, trn_ctx *ctx, void *s) {
     trn_ap ap;
-    if (api->operand(ctx, TRN_IN, 0, &ap) == TRN_OK) return api->error(ctx, "expected operand() to fail");
+    if (api->operand(ctx, TRN_IN, 0, &ap) == TRN_OK)
+        return api->error(ctx, "expected operand() to fail");
     if (api->reg_write(ctx, 0, trn_ap_elems(&ap))) return TRN_ERR;
     return api->reg_write(ctx, 1, ap.ndims);
 }
 
-#if TRN_ABI_VERSION >= 3 /* TestLend needs lent memory; the frozen ABI 2 header builds without it */
+#if TRN_ABI_VERSION >= 3 /* TestLend needs lent memory; the frozen ABI 2 header builds without it  \
+                          */
 /* The party of attrs "cores" / "roles" / "index", reported once or twice. */
 static trn_status report_party(const trn_host_api *api, trn_ctx *ctx) {
     int64_t cores[16], roles[16] = {0}, add = 0, twice = 0;
     size_t n = 0, n_roles = 0;
     trn_party party[16];
-    if (api->attr_int_array(ctx, "cores", cores, 16, &n) == TRN_ABSENT) cores[0] = api->core_id(ctx), n = 1;
+    if (api->attr_int_array(ctx, "cores", cores, 16, &n) == TRN_ABSENT)
+        cores[0] = api->core_id(ctx), n = 1;
     if (api->attr_int_array(ctx, "roles", roles, 16, &n_roles) == TRN_BADTYPE ||
-        api->attr_int(ctx, "index", &add) == TRN_BADTYPE || api->attr_int(ctx, "twice", &twice) == TRN_BADTYPE)
+        api->attr_int(ctx, "index", &add) == TRN_BADTYPE ||
+        api->attr_int(ctx, "twice", &twice) == TRN_BADTYPE)
         return TRN_ERR;
     for (size_t i = 0; i < n; ++i)
-        party[i] = (trn_party){.core = (uint32_t)cores[i], .role = (uint32_t)roles[i],
+        party[i] = (trn_party){.core = (uint32_t)cores[i],
+                               .role = (uint32_t)roles[i],
                                .index = api->instruction_index(ctx) + (uint64_t)add};
     if (api->rendezvous_met(ctx, party, (uint32_t)n) != TRN_OK) return TRN_ERR;
     return twice ? api->rendezvous_met(ctx, party, (uint32_t)n) : TRN_OK;
@@ -197,8 +210,8 @@ static uint8_t *view_elem(const trn_view *v, int64_t k) {
     return a;
 }
 
-static trn_status lend_misuse(const trn_host_api *api, trn_ctx *ctx, int64_t misuse, trn_view *in, trn_view *out,
-                              const trn_ap *out_ap, const uint8_t *buf) {
+static trn_status lend_misuse(const trn_host_api *api, trn_ctx *ctx, int64_t misuse, trn_view *in,
+                              trn_view *out, const trn_ap *out_ap, const uint8_t *buf) {
     if (misuse == 1) return api->write_raw(ctx, out_ap, buf);
     if (misuse == 3) return api->dispatch(ctx, api->attr(ctx, "misuse"));
     if (misuse == 5) { /* give the output back unused and write nothing */
@@ -220,12 +233,14 @@ static trn_status test_lend(const trn_host_api *api, trn_ctx *ctx, void *st) {
     int64_t mode = TRN_LEND_WRITE, acc = 0, misuse = 0;
     if (!TRN_API_HAS(api, lend)) return api->error(ctx, "the host lends no memory");
     if (api->operand(ctx, TRN_IN, 0, &in) || api->operand(ctx, TRN_OUT, 0, &out)) return TRN_ERR;
-    if (api->attr_int(ctx, "mode", &mode) == TRN_BADTYPE || api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE ||
+    if (api->attr_int(ctx, "mode", &mode) == TRN_BADTYPE ||
+        api->attr_int(ctx, "acc", &acc) == TRN_BADTYPE ||
         api->attr_int(ctx, "misuse", &misuse) == TRN_BADTYPE)
         return TRN_ERR;
     int64_t n = trn_ap_elems(&in);
     uint32_t w = api->dtype_width(in.dtype);
-    if (n != trn_ap_elems(&out) || in.dtype != out.dtype) return api->error(ctx, "one dtype and count expected");
+    if (n != trn_ap_elems(&out) || in.dtype != out.dtype)
+        return api->error(ctx, "one dtype and count expected");
     uint8_t *buf = malloc((size_t)n * w);
     trn_view vi, vo;
     trn_status rc = TRN_ERR;
@@ -243,8 +258,10 @@ static trn_status test_lend(const trn_host_api *api, trn_ctx *ctx, void *st) {
     if (so == TRN_LENT)
         for (int64_t k = 0; k < n; ++k) {
             uint8_t *dst = view_elem(&vo, k);
-            if (acc == TRN_ACC_COPY) memcpy(dst, buf + k * w, w);
-            else if (api->accumulate(ctx, (trn_acc_op)acc, dst, buf + k * w, (trn_dtype)out.dtype)) goto done;
+            if (acc == TRN_ACC_COPY)
+                memcpy(dst, buf + k * w, w);
+            else if (api->accumulate(ctx, (trn_acc_op)acc, dst, buf + k * w, (trn_dtype)out.dtype))
+                goto done;
         }
     if (misuse == 2) { /* the host ends both views when the handler returns */
         rc = TRN_OK;
@@ -254,8 +271,8 @@ static trn_status test_lend(const trn_host_api *api, trn_ctx *ctx, void *st) {
     if (so == TRN_LENT && api->lend_end(ctx, &vo)) goto done;
     if (si != TRN_LENT && api->read_raw(ctx, &in, buf)) goto done;
     if (so != TRN_LENT && api->write_raw_op(ctx, &out, buf, (trn_acc_op)acc)) goto done;
-    if (api->reg_write(ctx, 0, si) || api->reg_write(ctx, 1, so) || api->reg_write(ctx, 2, vi.flags) ||
-        api->reg_write(ctx, 3, vo.flags))
+    if (api->reg_write(ctx, 0, si) || api->reg_write(ctx, 1, so) ||
+        api->reg_write(ctx, 2, vi.flags) || api->reg_write(ctx, 3, vo.flags))
         goto done;
     rc = TRN_OK;
 done:
@@ -265,7 +282,8 @@ done:
 
 #endif
 
-static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err, size_t len) {
+static trn_status init(const trn_host_api *api, const trn_settings *set, void **out, char *err,
+                       size_t len) {
     int64_t fail = 0;
     api->setting_int(set, "fail_init", &fail);
     if (fail) {
@@ -314,15 +332,32 @@ static trn_status check_copy(const trn_host_api *api, trn_ctx *ctx, void *st) {
 }
 
 static const trn_attr_desc acc_attrs[] = {
-    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
+    {.name = "acc",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .min = 0,
+     .max = 3,
+     .help = "trn_acc_op of the write"},
 };
-static const trn_attr_desc fail_attrs[] = {{.name = "message", .types = TRN_ATTR_STRING, .help = "the error text"}};
+static const trn_attr_desc fail_attrs[] = {
+    {.name = "message", .types = TRN_ATTR_STRING, .help = "the error text"}};
 static const trn_attr_desc scatter_attrs[] = {
-    {.name = "indices", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 64, .help = "where each element goes"},
-    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
+    {.name = "indices",
+     .types = TRN_ATTR_LIST,
+     .elem = TRN_ATTR_INT,
+     .len_max = 64,
+     .help = "where each element goes"},
+    {.name = "acc",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .min = 0,
+     .max = 3,
+     .help = "trn_acc_op of the write"},
 };
 static const trn_attr_desc sub_attrs[] = {
-    {.name = "body", .types = TRN_ATTR_LIST | TRN_ATTR_OBJECT, .elem = TRN_ATTR_OBJECT,
+    {.name = "body",
+     .types = TRN_ATTR_LIST | TRN_ATTR_OBJECT,
+     .elem = TRN_ATTR_OBJECT,
      .help = "instructions dispatched at run time (not validated at load: the dispatcher's tests)"},
 };
 static const trn_attr_desc regs_attrs[] = {
@@ -331,31 +366,78 @@ static const trn_attr_desc regs_attrs[] = {
 };
 #if TRN_ABI_VERSION >= 3
 static const trn_attr_desc lend_attrs[] = {
-    {.name = "mode", .types = TRN_ATTR_INT, .def = "2", .min = 1, .max = 3, .help = "TRN_LEND_* of the output"},
-    {.name = "acc", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 3, .help = "trn_acc_op of the write"},
-    {.name = "misuse", .types = TRN_ATTR_INT, .def = "0", .min = 0, .max = 5, .help = "a module bug to make, or 5: cancel"},
+    {.name = "mode",
+     .types = TRN_ATTR_INT,
+     .def = "2",
+     .min = 1,
+     .max = 3,
+     .help = "TRN_LEND_* of the output"},
+    {.name = "acc",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .min = 0,
+     .max = 3,
+     .help = "trn_acc_op of the write"},
+    {.name = "misuse",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .min = 0,
+     .max = 5,
+     .help = "a module bug to make, or 5: cancel"},
 };
 static const trn_attr_desc met_attrs[] = {
-    {.name = "cores", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 16, .help = "the party's cores"},
-    {.name = "roles", .types = TRN_ATTR_LIST, .elem = TRN_ATTR_INT, .len_max = 16, .help = "TRN_PARTY_* of each"},
-    {.name = "index", .types = TRN_ATTR_INT, .def = "0", .help = "added to each entry's instruction index"},
-    {.name = "twice", .types = TRN_ATTR_BOOL, .def = "false", .help = "report twice (a module bug)"},
-    {.name = "in_check", .types = TRN_ATTR_BOOL, .def = "false", .help = "report from the static check (a module bug)"},
+    {.name = "cores",
+     .types = TRN_ATTR_LIST,
+     .elem = TRN_ATTR_INT,
+     .len_max = 16,
+     .help = "the party's cores"},
+    {.name = "roles",
+     .types = TRN_ATTR_LIST,
+     .elem = TRN_ATTR_INT,
+     .len_max = 16,
+     .help = "TRN_PARTY_* of each"},
+    {.name = "index",
+     .types = TRN_ATTR_INT,
+     .def = "0",
+     .help = "added to each entry's instruction index"},
+    {.name = "twice",
+     .types = TRN_ATTR_BOOL,
+     .def = "false",
+     .help = "report twice (a module bug)"},
+    {.name = "in_check",
+     .types = TRN_ATTR_BOOL,
+     .def = "false",
+     .help = "report from the static check (a module bug)"},
 };
 #endif
 static const trn_operand_desc copy_operands[] = {
-    {TRN_IN, "src", 0, "any dtype"}, {TRN_OUT, "dst", 0, "as many elements as src"},
+    {TRN_IN, "src", 0, "any dtype"},
+    {TRN_OUT, "dst", 0, "as many elements as src"},
 };
 
 static const trn_opcode_desc ops[] = {
-    {.it = 200, .name = "TestCopy", .handler = test_copy, TRN_ARRAY(attrs, acc_attrs),
-     TRN_ARRAY(operands, copy_operands), .check = check_copy},
-    {.it = 201, .name = "TestRendezvous", .handler = test_rendezvous, .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
-    {.it = 202, .name = "TestWaitForever", .handler = test_wait_forever, .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
+    {.it = 200,
+     .name = "TestCopy",
+     .handler = test_copy,
+     TRN_ARRAY(attrs, acc_attrs),
+     TRN_ARRAY(operands, copy_operands),
+     .check = check_copy},
+    {.it = 201,
+     .name = "TestRendezvous",
+     .handler = test_rendezvous,
+     .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
+    {.it = 202,
+     .name = "TestWaitForever",
+     .handler = test_wait_forever,
+     .flags = TRN_OPF_MAY_WAIT | TRN_OPF_NO_ATTRS},
     {.it = 203, .name = "TestFail", .handler = test_fail, TRN_ARRAY(attrs, fail_attrs)},
     {.it = 204, .name = "TestScatter", .handler = test_scatter, TRN_ARRAY(attrs, scatter_attrs)},
     {.it = 205, .name = "TestSetting", .handler = test_setting, .flags = TRN_OPF_NO_ATTRS},
-    {.it = 206, .name = "TestSub", .handler = test_sub, TRN_ARRAY(attrs, sub_attrs), .check = test_sub},
+    {.it = 206,
+     .name = "TestSub",
+     .handler = test_sub,
+     TRN_ARRAY(attrs, sub_attrs),
+     .check = test_sub},
     {.it = 207, .name = "TestRegs", .handler = test_regs, TRN_ARRAY(attrs, regs_attrs)},
     /* a module bug the host must catch */
     {.it = 208, .name = "TestWaitNoFlag", .handler = test_wait_no_flag, .flags = TRN_OPF_NO_ATTRS},
@@ -364,7 +446,11 @@ static const trn_opcode_desc ops[] = {
     {.it = 210, .name = "TestOperandFail", .handler = test_operand_fail, .flags = TRN_OPF_NO_ATTRS},
 #if TRN_ABI_VERSION >= 3
     {.it = 220, .name = "TestLend", .handler = test_lend, TRN_ARRAY(attrs, lend_attrs)},
-    {.it = 221, .name = "TestMet", .handler = test_met, TRN_ARRAY(attrs, met_attrs), .check = check_met},
+    {.it = 221,
+     .name = "TestMet",
+     .handler = test_met,
+     TRN_ARRAY(attrs, met_attrs),
+     .check = check_met},
 #endif
 };
 
@@ -379,15 +465,10 @@ static const trn_quirk_desc quirks[] = {
 };
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
-    TRN_PLUGIN_HEADER,
-    .name = TEST_PLUGIN_NAME,
-    .family = "test",
-    .version = "1",
-    TRN_OPS(ops),
-    TRN_SETTINGS(settings),
-    .quirks = quirks,
-    .n_quirks = 1,
-    .init = init,
-    .fini = fini,
+    TRN_PLUGIN_HEADER,      .name = TEST_PLUGIN_NAME,
+    .family = "test",       .version = "1",
+    TRN_OPS(ops),           TRN_SETTINGS(settings),
+    .quirks = quirks,       .n_quirks = 1,
+    .init = init,           .fini = fini,
     .run_begin = run_begin,
 };

@@ -7,7 +7,8 @@
 #include "exec/exec_test.h"
 #include "host/test_util.h"
 
-static const char cfg[] = "plugins = ( { family = \"test\"; module = \"trnsim-test\"; settings = { scale = 3.5; }; } );";
+static const char cfg[] =
+    "plugins = ( { family = \"test\"; module = \"trnsim-test\"; settings = { scale = 3.5; }; } );";
 
 static trn_sim *open_test(void) {
     trn_sim *s;
@@ -27,7 +28,8 @@ static void expect_load_error(const char *prog, const char *needle) {
 static trn_sim *run_ok(const char *prog) {
     trn_sim *s = open_test();
     trn_error e;
-    if (trn_sim_load_program_text(s, prog, "p.json", &e) || trn_sim_run(s, &e)) fail_msg("%s", e.msg);
+    if (trn_sim_load_program_text(s, prog, "p.json", &e) || trn_sim_run(s, &e))
+        fail_msg("%s", e.msg);
     return s;
 }
 
@@ -40,23 +42,34 @@ static void expect_run_error(const char *prog, const char *needle) {
     trn_sim_close(s);
 }
 
-#define X4 "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], \"data\": [1, 2, 3, 4]}"
+#define X4                                                                                         \
+    "{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4], "          \
+    "\"data\": [1, 2, 3, 4]}"
 #define Y4 "{\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4]}"
 
 static void json_errors(void **st) {
     expect_load_error("{\n \"tensors\": [,\n]}", "p.json:2:");
-    expect_load_error("{\"tensors\": [], \"instructions\": [], \"colour\": 1}", "p.json: program: unknown key 'colour'");
-    expect_load_error("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"z\"]}]}",
+    expect_load_error("{\"tensors\": [], \"instructions\": [], \"colour\": 1}",
+                      "p.json: program: unknown key 'colour'");
+    expect_load_error("{\"tensors\": [" X4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"z\"]}]}",
                       "p.json: instruction 0 (opcode TestCopy): inputs[0]: no tensor named 'z'");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float33\", \"shape\": [1]}],"
-                      " \"instructions\": []}", "unknown dtype 'float33'");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+                      "\"float33\", \"shape\": [1]}],"
+                      " \"instructions\": []}",
+                      "unknown dtype 'float33'");
     expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"NoSuchOp\"}]}",
                       "instruction 0 (opcode NoSuchOp): unknown opcode name 'NoSuchOp'");
-    expect_load_error("{\"tensors\": [" X4 "," X4 "], \"instructions\": []}", "tensor 'x': declared twice");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\", \"shape\": [1, 2],"
-                      " \"data\": [1, 300]}], \"instructions\": []}", "tensor 'x', data: element 1: 300 does not fit int8");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 2],"
-                      " \"data\": [1]}], \"instructions\": []}", "'data' must be a list of 2 numbers");
+    expect_load_error("{\"tensors\": [" X4 "," X4 "], \"instructions\": []}",
+                      "tensor 'x': declared twice");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\", "
+                      "\"shape\": [1, 2],"
+                      " \"data\": [1, 300]}], \"instructions\": []}",
+                      "tensor 'x', data: element 1: 300 does not fit int8");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+                      "\"float32\", \"shape\": [1, 2],"
+                      " \"data\": [1]}], \"instructions\": []}",
+                      "'data' must be a list of 2 numbers");
 }
 
 /* A failed load leaves no program behind: running afterwards is refused,
@@ -64,9 +77,14 @@ static void json_errors(void **st) {
 static void failed_load_leaves_nothing(void **st) {
     trn_sim *s = open_test();
     trn_error e = {.msg = ""};
-    assert_int_equal(trn_sim_load_program_text(s, "{\"tensors\": [" X4 "," Y4 ", {\"name\": \"b\", \"memory\": \"sbuf\","
-                     " \"dtype\": \"int8\", \"shape\": [1, 2], \"data\": [1, 300]}], \"instructions\": ["
-                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}", "p.json", &e), -1);
+    assert_int_equal(
+        trn_sim_load_program_text(
+            s,
+            "{\"tensors\": [" X4 "," Y4 ", {\"name\": \"b\", \"memory\": \"sbuf\","
+            " \"dtype\": \"int8\", \"shape\": [1, 2], \"data\": [1, 300]}], \"instructions\": ["
+            "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}",
+            "p.json", &e),
+        -1);
     assert_contains(e.msg, "300 does not fit int8");
     assert_int_equal(trn_sim_run(s, &e), -1);
     assert_contains(e.msg, "no program is loaded");
@@ -77,8 +95,10 @@ static void failed_load_leaves_nothing(void **st) {
 }
 
 static void placement(void **st) {
-    trn_sim *s = run_ok("{\"tensors\": [" X4 "," Y4 ",{\"name\": \"h\", \"memory\": \"hbm\", \"dtype\": \"int64\","
-                        " \"shape\": [3]}, {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": \"float16\", \"shape\": [2, 2],"
+    trn_sim *s = run_ok("{\"tensors\": [" X4 "," Y4
+                        ",{\"name\": \"h\", \"memory\": \"hbm\", \"dtype\": \"int64\","
+                        " \"shape\": [3]}, {\"name\": \"z\", \"memory\": \"sbuf\", \"dtype\": "
+                        "\"float16\", \"shape\": [2, 2],"
                         " \"partition\": 3, \"offset\": 1000}], \"instructions\": []}");
     assert_int_equal(s->prog.tensors[0].offset_bytes, 0);
     assert_int_equal(s->prog.tensors[1].offset_bytes, 64); /* after 16 bytes, rounded up to 64 */
@@ -87,60 +107,76 @@ static void placement(void **st) {
     assert_int_equal(s->prog.tensors[3].ap.part_start, 3);
     assert_int_equal(s->prog.tensors[3].ap.offset, 500);
     trn_sim_close(s);
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [1, 4],"
-                      " \"offset\": 196600}], \"instructions\": []}",
-                      "tensor 'x': needs bytes 196600..196615 of sbuf, which has 196608 per partition");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [129, 4]}],"
-                      " \"instructions\": []}", "129 partitions, the machine has 128");
+    expect_load_error(
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": "
+        "[1, 4],"
+        " \"offset\": 196600}], \"instructions\": []}",
+        "tensor 'x': needs bytes 196600..196615 of sbuf, which has 196608 per partition");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+                      "\"float32\", \"shape\": [129, 4]}],"
+                      " \"instructions\": []}",
+                      "129 partitions, the machine has 128");
 }
 
 /* Sizes and placements that do not fit int64 are refused with their
  * numbers, not wrapped (UBSan names the overflow in the sanitizer build). */
 static void huge_shapes_and_offsets(void **st) {
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\","
-                      " \"shape\": [4294967296, 4294967296], \"data\": []}], \"instructions\": []}",
-                      "p.json: tensor 'x': 'shape' has more than 2^40 elements");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\","
-                      " \"shape\": [1, 4294967296, 4294967296, 4294967296]}], \"instructions\": []}",
-                      "tensor 'x': 'shape' has more than 2^40 elements");
-    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [16],"
+    expect_load_error(
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": \"float32\","
+        " \"shape\": [4294967296, 4294967296], \"data\": []}], \"instructions\": []}",
+        "p.json: tensor 'x': 'shape' has more than 2^40 elements");
+    expect_load_error(
+        "{\"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int8\","
+        " \"shape\": [1, 4294967296, 4294967296, 4294967296]}], \"instructions\": []}",
+        "tensor 'x': 'shape' has more than 2^40 elements");
+    expect_load_error("{\"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\", \"dtype\": "
+                      "\"float32\", \"shape\": [16],"
                       " \"offset\": 9223372036854775800}], \"instructions\": []}",
-                      "tensor 'x': needs bytes 9223372036854775800..9223372036854775863 of hbm, which has 268435456");
+                      "tensor 'x': needs bytes 9223372036854775800..9223372036854775863 of hbm, "
+                      "which has 268435456");
 }
 
 /* A register value added to an operand's offset must not wrap around. */
 static void dynamic_offset_overflow(void **st) {
     expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
                      "{\"opcode\": \"TestRegs\", \"reg\": 0, \"value\": 9223372036854775807},"
-                     "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset\": 100, \"offset_register\": 0}],"
+                     "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset\": 100, "
+                     "\"offset_register\": 0}],"
                      " \"outputs\": [\"y\"]}]}",
-                     "instruction 1 (core 0, opcode TestCopy/200, family test): inputs[0]: offset 100 + register 0 "
+                     "instruction 1 (core 0, opcode TestCopy/200, family test): inputs[0]: offset "
+                     "100 + register 0 "
                      "(9223372036854775807) is outside int64");
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
-                     "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
-                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"y\"],"
-                     " \"outputs\": [{\"tensor\": \"x\", \"offset\": -1, \"offset_register\": 1}]}]}",
-                     "outputs[0]: offset -1 + register 1 (-9223372036854775808) is outside int64");
+    expect_run_error(
+        "{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+        "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
+        "{\"opcode\": \"TestCopy\", \"inputs\": [\"y\"],"
+        " \"outputs\": [{\"tensor\": \"x\", \"offset\": -1, \"offset_register\": 1}]}]}",
+        "outputs[0]: offset -1 + register 1 (-9223372036854775808) is outside int64");
     /* In int64 but far outside the memory: the usual bounds message, with the
      * byte offset (beyond int64) printed exactly, not wrapped. y starts at
      * element 16: (16 - 1 - 2^63) * 4 bytes. */
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
-                     "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
-                     "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
-                     " \"outputs\": [{\"tensor\": \"y\", \"offset\": -1, \"offset_register\": 1}]}]}",
-                     "outputs[0]: element at byte offset -36893488147419103172 is before the start of sbuf");
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
-                     "{\"opcode\": \"TestRegs\", \"reg\": 0, \"value\": 9223372036854775000},"
-                     "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset_register\": 0}],"
-                     " \"outputs\": [\"y\"]}]}",
-                     "inputs[0]: element at byte offset 36893488147419100012 (4 bytes) is past the end of sbuf");
+    expect_run_error(
+        "{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+        "{\"opcode\": \"TestRegs\", \"reg\": 1, \"value\": -9223372036854775808},"
+        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+        " \"outputs\": [{\"tensor\": \"y\", \"offset\": -1, \"offset_register\": 1}]}]}",
+        "outputs[0]: element at byte offset -36893488147419103172 is before the start of sbuf");
+    expect_run_error(
+        "{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
+        "{\"opcode\": \"TestRegs\", \"reg\": 0, \"value\": 9223372036854775000},"
+        "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"offset_register\": 0}],"
+        " \"outputs\": [\"y\"]}]}",
+        "inputs[0]: element at byte offset 36893488147419100012 (4 bytes) is past the end of sbuf");
 }
 
 static void static_operand_bounds(void **st) {
-    expect_load_error("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": 200, \"inputs\": [\"x\"], \"outputs\": "
-                      "[{\"memory\": \"psum\", \"dtype\": \"float32\", \"offset\": 4095, \"ap\": [[1, 2]]}]}]}",
-                      "p.json: instruction 0 (opcode TestCopy/200, family test), outputs[0]: element at byte offset 16384 (4 bytes) "
-                      "is past the end of psum (16384 bytes per partition)");
+    expect_load_error(
+        "{\"tensors\": [" X4
+        "], \"instructions\": [{\"opcode\": 200, \"inputs\": [\"x\"], \"outputs\": "
+        "[{\"memory\": \"psum\", \"dtype\": \"float32\", \"offset\": 4095, \"ap\": [[1, 2]]}]}]}",
+        "p.json: instruction 0 (opcode TestCopy/200, family test), outputs[0]: element at byte "
+        "offset 16384 (4 bytes) "
+        "is past the end of psum (16384 bytes per partition)");
 }
 
 static void get_f32(trn_sim *s, const char *name, float *out, size_t n) {
@@ -152,7 +188,8 @@ static void operands_and_dynamic_offset(void **st) {
     trn_sim *s = run_ok("{\"tensors\": [" X4 "," Y4 "], \"instructions\": ["
                         "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
                         "{\"opcode\": \"TestRegs\", \"reg\": 3, \"value\": 2},"
-                        "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"ap\": [[1, 2]], \"offset_register\": 3}],"
+                        "{\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"ap\": [[1, "
+                        "2]], \"offset_register\": 3}],"
                         " \"outputs\": [{\"tensor\": \"y\", \"ap\": [[-1, 2]], \"offset\": 1}]}]}");
     float y[4];
     get_f32(s, "y", y, 4);
@@ -170,17 +207,21 @@ static void experimental_opcode_by_name_and_number(void **st) {
 }
 
 static void sub_instructions_and_error_context(void **st) {
-    trn_sim *s = run_ok("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestSub\", \"body\": ["
-                        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
-                        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"acc\": 1}]}]}");
+    trn_sim *s = run_ok(
+        "{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestSub\", \"body\": ["
+        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
+        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"acc\": 1}]}]}");
     float y[4];
     get_f32(s, "y", y, 4);
     assert_true(y[0] == 2 && y[3] == 8);
     trn_sim_close(s);
-    expect_run_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestRegs\"}, {\"opcode\": \"TestSub\","
-                     " \"body\": [{\"opcode\": \"TestRegs\"}, {\"opcode\": \"TestFail\", \"message\": \"boom\"}]}]}",
-                     "p.json: instruction 1 (core 0, opcode TestSub/206, family test): body[1] of 2: "
-                     "sub-instruction (opcode TestFail/203): boom");
+    expect_run_error(
+        "{\"tensors\": [" X4 "," Y4
+        "], \"instructions\": [{\"opcode\": \"TestRegs\"}, {\"opcode\": \"TestSub\","
+        " \"body\": [{\"opcode\": \"TestRegs\"}, {\"opcode\": \"TestFail\", \"message\": "
+        "\"boom\"}]}]}",
+        "p.json: instruction 1 (core 0, opcode TestSub/206, family test): body[1] of 2: "
+        "sub-instruction (opcode TestFail/203): boom");
 }
 
 /* A failed operand() leaves a zero AP, not the unchecked one: a module that
@@ -188,8 +229,10 @@ static void sub_instructions_and_error_context(void **st) {
  * than a product of wild nums (a signed overflow in trn_ap_elems). The
  * dynamic offset keeps the load-time check from refusing the AP first. */
 static void failed_operand_is_zeroed(void **st) {
-    trn_sim *s = run_ok("{\"tensors\": [" X4 "], \"instructions\": [{\"opcode\": \"TestOperandFail\", \"inputs\": "
-                        "[{\"tensor\": \"x\", \"offset_register\": 0, \"ap\": [[1, 2147483647], [1, 2147483647], [1, 1048577]]}]}]}");
+    trn_sim *s = run_ok("{\"tensors\": [" X4
+                        "], \"instructions\": [{\"opcode\": \"TestOperandFail\", \"inputs\": "
+                        "[{\"tensor\": \"x\", \"offset_register\": 0, \"ap\": [[1, 2147483647], "
+                        "[1, 2147483647], [1, 1048577]]}]}]}");
     assert_int_equal(s->cores[0].regs[0], 0);
     assert_int_equal(s->cores[0].regs[1], 0);
     trn_sim_close(s);
@@ -199,12 +242,14 @@ static void failed_operand_is_zeroed(void **st) {
  * sub-instruction: either is a module bug reported as such, not a deadlock. */
 static void wait_misuse(void **st) {
     expect_run_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestWaitNoFlag\"}]}",
-                     "instruction 0 (core 0, opcode TestWaitNoFlag/208, family test): the handler returned TRN_WAIT, "
+                     "instruction 0 (core 0, opcode TestWaitNoFlag/208, family test): the handler "
+                     "returned TRN_WAIT, "
                      "but its opcode does not declare TRN_OPF_MAY_WAIT");
-    expect_run_error("{\"cores\": 2, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestSub\", \"body\": ["
-                     "{\"opcode\": \"TestRendezvous\"}]}]}",
-                     "instruction 0 (core 0, opcode TestSub/206, family test): body[0] of 1: sub-instruction "
-                     "(opcode TestRendezvous/201): a sub-instruction may not wait for other cores");
+    expect_run_error(
+        "{\"cores\": 2, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestSub\", \"body\": ["
+        "{\"opcode\": \"TestRendezvous\"}]}]}",
+        "instruction 0 (core 0, opcode TestSub/206, family test): body[0] of 1: sub-instruction "
+        "(opcode TestRendezvous/201): a sub-instruction may not wait for other cores");
 }
 
 /* The value walk accepts NULL (an absent attribute, a list index past the
@@ -215,7 +260,8 @@ static void value_walk_of_null(void **st) {
     assert_int_equal(s->cores[0].regs[1], 0);
     assert_int_equal(s->cores[0].regs[2], 1);
     trn_sim_close(s);
-    s = run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [7, 8, 9]}]}");
+    s = run_ok(
+        "{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [7, 8, 9]}]}");
     assert_int_equal(s->cores[0].regs[0], TRN_V_LIST);
     assert_int_equal(s->cores[0].regs[1], 3);
     assert_int_equal(s->cores[0].regs[2], 0);
@@ -225,64 +271,86 @@ static void value_walk_of_null(void **st) {
 /* Attributes are validated against the opcode's schema when the program
  * loads, and TestCopy's static check runs then too. */
 static void attribute_type_errors(void **st) {
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
                       " \"outputs\": [\"y\"], \"acc\": \"lots\"}]}",
-                      "p.json: instruction 0 (opcode TestCopy/200, family test): attribute 'acc' of TestCopy must be int, "
+                      "p.json: instruction 0 (opcode TestCopy/200, family test): attribute 'acc' "
+                      "of TestCopy must be int, "
                       "found a string");
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"]}]}",
-                      "p.json: instruction 0 (core 0, opcode TestCopy/200, family test): expected outputs[0], the "
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"]}]}",
+                      "p.json: instruction 0 (core 0, opcode TestCopy/200, family test): expected "
+                      "outputs[0], the "
                       "instruction has 0 outputs");
 }
 
 static void schema_names_the_closest(void **st) {
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
                       " \"outputs\": [\"y\"], \"accc\": 1}]}",
-                      "p.json: instruction 0 (opcode TestCopy/200, family test): unknown attribute 'accc' for TestCopy; "
+                      "p.json: instruction 0 (opcode TestCopy/200, family test): unknown attribute "
+                      "'accc' for TestCopy; "
                       "did you mean 'acc'?");
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"input\": [\"x\"],"
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"input\": [\"x\"],"
                       " \"outputs\": [\"y\"]}]}",
                       "unknown instruction key 'input' for TestCopy; did you mean 'inputs'?");
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"testcopy\", \"inputs\": [\"x\"],"
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"testcopy\", \"inputs\": [\"x\"],"
                       " \"outputs\": [\"y\"]}]}",
-                      "p.json: instruction 0 (opcode testcopy): unknown opcode name 'testcopy'; did you mean 'TestCopy'?");
-    expect_load_error("{\"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+                      "p.json: instruction 0 (opcode testcopy): unknown opcode name 'testcopy'; "
+                      "did you mean 'TestCopy'?");
+    expect_load_error("{\"tensors\": [" X4 "," Y4
+                      "], \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
                       " \"outputs\": [\"y\"], \"acc\": 7}]}",
                       "attribute 'acc' of TestCopy = 7 is outside [0, 3]");
-    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestSetting\", \"scale\": 1}]}",
-                      "unknown attribute 'scale' for TestSetting, which takes no attributes");
-    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestRegs\", \"colour\": 1}]}",
-                      "unknown attribute 'colour' for TestRegs (its attributes: reg, value)");
-    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestScatter\", \"indices\": [1, 2.5]}]}",
+    expect_load_error(
+        "{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestSetting\", \"scale\": 1}]}",
+        "unknown attribute 'scale' for TestSetting, which takes no attributes");
+    expect_load_error(
+        "{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestRegs\", \"colour\": 1}]}",
+        "unknown attribute 'colour' for TestRegs (its attributes: reg, value)");
+    expect_load_error("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestScatter\", "
+                      "\"indices\": [1, 2.5]}]}",
                       "attribute 'indices'[1] of TestScatter must be int, found a number");
 }
 
 /* An opcode without a schema (TestKind) takes any attribute, as in ABI 1. */
 static void no_schema_takes_anything(void **st) {
-    trn_sim *s = run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [1, [2]], "
-                        "\"anything\": {\"k\": 1}}]}");
+    trn_sim *s =
+        run_ok("{\"tensors\": [], \"instructions\": [{\"opcode\": \"TestKind\", \"v\": [1, [2]], "
+               "\"anything\": {\"k\": 1}}]}");
     assert_int_equal(s->cores[0].regs[0], TRN_V_LIST);
     assert_int_equal(s->cores[0].regs[1], 2);
     trn_sim_close(s);
 }
 
 static void multicore_rendezvous_and_deadlock(void **st) {
-    trn_sim *s = run_ok("{\"cores\": 4, \"tensors\": [" X4 "," Y4 "], \"instructions\": [{\"opcode\": \"TestRendezvous\"},"
-                        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}, {\"opcode\": \"TestRendezvous\"}]}");
+    trn_sim *s = run_ok("{\"cores\": 4, \"tensors\": [" X4 "," Y4
+                        "], \"instructions\": [{\"opcode\": \"TestRendezvous\"},"
+                        "{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}, "
+                        "{\"opcode\": \"TestRendezvous\"}]}");
     assert_int_equal(s->stats.count[201], 8); /* 2 rendezvous x 4 cores, each counted once */
     assert_int_equal(s->stats.count[200], 4);
     trn_sim_close(s);
-    expect_run_error("{\"cores\": 3, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestRendezvous\"},"
-                     " {\"opcode\": \"TestWaitForever\"}]}",
-                     "p.json: deadlock: every unfinished core waits and none can proceed: core 0 waits at instruction 1 "
-                     "(TestWaitForever/202); core 1 waits at instruction 1");
+    expect_run_error(
+        "{\"cores\": 3, \"tensors\": [], \"instructions\": [{\"opcode\": \"TestRendezvous\"},"
+        " {\"opcode\": \"TestWaitForever\"}]}",
+        "p.json: deadlock: every unfinished core waits and none can proceed: core 0 waits at "
+        "instruction 1 "
+        "(TestWaitForever/202); core 1 waits at instruction 1");
 }
 
 static void per_core_data_and_tensor_io(void **st) {
     trn_sim *s = open_test();
     trn_error e;
-    assert_int_equal(trn_sim_load_program_text(s, "{\"cores\": 2, \"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\","
-                     " \"dtype\": \"float32\", \"shape\": [2], \"data_per_core\": [[1, 2], [3, \"-inf\"]]}], \"instructions\": []}",
-                     "p.json", &e), 0);
+    assert_int_equal(trn_sim_load_program_text(
+                         s,
+                         "{\"cores\": 2, \"tensors\": [{\"name\": \"x\", \"memory\": \"hbm\","
+                         " \"dtype\": \"float32\", \"shape\": [2], \"data_per_core\": [[1, 2], [3, "
+                         "\"-inf\"]]}], \"instructions\": []}",
+                         "p.json", &e),
+                     0);
     float v[2];
     assert_int_equal(trn_sim_get_tensor(s, "x", 1, v, sizeof v, &e), 0);
     assert_true(v[0] == 3 && isinf(v[1]) && v[1] < 0);
@@ -298,12 +366,15 @@ static void per_core_data_and_tensor_io(void **st) {
 }
 
 static void remote_operands(void **st) {
-    trn_sim *s = run_ok("{\"cores\": 3, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
-                        " \"shape\": [1, 2], \"data_per_core\": [[0, 1], [10, 11], [20, 21]]}," Y4 ","
-                        " {\"name\": \"z\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [2]}],"
-                        " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
-                        " \"outputs\": [{\"tensor\": \"y\", \"ap\": [[1, 2]], \"core_offset\": 1}]},"
-                        " {\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"core\": 2}], \"outputs\": [\"z\"]}]}");
+    trn_sim *s =
+        run_ok("{\"cores\": 3, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": "
+               "\"float32\","
+               " \"shape\": [1, 2], \"data_per_core\": [[0, 1], [10, 11], [20, 21]]}," Y4 ","
+               " {\"name\": \"z\", \"memory\": \"hbm\", \"dtype\": \"float32\", \"shape\": [2]}],"
+               " \"instructions\": [{\"opcode\": \"TestCopy\", \"inputs\": [\"x\"],"
+               " \"outputs\": [{\"tensor\": \"y\", \"ap\": [[1, 2]], \"core_offset\": 1}]},"
+               " {\"opcode\": \"TestCopy\", \"inputs\": [{\"tensor\": \"x\", \"core\": 2}], "
+               "\"outputs\": [\"z\"]}]}");
     trn_error e;
     for (int c = 0; c < 3; ++c) {
         float y[4], z[2];
@@ -314,7 +385,8 @@ static void remote_operands(void **st) {
         assert_true(z[0] == 20.0f && z[1] == 21.0f);
     }
     trn_sim_close(s);
-    expect_load_error("{\"cores\": 2, \"tensors\": [" X4 "], \"instructions\": [{\"opcode\": 200, \"inputs\":"
+    expect_load_error("{\"cores\": 2, \"tensors\": [" X4
+                      "], \"instructions\": [{\"opcode\": 200, \"inputs\":"
                       " [{\"tensor\": \"x\", \"core\": 2}], \"outputs\": [\"x\"]}]}",
                       "inputs[0]: core 2 does not exist (the program has 2 cores)");
 }
