@@ -249,8 +249,10 @@ def signals_remove_trace(d):
     write(t, b"OLD-T")
     prog = long_program(d)
     for sig in (signal.SIGINT, signal.SIGTERM):
-        p = subprocess.Popen([trnsim, "run", prog, "--config", cfg, "--trace", t, "--timeline", tl, "--output",
-                              f"y={y}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # --trace-limit: a bounded trace (no size warning), still being written when the signal comes
+        p = subprocess.Popen([trnsim, "run", prog, "--config", cfg, "--trace", t, "--trace-limit", "10000000",
+                              "--timeline", tl, "--output", f"y={y}"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_writing(p, out)
         time.sleep(0.3)
         p.send_signal(sig)
