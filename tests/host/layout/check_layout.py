@@ -186,7 +186,7 @@ PLANTED = [
      "host/frontend/bir/ may not depend on host/frontend/native/"),
     ("host/observers/a.c", '#include "dump/s.h"\n', "a circle of includes between folders"),
     ("host/dump/b.c", '#include "observers/o.h"\n', "host/dump/ may not depend on host/observers/"),
-    ("host/exec/c.c", '#include "memory/memory.h"\n', "through its one interface header memory/memory.h"),
+    ("host/exec/c.c", '#include "memory/ap.h"\n', "through its one interface header memory/memory.h"),
 ]
 
 
