@@ -45,7 +45,7 @@ def quirks():
 def help_version():
     lines = run("--version").stdout.splitlines()
     assert lines[0] == f"trnsim {version}", lines
-    abi = int(re.search(r"#define TRN_ABI_VERSION (\d+)", open(HEADER).read()).group(1))
+    abi = int(re.search(r"#define TRN_ABI_VERSION\s+(\d+)", open(HEADER).read()).group(1))
     assert lines[1] == f"plugin ABI {abi} (accepts modules of ABI 1 to {abi})", lines
     assert lines[2].startswith(f"families built: {families} ("), lines
     top = run("--help").stdout
