@@ -349,7 +349,10 @@ static int inst_json(writer *w, const trn_inst *in, const char *name, json_t **o
     }
     if (!rc && (in->allow_uninit || w->p->allow_uninit)) rc = put(o, bir_uninit_field, json_true());
     rc = rc || args_json(w, in, ins, outs);
-    rc = rc || put(o, "ins", ins) || put(o, "outs", outs);
+    /* o takes its own references: ins and outs go with ours on any failure */
+    rc = rc || put(o, "ins", json_incref(ins)) || put(o, "outs", json_incref(outs));
+    json_decref(ins);
+    json_decref(outs);
     if (rc) {
         json_decref(o);
         *out = NULL;

@@ -65,17 +65,20 @@ def did_you_mean(d):
 
 def bare_file_name(d):
     """A module file name without a folder is looked for in the working
-    folder first, as ./NAME.so would be."""
-    shutil.copy(f"{build}/trnsim-collective.so", f"{d}/my-coll.so")
-    r = run("diff", prog(d), "--against-module", "collective=my-coll.so", cwd=d)
+    folder first, as ./NAME.so would be. The test module is a file in every
+    build (a static build compiles the families in, not the test modules)."""
+    shutil.copy(f"{build}/trnsim-test.so", f"{d}/my-test.so")
+    copy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "programs", "copy.json")
+    test_cfg = os.path.join(os.path.dirname(copy), "test.cfg")
+    r = run("diff", copy, "--config", test_cfg, "--against-module", "test=my-test.so", cwd=d)
     assert "identical" in r.stdout, r.stdout
     cfg = f"{d}/local.cfg"
-    write(cfg, 'plugins = ( { family = "collective"; module = "my-coll.so"; } );\n')
-    r = run("check", prog(d), "--config", cfg, cwd=d)
-    assert "ok (2 cores)" in r.stdout, r.stdout
-    write(cfg, 'plugins = ( { family = "collective"; module = "none-coll.so"; } );\n')
-    r = run("check", prog(d), "--config", cfg, cwd=d, rc=1)
-    one_line_error(r, "not found; searched ./none-coll.so, ")
+    write(cfg, 'plugins = ( { family = "test"; module = "my-test.so"; } );\n')
+    r = run("check", copy, "--config", cfg, cwd=d)
+    assert "ok (" in r.stdout, r.stdout
+    write(cfg, 'plugins = ( { family = "test"; module = "none-test.so"; } );\n')
+    r = run("check", copy, "--config", cfg, cwd=d, rc=1)
+    one_line_error(r, "not found; searched ./none-test.so, ")
 
 
 def two_inputs(d):
