@@ -37,13 +37,16 @@ extern const trn_plugin_desc *const trn_static_plugins[];
 /* ABI 3: a descriptor that carries the observer field. */
 #define DESC_OBSERVER_END (offsetof(trn_plugin_desc, observer) + sizeof(void *))
 #define OP_V1_SIZE        offsetof(trn_opcode_desc, attrs)
-#define OP_V2_SIZE        sizeof(trn_opcode_desc)
+#define OP_V2_SIZE        offsetof(trn_opcode_desc, conform)
+#define OP_V4_SIZE        sizeof(trn_opcode_desc)
 
 static size_t desc_min_size(uint32_t abi) {
     return abi >= 2 ? DESC_V2_SIZE
                     : DESC_V1_SIZE; /* ABI 3 fields are read only where size covers them */
 }
-static size_t op_min_size(uint32_t abi) { return abi >= 2 ? OP_V2_SIZE : OP_V1_SIZE; }
+static size_t op_min_size(uint32_t abi) {
+    return abi >= 4 ? OP_V4_SIZE : abi >= 2 ? OP_V2_SIZE : OP_V1_SIZE;
+}
 
 /* The stride of a module's opcode table: its version's entry, or op_size
  * (0 means the version's own). */
@@ -293,7 +296,8 @@ static int check_pointers(const trn_module *m, trn_error *e) {
     const trn_plugin_desc *d = m->desc;
     for (uint32_t i = 0; i < d->n_ops; ++i)
         if (!in_image(m, raw_op(d, i)->name) ||
-            !in_image(m, (const void *)(uintptr_t)raw_op(d, i)->handler))
+            !in_image(m, (const void *)(uintptr_t)raw_op(d, i)->handler) ||
+            (d->abi_version >= 4 && !in_image(m, raw_op(d, i)->conform)))
             return trn_errorf(
                 e, "opcode entry %u points outside the module (is n_ops = %u the table's length?)",
                 i, d->n_ops);
@@ -355,8 +359,11 @@ static int copy_ops(trn_module *m, trn_error *e) {
     size_t take = stride < sizeof(trn_opcode_desc) ? stride : sizeof(trn_opcode_desc);
     m->ops = calloc(d->n_ops ? d->n_ops : 1, sizeof *m->ops);
     if (!m->ops) return trn_errorf(e, "out of memory");
-    for (uint32_t i = 0; i < d->n_ops; ++i)
+    for (uint32_t i = 0; i < d->n_ops; ++i) {
         memcpy(&m->ops[i], (const char *)d->ops + i * stride, take);
+        /* bytes past an older version's entry are not that version's fields */
+        if (d->abi_version < 4) m->ops[i].conform = NULL;
+    }
     return 0;
 }
 

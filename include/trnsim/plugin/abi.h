@@ -49,6 +49,9 @@
  *      macros, which are not ABI. plugin.h includes them all. No
  *      declaration moved within its struct or changed its type
  *      (tests/host/abi/plugin_layout.c records every offset and size).
+ *   4  trn_opcode_desc.conform: the recipes `trnsim conform` generates this
+ *      opcode's test programs from (docs/internals/conform.md). Read only
+ *      from modules whose abi_version >= 4 and whose op_size covers it.
  */
 #ifndef TRNSIM_PLUGIN_ABI_H
 #define TRNSIM_PLUGIN_ABI_H
@@ -60,7 +63,7 @@
 extern "C" {
 #endif
 
-#define TRN_ABI_VERSION     3u
+#define TRN_ABI_VERSION     4u
 #define TRN_ABI_MIN_VERSION 1u
 #define TRN_PLUGIN_SYMBOL   "trnsim_plugin"
 
@@ -196,6 +199,13 @@ typedef struct trn_opcode_desc {
     const trn_operand_desc *operands;
     uint32_t n_operands;
     trn_check_fn check; /* optional */
+    /* ABI 4 (read only from descriptors whose abi_version >= 4): the
+     * recipes `trnsim conform` builds test programs of this opcode from, as
+     * JSON text: an array of program templates whose shapes, dtypes and
+     * attribute draws the opcode's static check accepts (the format is in
+     * docs/internals/conform.md). NULL: conform draws the operands from
+     * `operands` and the attributes from `attrs` alone. */
+    const char *conform;
 } trn_opcode_desc;
 
 typedef enum trn_setting_type {

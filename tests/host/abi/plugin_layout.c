@@ -264,7 +264,7 @@ MEMBER(struct, trn_operand_desc, name, 8, 8, const char *);
 MEMBER(struct, trn_operand_desc, flags, 16, 4, uint32_t);
 MEMBER(struct, trn_operand_desc, help, 24, 8, const char *);
 
-RECORD(struct, trn_opcode_desc, 72, 8);
+RECORD(struct, trn_opcode_desc, 80, 8);
 MEMBER(struct, trn_opcode_desc, it, 0, 4, uint32_t);
 MEMBER(struct, trn_opcode_desc, name, 8, 8, const char *);
 MEMBER(struct, trn_opcode_desc, handler, 16, 8, trn_handler);
@@ -274,6 +274,7 @@ MEMBER(struct, trn_opcode_desc, n_attrs, 40, 4, uint32_t);
 MEMBER(struct, trn_opcode_desc, operands, 48, 8, const trn_operand_desc *);
 MEMBER(struct, trn_opcode_desc, n_operands, 56, 4, uint32_t);
 MEMBER(struct, trn_opcode_desc, check, 64, 8, trn_check_fn);
+MEMBER(struct, trn_opcode_desc, conform, 72, 8, const char *);
 
 RECORD(struct, trn_setting_desc, 56, 8);
 MEMBER(struct, trn_setting_desc, key, 0, 8, const char *);
@@ -381,7 +382,7 @@ VALUE(TRN_SET_FLOAT, 1);
 VALUE(TRN_SET_BOOL, 2);
 VALUE(TRN_SET_STRING, 3);
 VALUE(TRN_SET_INT_ARRAY, 4);
-VALUE(TRN_ABI_VERSION, 3);
+VALUE(TRN_ABI_VERSION, 4);
 VALUE(TRN_ABI_MIN_VERSION, 1);
 VALUE(TRN_IT_REF_MAX, 109);
 VALUE(TRN_IT_EXP_MIN, 128);
@@ -417,4 +418,4 @@ VALUE(TRN_DESC_MAX_ENTRIES, 256);
 
 /* Something for the object file to hold (ISO C wants a declaration). */
 int trn_abi_layout_facts(void);
-int trn_abi_layout_facts(void) { return 329; }
+int trn_abi_layout_facts(void) { return 331; }

@@ -46,7 +46,7 @@ static void missing_symbol(void **st) {
 
 static void abi_mismatch_names_both(void **st) {
     expect_open_error("plugins = ( { family = \"bad\"; module = \"trnsim-bad1\"; } );",
-                      "built for plugin ABI version 99; this trnsim accepts versions 1..3");
+                      "built for plugin ABI version 99; this trnsim accepts versions 1..4");
 }
 
 static void observer_table_too_small(void **st) {
