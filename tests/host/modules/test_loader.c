@@ -124,7 +124,7 @@ static void bad_quirk_and_flags(void **st) {
     expect_open_error(BAD_CFG(9), "module 'trnsim-bad9' (family bad): quirk entry 1 has no name");
     expect_open_error(
         BAD_CFG(10),
-        "opcode BadFlags has flags 0x8; this trnsim knows only 0x7 for ABI version 3 modules");
+        "opcode BadFlags has flags 0x8; this trnsim knows only 0x7 for ABI version 4 modules");
     /* streaming is an ABI 3 promise: an older module cannot have made it */
     expect_open_error(
         BAD_CFG(27),
