@@ -261,6 +261,7 @@ enum { CF_AGREE = 0, CF_DIFFER = 1, CF_INVALID = 2 };
 typedef struct cf_shown {
     uint64_t index;
     int instructions; /* after shrinking */
+    bool history;     /* agrees in a new process: not shrunk, its diff line may not show it */
     char what[1100], dir[PATH_MAX], command[8192];
 } cf_shown;
 
@@ -276,6 +277,8 @@ typedef struct cf_run {
     char invalid[1024]; /* the current case's static-check message */
     char *bir_text;
     bool bir_refused;
+    bool run_failed;      /* the current difference: one side failed or refused, the other not */
+    uint64_t both_failed; /* cases neither side could run to the end (not compared) */
     uint64_t ran, agree, differ, invalid_cases, bir_refused_cases;
     double seconds;
     cf_count counts[CF_MAX_COUNTS];
@@ -299,6 +302,7 @@ int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uin
                      trn_error *e);
 void cf_instance_free(cf_instance *in);
 json_t *cf_build_program(const cf_case *c, trn_error *e);
+bool cf_tensor_used(const cf_instance *in, const char *name);
 void cf_fill_input(cf_input *t, uint64_t seed);
 /* conform.c */
 int cli_cmd_conform(int argc, char **argv);
@@ -308,7 +312,7 @@ void cf_case_free(cf_case *c);
 void cf_case_free_inputs(cf_run *R);
 /* conform_case.c: a difference shrunk, written to --out and printed; the summary */
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);
-void cf_print_summary(const cf_run *R);
+void cf_print_summary(cf_run *R);
 void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
 /* conform_python.c: the Python front end, a batch of cases per process */
 int cf_python_setup(cf_run *R, trn_error *e);

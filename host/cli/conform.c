@@ -165,10 +165,9 @@ static int open_side(cf_side *sd, const cf_args *a, bool swapped, trn_error *e) 
 static int open_sides(cf_run *R, trn_error *e) {
     const cf_args *a = R->args;
     if (open_side(&R->side[0], a, false, e)) return trn_error_prefix(e, "side A");
-    if (a->fe_bir || a->n_swaps) {
-        if (open_side(&R->side[1], a, true, e)) return trn_error_prefix(e, "side B");
-        if (a->fe_bir) snprintf(R->side[1].label, sizeof R->side[1].label, "the BIR front end");
-    }
+    if ((a->fe_bir || a->n_swaps) && open_side(&R->side[1], a, true, e))
+        return trn_error_prefix(e, "side B");
+    if (a->fe_bir) snprintf(R->side[1].label, sizeof R->side[1].label, "the BIR front end");
     if (a->fe_python && cf_python_setup(R, e)) return -1;
     return 0;
 }
@@ -229,10 +228,12 @@ static int make_inputs(cf_run *R, const cf_case *c, trn_error *e) {
         json_t *t;
         size_t i;
         json_array_foreach(json_object_get(c->inst[k].r->obj, "tensors"), i, t) {
-            if (!json_is_true(json_object_get(t, "input"))) continue;
+            const char *name = json_string_value(json_object_get(t, "name"));
+            if (!json_is_true(json_object_get(t, "input")) || !name ||
+                !cf_tensor_used(&c->inst[k], name))
+                continue;
             if (R->n_inputs == CF_MAX_INPUTS) return trn_errorf(e, "too many inputs");
             cf_input *in = &R->inputs[R->n_inputs];
-            const char *name = json_string_value(json_object_get(t, "name"));
             if (c->n_inst == 1)
                 snprintf(in->name, sizeof in->name, "%s", name);
             else
@@ -288,13 +289,34 @@ static int load_b(cf_run *R, json_t *prog, const char *name, trn_error *e) {
     return rc;
 }
 
+/* Side `side` failed (le): a difference when the other runs to its end,
+ * agreement when it fails too (the program cannot run on either). */
+static int one_failed(cf_run *R, int side, trn_error *le, trn_error *e) {
+    if (side < 0) {
+        *e = *le;
+        return -1;
+    }
+    trn_sim *other = R->side[1 - side].s;
+    trn_step st;
+    trn_error oe;
+    int rc;
+    while ((rc = trn_sim_step(other, &st, &oe)) > 0) {}
+    if (rc < 0) {
+        ++R->both_failed;
+        return CF_AGREE;
+    }
+    R->run_failed = true;
+    snprintf(R->what, sizeof R->what, "only %c failed: %.900s", "AB"[side], le -> msg);
+    return CF_DIFFER;
+}
+
 /* Build, check and run case c on both sides. Returns CF_AGREE, CF_DIFFER,
  * CF_INVALID (A's static check refused it: msg in R->invalid) or -1. */
 int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
     char name[64];
     snprintf(name, sizeof name, "conform case %" PRIu64, c->index);
     R->what[0] = 0;
-    R->bir_refused = false;
+    R->bir_refused = R->run_failed = false;
     json_decref(R->prog);
     R->prog = cf_build_program(c, e);
     if (!R->prog) return -1;
@@ -308,23 +330,21 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
     if (load_b(R, R->prog, name, &le)) {
         if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);
+        R->run_failed = true;
         return CF_DIFFER;
     }
     if (set_inputs(R, R->side[1].s, e)) return -1;
     for (int i = 0; i < 2; ++i)
         if (trn_sim_run_start(R->side[i].s, &le)) {
             snprintf(R->what, sizeof R->what, "%c cannot start: %.900s", "AB"[i], le.msg);
+            R->run_failed = true;
             return CF_DIFFER;
         }
     trn_lockstep ls = {.sim = {R->side[0].s, R->side[1].s},
                        .label = {R->side[0].label, R->side[1].label},
                        .report = {R, on_found, on_diverged}};
     int rc = trn_lockstep_run(&ls, &le);
-    if (rc < 0) {
-        /* One side failing where the other ran on is a difference too. */
-        snprintf(R->what, sizeof R->what, "%s", le.msg);
-        return CF_DIFFER;
-    }
+    if (rc < 0) return one_failed(R, ls.failed_side, &le, e);
     return rc ? CF_DIFFER : CF_AGREE;
 }
 

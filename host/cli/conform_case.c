@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "npy/npy.h"
@@ -21,6 +22,8 @@
 struct shrink {
     cf_run *R;
     int tries;
+    bool run_failed; /* the kind of the difference being shrunk */
+    bool verify;     /* a candidate must also differ under its diff line, in a new process */
     /* keep[i]: per element (all cores) of input i, 0 = zeroed; NULL: all kept */
     uint8_t *keep[CF_MAX_INPUTS];
     int64_t n_keep[CF_MAX_INPUTS];
@@ -42,6 +45,8 @@ static void zero_dropped(const shrink *sh) {
     }
 }
 
+static bool reproduces(cf_run *R, const cf_case *c);
+
 /* Whether candidate c still differs. */
 static bool differs(shrink *sh, cf_case *c) {
     if (sh->tries >= SHRINK_BUDGET) return false;
@@ -50,7 +55,8 @@ static bool differs(shrink *sh, cf_case *c) {
     sh->R->zero_hook = sh;
     int rc = cf_run_case(sh->R, c, &e);
     sh->R->zero_hook = NULL;
-    return rc == CF_DIFFER;
+    if (rc != CF_DIFFER || sh->R->run_failed != sh->run_failed) return false;
+    return !sh->verify || reproduces(sh->R, c);
 }
 
 void cf_apply_zero_hook(cf_run *R) {
@@ -292,15 +298,12 @@ static void finish_sides(cf_run *R) {
     }
 }
 
-static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "%s/case-%" PRIu64, R->args->out, c->index);
-    char abs[PATH_MAX];
+/* program.json, in/NAME.npy and diff-command.txt of the case just run. */
+static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
+    char path[PATH_MAX + 64];
     if (make_dir(dir, e)) return -1;
-    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
-    snprintf(sh->dir, sizeof sh->dir, "%s", dir);
     snprintf(path, sizeof path, "%s/program.json", dir);
-    if (json_dump_file(R->prog, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+    if (json_dump_file(R->prog, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/in", dir);
     if (make_dir(path, e)) return -1;
@@ -309,6 +312,25 @@ static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
         snprintf(path, sizeof path, "%s/in/%s.npy", dir, in->name);
         if (write_npy(path, in->dtype, in->ndim, in->shape, in->cores, in->data, e)) return -1;
     }
+    diff_command(R, dir, sh->command, sizeof sh->command);
+    snprintf(path, sizeof path, "%s/diff-command.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%s\n", sh->command) < 0 || fclose(f))
+        return trn_errorf(e, "--out: cannot write %s", path);
+    return 0;
+}
+
+static void case_dir(const cf_run *R, const cf_case *c, char *dir, size_t len) {
+    snprintf(dir, len, "%s/case-%" PRIu64, R->args->out, c->index);
+}
+
+static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
+    char dir[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
+    case_dir(R, c, dir, sizeof dir);
+    if (make_dir(dir, e)) return -1;
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
+    snprintf(sh->dir, sizeof sh->dir, "%s", dir);
+    if (write_program(R, dir, sh, e)) return -1;
     finish_sides(R);
     for (int s = 0; s < 2; ++s) {
         if (!R->side[s].s) continue;
@@ -321,32 +343,87 @@ static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
         if (!f || fputs(R->bir_text, f) < 0 || fclose(f))
             return trn_errorf(e, "--out: cannot write %s", path);
     }
-    diff_command(R, dir, sh->command, sizeof sh->command);
-    snprintf(path, sizeof path, "%s/diff-command.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f || fprintf(f, "%s\n", sh->command) < 0 || fclose(f))
-        return trn_errorf(e, "--out: cannot write %s", path);
     return 0;
 }
 
+/* Whether the case just run, written to its folder, differs under its own
+ * `trnsim diff` line in a new process (exit 1; a failing side: any error). */
+static bool reproduces(cf_run *R, const cf_case *c) {
+    if (R->args->fe_bir) return true; /* diff compares modules, not front ends */
+    char dir[PATH_MAX], abs[PATH_MAX];
+    static cf_shown sh;
+    trn_error e;
+    case_dir(R, c, dir, sizeof dir);
+    if (make_dir(dir, &e)) return false;
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
+    if (write_program(R, dir, &sh, &e)) return false;
+    char cmd[sizeof sh.command + 32];
+    snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
+    fflush(stdout);
+    int st = system(cmd);
+    int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return code == 1 || (R->run_failed && code == 2);
+}
+
+static void shrink_reset(shrink *sh) {
+    for (int i = 0; i < CF_MAX_INPUTS; ++i) {
+        free(sh->keep[i]);
+        sh->keep[i] = NULL;
+    }
+    sh->tries = 0;
+}
+
+/* Shrink c, then run the result once more with its zeroed inputs: 0 when
+ * that still differs and (verify or not) its diff line shows it. */
+static int shrink_case(cf_run *R, cf_case *c, shrink *sh, trn_error *e) {
+    shrink_instances(sh, c);
+    shrink_instructions(sh, c);
+    shrink_vars(sh, c);
+    if (shrink_inputs(sh, c, e)) return -1;
+    R->zero_hook = sh;
+    int rc = cf_run_case(R, c, e);
+    bool ok = rc == CF_DIFFER && reproduces(R, c);
+    if (rc == CF_DIFFER) rc = cf_run_case(R, c, e); /* the sides' state for the case folder */
+    R->zero_hook = NULL;
+    return rc < 0 ? -1 : ok ? 0 : 1;
+}
+
+/* Shrink the differing case c: quickly in this process first; when the
+ * result does not differ under its diff line in a new process (a module
+ * reading memory it never wrote gives what the heap held), again with each
+ * step checked that way. A case that does not differ in a new process at
+ * all depends on this process's history: written unshrunk. */
+static int shrink_or_keep(cf_run *R, cf_case *c, shrink *sh, bool *history, trn_error *e) {
+    cf_case orig;
+    case_copy(&orig, c);
+    *history = cf_run_case(R, c, e) != CF_DIFFER || !reproduces(R, c);
+    int rc = *history ? 0 : shrink_case(R, c, sh, e);
+    if (rc == 1) {
+        cf_case_free(c);
+        case_copy(c, &orig);
+        shrink_reset(sh);
+        sh->verify = true;
+        rc = shrink_case(R, c, sh, e);
+        if (rc == 1) *history = true;
+    }
+    if (*history && rc >= 0) {
+        cf_case_free(c);
+        case_copy(c, &orig);
+        rc = cf_run_case(R, c, e) < 0 ? -1 : 0;
+    }
+    cf_case_free(&orig);
+    return rc < 0 ? -1 : 0;
+}
+
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e) {
-    shrink sh = {.R = R};
+    shrink sh = {.R = R, .run_failed = R->run_failed};
     char first[1100];
     snprintf(first, sizeof first, "%s", R->what);
     int before = live_instructions(c);
-    shrink_instances(&sh, c);
-    shrink_instructions(&sh, c);
-    shrink_vars(&sh, c);
-    int rc = shrink_inputs(&sh, c, e);
-    /* the final state: the shrunk case run once more, zeroed inputs applied */
-    R->zero_hook = &sh;
-    if (rc == 0 && cf_run_case(R, c, e) != CF_DIFFER)
-        rc = trn_errorf(e,
-                        "case %" PRIu64 ": the shrunk case no longer differs (a module that "
-                        "is not deterministic?)",
-                        c->index);
-    R->zero_hook = NULL;
-    for (int i = 0; i < CF_MAX_INPUTS; ++i) free(sh.keep[i]);
+    bool history = false;
+    int rc = shrink_or_keep(R, c, &sh, &history, e);
+    int tries = sh.tries;
+    shrink_reset(&sh);
     if (rc) return -1;
     cf_shown *s = R->n_shown < CF_MAX_SHOWN ? &R->shown[R->n_shown++] : NULL;
     cf_shown spare;
@@ -354,12 +431,18 @@ int cf_report_difference(cf_run *R, cf_case *c, trn_error *e) {
     memset(s, 0, sizeof *s);
     s->index = c->index;
     s->instructions = live_instructions(c);
-    snprintf(s->what, sizeof s->what, "%s", R->what);
+    s->history = history;
+    snprintf(s->what, sizeof s->what, "%s", history ? first : R->what);
     if (write_case(R, c, s, e)) return -1;
     if (!R->args->json) {
         printf("difference in case %" PRIu64 " (%s): %s\n", c->index, c->inst[0].r->name, first);
-        printf("  shrunk from %d to %d instruction%s (%d tries): %s\n", before, s->instructions,
-               s->instructions == 1 ? "" : "s", sh.tries, s->what);
+        if (history)
+            printf("  not shrunk: in a new process the case agrees (a module reads memory it "
+                   "never wrote, or keeps state between programs); the diff line below may show "
+                   "no difference\n");
+        else
+            printf("  shrunk from %d to %d instruction%s (%d tries): %s\n", before, s->instructions,
+                   s->instructions == 1 ? "" : "s", tries, s->what);
         printf("  written to %s\n", s->dir);
         printf("  %s\n", s->command);
         fflush(stdout);
@@ -410,8 +493,9 @@ static void repeat_command(const cf_run *R, char *buf, size_t len) {
 static void summary_json(const cf_run *R, const char *repeat, double rate) {
     printf("{\"seed\": %" PRIu64 ", \"cases\": %" PRIu64 ", \"agree\": %" PRIu64
            ", \"differ\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"seconds\": %.3f"
-           ", \"cases_per_second\": %.1f, \"a\": ",
+           ", \"cases_per_second\": %.1f, ",
            R->args->seed, R->ran, R->agree, R->differ, R->invalid_cases, R->seconds, rate);
+    printf("\"failed_both\": %" PRIu64 ", \"a\": ", R->both_failed);
     json_str(R->side[0].label);
     printf(", \"b\": ");
     json_str(R->side[1].s ? R->side[1].label : "the Python front end");
@@ -456,7 +540,8 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
         const cf_shown *s = &R->shown[i];
         printf("%s{\"case\": %" PRIu64 ", \"what\": ", i ? ", " : "", s->index);
         json_str(s->what);
-        printf(", \"instructions\": %d, \"dir\": ", s->instructions);
+        printf(", \"instructions\": %d, \"reproducible\": %s, \"dir\": ", s->instructions,
+               s->history ? "false" : "true");
         json_str(s->dir);
         printf(", \"diff_command\": ");
         json_str(s->command);
@@ -467,7 +552,14 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
     printf("}\n");
 }
 
-void cf_print_summary(const cf_run *R) {
+static int by_opcode(const void *x, const void *y) {
+    const cf_count *a = x, *b = y;
+    int c = strcmp(a->opcode, b->opcode);
+    return c ? c : strcmp(a->dtypes, b->dtypes);
+}
+
+void cf_print_summary(cf_run *R) {
+    qsort(R->counts, (size_t)R->n_counts, sizeof R->counts[0], by_opcode);
     static char repeat[16384];
     repeat_command(R, repeat, sizeof repeat);
     double rate = R->seconds > 0 ? (double)R->ran / R->seconds : 0;
@@ -480,6 +572,9 @@ void cf_print_summary(const cf_run *R) {
            R->ran, R->agree, R->differ, R->invalid_cases, R->args->seed, R->seconds, rate);
     printf("  A: %s\n  B: %s\n", R->side[0].label,
            R->side[1].s ? R->side[1].label : "the Python front end");
+    if (R->both_failed)
+        printf("  %" PRIu64 " cases failed on both sides alike (counted as agreeing)\n",
+               R->both_failed);
     if (R->bir_refused_cases)
         printf("  %" PRIu64 " cases the BIR writer cannot express were run on A only\n",
                R->bir_refused_cases);

@@ -328,7 +328,11 @@ int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uin
         in->var_name[i] = k;
         in->var_min[i] = b[0];
         in->var_step[i] = b[2];
-        in->var_val[i] = b[0] + b[2] * cf_range(st, 0, (b[1] - b[0]) / b[2]);
+        /* a quarter over the whole range, the rest in its lowest sixteenth:
+         * big shapes stay covered while most cases are quick */
+        int64_t steps = (b[1] - b[0]) / b[2];
+        if (cf_next(st) % 4) steps /= 16;
+        in->var_val[i] = b[0] + b[2] * cf_range(st, 0, steps);
     }
     json_t *dtypes = json_object_get(r->obj, "dtypes");
     json_object_foreach(dtypes, k, v) {
@@ -488,6 +492,43 @@ static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij
     return out;
 }
 
+static bool operand_names(const json_t *list, const char *name) {
+    json_t *o;
+    size_t i;
+    json_array_foreach(list, i, o) {
+        const char *t = json_is_string(o) ? json_string_value(o)
+                                          : json_string_value(json_object_get(o, "tensor"));
+        if (t && !strcmp(t, name)) return true;
+    }
+    return false;
+}
+
+static bool named_directly(const cf_instance *in, const char *name) {
+    json_t *ij;
+    size_t i;
+    json_array_foreach(json_object_get(in->r->obj, "instructions"), i, ij) {
+        if (i < 64 && (in->dropped >> i) & 1) continue;
+        if (operand_names(json_object_get(ij, "inputs"), name) ||
+            operand_names(json_object_get(ij, "outputs"), name))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the instance's instructions that shrinking kept use the tensor
+ * (or a view of it): a tensor nothing uses is left out of the program. */
+bool cf_tensor_used(const cf_instance *in, const char *name) {
+    if (!in->dropped || named_directly(in, name)) return true;
+    json_t *t;
+    size_t i;
+    json_array_foreach(json_object_get(in->r->obj, "tensors"), i, t) {
+        const char *base = json_string_value(json_object_get(t, "view_of"));
+        const char *tn = json_string_value(json_object_get(t, "name"));
+        if (base && tn && !strcmp(base, name) && named_directly(in, tn)) return true;
+    }
+    return false;
+}
+
 /* The case's program as a native JSON document (its instances in order,
  * each instance's tensors renamed i<k>_NAME when there are several). */
 json_t *cf_build_program(const cf_case *c, trn_error *e) {
@@ -500,6 +541,8 @@ json_t *cf_build_program(const cf_case *c, trn_error *e) {
         json_t *t;
         size_t i;
         json_array_foreach(json_object_get(in->r->obj, "tensors"), i, t) {
+            const char *name = json_string_value(json_object_get(t, "name"));
+            if (name && !cf_tensor_used(in, name)) continue;
             json_t *x = build_tensor(c, k, t, e);
             if (!x) goto fail;
             json_array_append_new(tensors, x);
@@ -549,12 +592,17 @@ static uint32_t special_f32(uint64_t *st) {
 }
 
 /* Plain data: offset + scale * u with scale and offset fixed per row and
- * tile (the segment seed), so merges and folds see changing magnitudes. */
-static float plain_value(uint64_t seg, uint64_t *st) {
-    uint64_t s = seg;
+ * tile (a segment), so merges and folds see changing magnitudes. */
+typedef struct segment {
+    double scale, offset;
+} segment;
+
+static segment segment_of(uint64_t seed) {
+    uint64_t s = seed;
     int e = (int)cf_range(&s, -24, 24);
-    double offset = cf_next(&s) % 3 ? 0.0 : ldexp(cf_unit(&s) * 2 - 1, e + (int)cf_range(&s, 0, 8));
-    return (float)(offset + ldexp(cf_unit(st) * 2 - 1, e));
+    segment g = {ldexp(1.0, e), 0.0};
+    if (cf_next(&s) % 3 == 0) g.offset = ldexp(cf_unit(&s) * 2 - 1, e + (int)cf_range(&s, 0, 8));
+    return g;
 }
 
 static void store(trn_dtype dt, uint32_t f32bits, int64_t ival, bool use_int, uint8_t *dst) {
@@ -594,14 +642,10 @@ static int64_t int_extreme(trn_dtype dt, uint64_t *st) {
     }
 }
 
-/* Element `col` of row `row` of one input on one core: a pure function of
- * (seed, core, row, col), so that shrinking a shape keeps the data of the
- * elements that stay. */
-static void element(trn_dtype dt, uint64_t seed, uint32_t core, int64_t row, int64_t col,
-                    int64_t tile, uint8_t *dst) {
-    uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)core << 40 ^ (uint64_t)row));
+/* Element `col` of a row: a pure function of (the row's seed, col), so
+ * that shrinking a shape keeps the data of the elements that stay. */
+static void element(trn_dtype dt, uint64_t rs, int64_t col, const segment *g, uint8_t *dst) {
     uint64_t st = cf_mix(rs ^ (uint64_t)col * 0x9e3779b97f4a7c15ull);
-    uint64_t seg = cf_mix(rs ^ (uint64_t)(col / tile) << 1 ^ 0x5bd1e995u);
     uint32_t cls = (uint32_t)(cf_next(&st) % 100);
     bool is_int = !trn_dtype_is_float(dt);
     if (cls < 15) { /* repeated: one of four values per row (ties) */
@@ -616,20 +660,25 @@ static void element(trn_dtype dt, uint64_t seed, uint32_t core, int64_t row, int
         uint8_t raw[2] = {(uint8_t)cf_next(&st), (uint8_t)cf_next(&st)}; /* any code of fp16/fp8 */
         memcpy(dst, raw, trn_dtype_width(dt));
     } else {
-        store(dt, trn_f32_bits(plain_value(seg, &st)), 0, false, dst);
+        float v = (float)(g->offset + g->scale * (cf_unit(&st) * 2 - 1));
+        store(dt, trn_f32_bits(v), 0, false, dst);
     }
 }
 
-/* Fill `bytes` (cores * count * width) for one input tensor: rows are the
- * first dimension, tiles of `tile` elements along the rest. */
+/* Fill one input tensor on every core: rows are the first dimension, and
+ * scale and offset change every `tile` elements along the rest. */
 void cf_fill_input(cf_input *t, uint64_t seed) {
     uint32_t w = trn_dtype_width(t->dtype);
-    int64_t row_len = t->shape[0] ? t->count / t->shape[0] : 0;
+    int64_t rows = t->ndim > 1 ? t->shape[0] : 1, row_len = rows ? t->count / rows : 0;
     int64_t tile = (int64_t)1 << (3 + (seed >> 60) % 6); /* 8 .. 256 */
+    uint8_t *dst = t->data;
     for (uint32_t c = 0; c < t->cores; ++c)
-        for (int64_t i = 0; i < t->count; ++i) {
-            uint8_t *dst = t->data + ((size_t)c * (size_t)t->count + (size_t)i) * w;
-            int64_t row = row_len ? i / row_len : 0, col = row_len ? i % row_len : i;
-            element(t->dtype, seed, c, row, col, tile, dst);
+        for (int64_t r = 0; r < rows; ++r) {
+            uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)c << 40 ^ (uint64_t)r));
+            segment g = {1.0, 0.0};
+            for (int64_t col = 0; col < row_len; ++col, dst += w) {
+                if (col % tile == 0) g = segment_of(cf_mix(rs ^ (uint64_t)(col / tile) << 1));
+                element(t->dtype, rs, col, &g, dst);
+            }
         }
 }
