@@ -254,6 +254,7 @@ typedef struct cf_family {
 typedef struct cf_python cf_python;
 
 #define CF_MAX_INPUTS 64
+#define CF_MAX_CORES  17 /* core counts a recipe may ask for, plus one */
 #define CF_MAX_COUNTS 512
 #define CF_MAX_SHOWN  64 /* differences listed in the summary */
 enum { CF_AGREE = 0, CF_DIFFER = 1, CF_INVALID = 2 };
@@ -270,6 +271,7 @@ typedef struct cf_run {
     const cf_args *args;
     cf_engine g;
     cf_side side[2]; /* side[1].s NULL: only the Python front end is compared */
+    cf_side bir[CF_MAX_CORES]; /* --frontends ...,bir: side B per core count */
     json_t *prog;    /* the current case's program */
     cf_input inputs[CF_MAX_INPUTS];
     int n_inputs;

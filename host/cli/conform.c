@@ -140,10 +140,15 @@ static int parse_args(int argc, char **argv, cf_args *a, trn_error *e) {
 
 /* ---- the sides ---- */
 
-static int open_side(cf_side *sd, const cf_args *a, bool swapped, trn_error *e) {
-    run_args r;
+/* cores > 0: the BIR side of a program of that many cores (BIR carries no
+ * core count: the config's machine.cores gives it). */
+static int open_side(cf_side *sd, const cf_args *a, bool swapped, uint32_t cores, trn_error *e) {
+    static run_args r;
     memset(&r, 0, sizeof r);
     r.cfg = a->cfg;
+    char set[64];
+    snprintf(set, sizeof set, "machine.cores=%u", cores);
+    if (cores > 1 && r.cfg.n_sets < MAX_FILES) r.cfg.sets[r.cfg.n_sets++] = set;
     if (swapped) {
         memcpy(r.module_swaps, a->swaps, (size_t)a->n_swaps * sizeof a->swaps[0]);
         r.n_module_swaps = a->n_swaps;
@@ -162,12 +167,22 @@ static int open_side(cf_side *sd, const cf_args *a, bool swapped, trn_error *e) 
     return 0;
 }
 
+/* The BIR side for `cores` cores (opened once, kept in R->bir) as side B. */
+static int bir_side(cf_run *R, uint32_t cores, trn_error *e) {
+    if (cores >= CF_MAX_CORES) return trn_errorf(e, "a recipe asks for %u cores", cores);
+    cf_side *sd = &R->bir[cores];
+    if (!sd->h && open_side(sd, R->args, false, cores, e))
+        return trn_error_prefix(e, "side B (the BIR front end)");
+    snprintf(sd->label, sizeof sd->label, "the BIR front end");
+    R->side[1] = *sd;
+    return 0;
+}
+
 static int open_sides(cf_run *R, trn_error *e) {
     const cf_args *a = R->args;
-    if (open_side(&R->side[0], a, false, e)) return trn_error_prefix(e, "side A");
-    if ((a->fe_bir || a->n_swaps) && open_side(&R->side[1], a, true, e))
-        return trn_error_prefix(e, "side B");
-    if (a->fe_bir) snprintf(R->side[1].label, sizeof R->side[1].label, "the BIR front end");
+    if (open_side(&R->side[0], a, false, 0, e)) return trn_error_prefix(e, "side A");
+    if (a->fe_bir) return bir_side(R, 1, e);
+    if (a->n_swaps && open_side(&R->side[1], a, true, 0, e)) return trn_error_prefix(e, "side B");
     if (a->fe_python && cf_python_setup(R, e)) return -1;
     return 0;
 }
@@ -267,26 +282,39 @@ static int set_inputs(cf_run *R, trn_sim *s, trn_error *e) {
     return 0;
 }
 
-/* Side B's program: the same document, or its BIR translation read back. */
-static int load_b(cf_run *R, json_t *prog, const char *name, trn_error *e) {
-    trn_sim *b = R->side[1].s;
-    if (!R->args->fe_bir) return trn_sim_load_program_document(b, json_incref(prog), name, e);
+/* The loaded program of A as BIR text in R->bir_text; a multi-core one is
+ * written from a 1-core copy (BIR has no core count). 1: BIR cannot say it. */
+static int write_bir(cf_run *R, const cf_case *c, trn_error *e) {
+    trn_sim *w = R->side[0].s;
+    if (c->cores > 1) {
+        json_t *one = json_deep_copy(R->prog);
+        json_object_set_new(one, "cores", json_integer(1));
+        w = R->bir[1].s;
+        if (trn_sim_load_program_document(w, one, "conform case (1 core)", e)) return 1;
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return trn_errorf(e, "out of memory");
-    int rc = trn_sim_write_bir(R->side[0].s, f, e);
+    int rc = trn_sim_write_bir(w, f, e);
     fclose(f);
-    if (rc == 0) {
-        free(R->bir_text);
-        R->bir_text = text;
-        text = NULL;
-        rc = trn_sim_load_program_text(b, R->bir_text, name, e);
-    } else {
-        R->bir_refused = true;
+    free(R->bir_text);
+    R->bir_text = rc ? NULL : text;
+    if (rc) free(text);
+    return rc ? 1 : 0;
+}
+
+/* Side B's program: the same document, or its BIR translation read back. */
+static int load_b(cf_run *R, const cf_case *c, const char *name, trn_error *e) {
+    if (!R->args->fe_bir)
+        return trn_sim_load_program_document(R->side[1].s, json_incref(R->prog), name, e);
+    if (bir_side(R, 1, e) || bir_side(R, c->cores, e)) return -1;
+    int rc = write_bir(R, c, e);
+    if (rc) {
+        R->bir_refused = rc == 1;
+        return -1;
     }
-    free(text);
-    return rc;
+    return trn_sim_load_program_text(R->side[1].s, R->bir_text, name, e);
 }
 
 /* Side `side` failed (le): a difference when the other runs to its end,
@@ -327,7 +355,7 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
     }
     if (make_inputs(R, c, e) || set_inputs(R, R->side[0].s, e)) return -1;
     if (R->args->fe_python && !R->side[1].s) return CF_AGREE; /* compared in a batch later */
-    if (load_b(R, R->prog, name, &le)) {
+    if (load_b(R, c, name, &le)) {
         if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);
         R->run_failed = true;
@@ -512,7 +540,9 @@ int cli_cmd_conform(int argc, char **argv) {
     free(R.bir_text);
     cf_python_free(&R);
     cf_unselect(&R.g);
-    for (int i = 0; i < 2; ++i) trnsim_close(R.side[i].h);
+    trnsim_close(R.side[0].h);
+    if (!a.fe_bir) trnsim_close(R.side[1].h);
+    for (int i = 0; i < CF_MAX_CORES; ++i) trnsim_close(R.bir[i].h);
     if (rc) {
         fflush(stdout);
         trn_error_prefix(&e, "conform");
