@@ -6,7 +6,9 @@
  * the native side's final ones, bit for bit. docs/internals/conform.md. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "npy/npy.h"
 #include "cli/cli_int.h"
@@ -181,25 +185,57 @@ int cf_python_add(cf_run *R, const cf_case *c, trn_error *e) {
     return pc->native_failed ? 0 : keep_native(R, pc, e);
 }
 
-/* Run the batch's folders through the Python package. */
+/* The last non-empty line of the runner's standard error. */
+static void last_line(const char *path, char *buf, size_t len) {
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0]) snprintf(buf, len, "%.500s", line);
+    }
+    if (f) fclose(f);
+}
+
+/* Run the batch's folders through the Python package, its standard error
+ * kept in the temporary folder for the message if it fails. */
 static int run_python(cf_python *p, trn_error *e) {
-    size_t len = 0, cap = 256 + (size_t)p->n * (PATH_MAX + 3);
-    char *cmd = malloc(cap);
-    if (!cmd) return trn_errorf(e, "out of memory");
-    len += (size_t)snprintf(cmd, cap, "PYTHONPATH='%s' '%s' -m trnsim.conform_runner",
-                            p->pythonpath, p->python);
-    for (int i = 0; i < p->n && len < cap; ++i)
-        len += (size_t)snprintf(cmd + len, cap - len, " '%s'", p->cases[i].dir);
+    char **argv = calloc((size_t)p->n + 4, sizeof *argv), err[PATH_MAX + 32];
+    if (!argv) return trn_errorf(e, "out of memory");
+    argv[0] = (char *)p->python;
+    argv[1] = "-m";
+    argv[2] = "trnsim.conform_runner";
+    for (int i = 0; i < p->n; ++i) argv[3 + i] = p->cases[i].dir;
+    snprintf(err, sizeof err, "%s/stderr.txt", p->tmp);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    char *old = getenv("PYTHONPATH") ? strdup(getenv("PYTHONPATH")) : NULL;
+    setenv("PYTHONPATH", p->pythonpath, 1);
     fflush(stdout);
-    int st = system(cmd);
-    free(cmd);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+    pid_t pid;
+    int rc = posix_spawnp(&pid, p->python, &fa, NULL, argv, environ), st = 0;
+    if (old)
+        setenv("PYTHONPATH", old, 1);
+    else
+        unsetenv("PYTHONPATH");
+    free(old);
+    posix_spawn_file_actions_destroy(&fa);
+    free(argv);
+    if (rc)
         return trn_errorf(e,
-                          "--frontends python: cannot run %s -m trnsim.conform_runner (set "
-                          "TRNSIM_PYTHON to a python3 with numpy, and PYTHONPATH to the trnsim "
-                          "package)",
-                          p->python);
-    return 0;
+                          "--frontends python: cannot start %s: %s (set TRNSIM_PYTHON to a "
+                          "python3 with numpy)",
+                          p->python, strerror(rc));
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    char why[600];
+    last_line(err, why, sizeof why);
+    return trn_errorf(e,
+                      "--frontends python: %s -m trnsim.conform_runner failed (%s %d): %s (the "
+                      "package is looked for on PYTHONPATH, then beside trnsim)",
+                      p->python, WIFEXITED(st) ? "exit" : "signal",
+                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), why[0] ? why : "no message");
 }
 
 /* The Python side's tensor t of case pc: NULL with what in `why`. */
