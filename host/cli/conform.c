@@ -400,8 +400,11 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
     c->seed = cf_mix(R->args->seed ^ cf_mix(index + 1));
     uint64_t st = c->seed;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
+    /* the opcodes, each one's recipes and the recipe's first dtype take turns */
     cf_opcode *op = &g->ops[index % (uint64_t)g->n_ops];
-    cf_recipe *r = pick_recipe(R, op, &st, 0);
+    uint64_t turn = index / (uint64_t)g->n_ops;
+    cf_recipe *r = &op->recipes[turn % (uint64_t)op->n_recipes];
+    turn /= (uint64_t)op->n_recipes;
     c->cores = (uint32_t)cf_range(&st, r->cores_min, r->cores_max);
     int want = (int)cf_range(&st, 1, CF_MAX_INST);
     for (int k = 0; k < want; ++k) {
@@ -411,7 +414,7 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
-        if (cf_draw_instance(in, r, reg, &st, e)) return -1;
+        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) return -1;
         in->origin = k;
         ++c->n_inst;
     }
