@@ -455,8 +455,23 @@ static const char *family_of(const trn_registry *reg, const char *opname) {
     return "?";
 }
 
-/* Tally a built case: per opcode and dtype (its first instance), and its
- * instructions per family, valid or not. */
+/* Whether instance k alone passes the static check (an invalid chained
+ * program is charged to the instances that are invalid by themselves);
+ * its message in R->invalid when not. Replaces A's program. */
+static bool instance_valid(cf_run *R, const cf_case *c, int k) {
+    cf_case one = *c; /* shallow: built from, never freed */
+    one.inst[0] = c->inst[k];
+    one.n_inst = 1;
+    trn_error e;
+    json_t *prog = cf_build_program(&one, &e);
+    if (prog && !trn_sim_load_program_document(R->side[0].s, prog, "conform instance", &e))
+        return true;
+    snprintf(R->invalid, sizeof R->invalid, "%s", e.msg);
+    return false;
+}
+
+/* Tally a built case: per opcode and dtype (its first instance), each
+ * instance's instructions per family, valid or not, and its recipe. */
 static void tally(cf_run *R, const cf_case *c, bool valid) {
     const cf_instance *in = &c->inst[0];
     char dts[128] = "";
@@ -467,20 +482,22 @@ static void tally(cf_run *R, const cf_case *c, bool valid) {
     cf_count *k = count_slot(R, in->r->op->name, dts);
     if (k) ++k->cases;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
-    json_t *ij;
-    size_t i;
-    json_array_foreach(json_object_get(R->prog, "instructions"), i, ij) {
-        const char *opname = json_string_value(json_object_get(ij, "opcode"));
-        cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
-        if (!f) continue;
-        ++f->instructions;
-        f->valid += valid;
-    }
-    for (int k2 = 0; k2 < c->n_inst; ++k2) {
-        cf_recipe *r = c->inst[k2].r;
+    for (int j = 0; j < c->n_inst; ++j) {
+        const cf_instance *ij = &c->inst[j];
+        bool ok = valid || (c->n_inst == 1 ? false : instance_valid(R, c, j));
+        json_t *inst;
+        size_t i;
+        json_array_foreach(json_object_get(ij->r->obj, "instructions"), i, inst) {
+            const char *opname = json_string_value(json_object_get(inst, "opcode"));
+            cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
+            if (!f || (i < 64 && (ij->dropped >> i) & 1)) continue;
+            ++f->instructions;
+            f->valid += ok;
+        }
+        cf_recipe *r = ij->r;
         ++r->programs;
-        r->valid += valid;
-        if (!valid && !r->first_error[0])
+        r->valid += ok;
+        if (!ok && !r->first_error[0])
             snprintf(r->first_error, sizeof r->first_error, "%s", R->invalid);
     }
 }
