@@ -104,6 +104,24 @@ def mutant(tmp):
     assert d.stdout.startswith("difference at instruction 0"), d.stdout
 
 
+def keep_going_time(tmp):
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "search", "--module", "search=" + opts.mutant, "--cases", "120",
+                "--seed", "3", "--keep-going", "--out", out, rc=1)
+    first = r.stdout.splitlines()
+    head = next(l for l in first if l.startswith("conform: "))
+    m = re.match(r"conform: 120 cases, (\d+) agree, (\d+) differ, 0 invalid", head)
+    assert m and int(m.group(2)) > 1 and int(m.group(1)) + int(m.group(2)) == 120, head
+    found = re.findall(r"^difference in case (\d+) ", r.stdout, re.M)
+    assert len(found) == int(m.group(2)), (found, head)
+    assert sorted(os.listdir(out)) == sorted("case-" + n for n in found), os.listdir(out)
+    # --time alone: as many cases as fit, and the repeat line names how many ran
+    r = conform(*REF, "--time", "0.5", "--seed", "8")
+    n = int(re.match(r"conform: (\d+) cases, \1 agree", r.stdout).group(1))
+    assert n > 0, r.stdout
+    assert re.search(r"^repeat: .* --cases %d --seed 8$" % n, r.stdout, re.M), r.stdout
+
+
 def repeat(tmp):
     args = [*REF, "--cases", "150", "--seed", "12345"]
     a = conform(*args).stdout
@@ -248,7 +266,7 @@ def recipes(tmp):
     assert "recipe CTestCopy/good" not in t, t
 
 
-tests = {"recipes": recipes, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
+tests = {"recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
          "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
          "bad_inputs": bad_inputs}
 with tempfile.TemporaryDirectory() as tmp:
