@@ -274,8 +274,10 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
             if (rb->mods[m].desc &&
                 strlen(rb->mods[m].desc->family) == (size_t)(eq - a->swaps[i]) &&
                 !strncmp(rb->mods[m].desc->family, a->swaps[i], (size_t)(eq - a->swaps[i])) &&
-                rb->mods[m].path && rb->mods[m].path[0] == '/')
+                rb->mods[m].path)
                 where = rb->mods[m].path;
+        char abs_mod[PATH_MAX];
+        if (where[0] != '/' && strchr(where, '/') && realpath(where, abs_mod)) where = abs_mod;
         snprintf(path, sizeof path, "%.*s=%s", (int)(eq - a->swaps[i]), a->swaps[i], where);
         quote(buf, len, &n, "--against-module");
         quote(buf, len, &n, path);
@@ -298,12 +300,34 @@ static void finish_sides(cf_run *R) {
     }
 }
 
+/* The program with one tensor or instruction a line. */
+static int dump_program(const json_t *prog, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "{\n  \"cores\": %" JSON_INTEGER_FORMAT ",\n",
+            json_integer_value(json_object_get(prog, "cores")));
+    const char *lists[] = {"tensors", "instructions"};
+    for (int l = 0; l < 2; ++l) {
+        fprintf(f, "  \"%s\": [", lists[l]);
+        json_t *x;
+        size_t i;
+        json_array_foreach(json_object_get(prog, lists[l]), i, x) {
+            char *t = json_dumps(x, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            fprintf(f, "%s\n    %s", i ? "," : "", t ? t : "null");
+            free(t);
+        }
+        fprintf(f, "\n  ]%s\n", l ? "" : ",");
+    }
+    fprintf(f, "}\n");
+    return fclose(f) ? -1 : 0;
+}
+
 /* program.json, in/NAME.npy and diff-command.txt of the case just run. */
 static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
     char path[PATH_MAX + 64];
     if (make_dir(dir, e)) return -1;
     snprintf(path, sizeof path, "%s/program.json", dir);
-    if (json_dump_file(R->prog, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
+    if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/in", dir);
     if (make_dir(path, e)) return -1;
