@@ -194,6 +194,7 @@ typedef struct cf_instance {
     json_t *attrs;    /* per instruction: the drawn attribute values */
     uint64_t dropped; /* instructions shrinking removed (bit i: instruction i) */
     int origin;       /* its place when drawn: seeds its inputs, so shrinking keeps them */
+    uint32_t cores;   /* the case's core count: the variable CORES of expressions */
 } cf_instance;
 
 /* One input tensor of a case: cores * count elements, core-major. */
@@ -314,6 +315,7 @@ int cli_cmd_conform(int argc, char **argv);
 int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e);
 int cf_run_case(cf_run *R, cf_case *c, trn_error *e);
 void cf_case_free(cf_case *c);
+void cf_set_cores(cf_case *c, uint32_t cores);
 void cf_case_free_inputs(cf_run *R);
 /* conform_case.c: a difference shrunk, written to --out and printed; the summary */
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);

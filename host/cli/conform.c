@@ -418,7 +418,13 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
         in->origin = k;
         ++c->n_inst;
     }
+    cf_set_cores(c, c->cores);
     return 0;
+}
+
+void cf_set_cores(cf_case *c, uint32_t cores) {
+    c->cores = cores;
+    for (int k = 0; k < c->n_inst; ++k) c->inst[k].cores = cores;
 }
 
 void cf_case_free(cf_case *c) {

@@ -139,7 +139,7 @@ static void shrink_vars(shrink *sh, cf_case *c) {
     if (c->cores > need) {
         cf_case cand;
         case_copy(&cand, c);
-        cand.cores = need;
+        cf_set_cores(&cand, need);
         try_case(sh, c, &cand);
     }
 }

@@ -38,6 +38,7 @@ static double cf_unit(uint64_t *st) { return (double)(cf_next(st) >> 11) * 0x1.0
 /* ---- expressions: integers and variables, + - * /, no parentheses ---- */
 
 static int64_t var_value(const cf_instance *in, const char *name, size_t len, bool *ok) {
+    if (len == 5 && !strncmp(name, "CORES", 5)) return in->cores;
     for (int i = 0; i < in->n_vars; ++i)
         if (strlen(in->var_name[i]) == len && !strncmp(in->var_name[i], name, len))
             return in->var_val[i];
@@ -472,6 +473,25 @@ static json_t *build_operands(const cf_case *c, int k, json_t *list, trn_error *
     return out;
 }
 
+/* An attribute's literal value with every {"=": EXPR} in it (at the top
+ * or inside lists) replaced by the expression's integer. */
+static json_t *resolve(const cf_instance *in, const json_t *v, trn_error *e) {
+    if (json_is_object(v) && json_object_size(v) == 1 && json_object_get(v, "="))
+        return eval_json(in, json_object_get(v, "="), e);
+    if (!json_is_array(v)) return json_deep_copy(v);
+    json_t *out = json_array(), *x;
+    size_t i;
+    json_array_foreach(v, i, x) {
+        json_t *y = resolve(in, x, e);
+        if (!y) {
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, y);
+    }
+    return out;
+}
+
 static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij, trn_error *e) {
     const cf_instance *in = &c->inst[k];
     json_t *drawn = json_array_get(in->attrs, idx);
@@ -483,10 +503,8 @@ static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij
             nv = build_operands(c, k, v, e);
         else if (json_object_get(drawn, key))
             nv = json_deep_copy(json_object_get(drawn, key));
-        else if (json_is_object(v) && json_object_get(v, "="))
-            nv = eval_json(in, json_object_get(v, "="), e);
         else
-            nv = json_deep_copy(v);
+            nv = resolve(in, v, e);
         if (!nv) {
             json_decref(out);
             return NULL;

@@ -248,7 +248,10 @@ def recipes(tmp):
     args = ["--config", cfg, "--module", "ctest=" + opts.ctest, "--cases", "60", "--seed", "4"]
     j = json.loads(conform(*args, "--json").stdout)
     rec = {(x["opcode"], x["recipe"]): x for x in j["recipes"]}
-    assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestPlain", "schema")}, rec
+    assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestCopy", "per_core"),
+                        ("CTestPlain", "schema")}, rec
+    pc = rec[("CTestCopy", "per_core")]  # shapes from CORES: valid only when CORES is the count
+    assert pc["first_error"] is None and pc["valid"] == pc["programs"] > 0, pc
     bad, good, plain = rec[("CTestCopy", "bad")], rec[("CTestCopy", "good")], \
         rec[("CTestPlain", "schema")]
     assert bad["programs"] > 0 and bad["valid"] == 0, bad

@@ -1,5 +1,6 @@
 /* A module for trnsim conform's own tests (family "ctest"): CTestCopy
- * (IT 210) has two recipes, one its static check accepts and one it always
+ * (IT 210) has three recipes, two its static check accepts (one shaped by
+ * the variable CORES on 2-3 cores) and one it always
  * refuses (an output one element longer than the input: a recipe bug
  * conform must report with the check's message); CTestPlain (IT 211) has
  * none, so conform draws it from its operand roles alone. Both copy their
@@ -42,6 +43,12 @@ static const char copy_recipes[] =
     "                 \"shape\": [\"P\", \"N\"], \"input\": true},"
     "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"]}],"
+    "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]},"
+    " {\"name\": \"per_core\", \"cores\": [2, 3], \"vars\": {\"N\": [1, 8]},"
+    "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int32\","
+    "                 \"shape\": [\"CORES\", \"N\"], \"input\": true},"
+    "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"int32\","
+    "                \"shape\": [\"CORES*2-CORES\", \"N\"]}],"
     "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]},"
     " {\"name\": \"bad\", \"vars\": {\"P\": [1, 16], \"N\": [1, 64]},"
     "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
