@@ -565,6 +565,13 @@ int cli_cmd_conform(int argc, char **argv) {
     if (rc == 0 && R.g.n_ops == 0) rc = trn_errorf(&e, "no opcode selected");
     if (rc == 0) rc = run_cases(&R, &e);
     if (rc == 0) cf_print_summary(&R);
+    if (rc == 0 && R.ran && R.agree + R.differ == R.both_failed)
+        rc = trn_errorf(&e,
+                        "none of the %" PRIu64 " cases was compared (%" PRIu64
+                        " failed the static check, %" PRIu64
+                        " failed on both sides): nothing is proven; fix the recipes the summary "
+                        "names",
+                        R.ran, R.invalid_cases, R.both_failed);
     cf_case_free_inputs(&R);
     json_decref(R.prog);
     free(R.bir_text);

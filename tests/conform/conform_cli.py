@@ -267,6 +267,13 @@ def recipes(tmp):
     assert re.search(r"^recipe CTestCopy/bad: (\d+) of \1 programs invalid; first: .*CTest: input "
                      r"and output differ", t, re.M), t
     assert "recipe CTestCopy/good" not in t, t
+    # one case, refused (seed 2 chains the bad recipe): nothing compared is an error
+    r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+                "--cases", "1", "--seed", "2", rc=2)
+    assert r.stdout.startswith("conform: 1 cases, 0 agree, 0 differ, 1 invalid"), r.stdout
+    assert r.stderr == ("trnsim: conform: none of the 1 cases was compared (1 failed the static "
+                        "check, 0 failed on both sides): nothing is proven; fix the recipes the "
+                        "summary names\n"), r.stderr
 
 
 tests = {"recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
