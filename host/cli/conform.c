@@ -215,6 +215,7 @@ static void on_found(void *arg, const trn_step *st, const trn_diff_found *f, int
     cf_run *R = arg;
     (void)n;
     if (R->what[0]) return;
+    R->diff_row = f->tensor && f->tensor_ndim > 1 ? f->tensor_index[0] : 0;
     if (st)
         snprintf(R->what, sizeof R->what,
                  "instruction %" PRIu64 " (core %u, %s): %s differs, %" PRId64 " of %" PRId64
@@ -265,7 +266,7 @@ static int make_inputs(cf_run *R, const cf_case *c, trn_error *e) {
             if (!in->data) return trn_errorf(e, "out of memory for input '%s'", in->name);
             ++R->n_inputs;
             uint64_t h = c->seed ^ cf_mix((uint64_t)c->inst[k].origin << 32 ^ i);
-            cf_fill_input(in, cf_mix(h));
+            cf_fill_input(in, cf_mix(h), c->row_shift);
         }
     }
     cf_apply_zero_hook(R);
@@ -330,8 +331,7 @@ static int one_failed(cf_run *R, int side, trn_error *le, trn_error *e) {
     int rc;
     while ((rc = trn_sim_step(other, &st, &oe)) > 0) {}
     if (rc < 0) {
-        ++R->both_failed;
-        R->native_failed = true;
+        R->native_failed = true; /* both failed: the case agrees, uncompared */
         return CF_AGREE;
     }
     R->run_failed = true;
@@ -521,6 +521,7 @@ static int one_case(cf_run *R, uint64_t i, trn_error *e) {
     if (rc == CF_INVALID) ++R->invalid_cases;
     if (rc == CF_AGREE) {
         ++R->agree;
+        R->both_failed += R->native_failed && R->side[1].s; /* not compared */
         if (R->bir_refused) ++R->bir_refused_cases;
         if (R->args->fe_python && cf_python_add(R, &c, e)) rc = -1;
     }

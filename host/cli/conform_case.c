@@ -117,6 +117,16 @@ static void shrink_instructions(shrink *sh, cf_case *c) {
     }
 }
 
+/* The inputs' data moved up so that the row that differs is row 0: then
+ * the variables that give the rows can shrink to their minimum. */
+static void shrink_rows(shrink *sh, cf_case *c) {
+    if (!differs(sh, c) || sh->R->diff_row <= 0) return;
+    cf_case cand;
+    case_copy(&cand, c);
+    cand.row_shift += sh->R->diff_row;
+    try_case(sh, c, &cand);
+}
+
 /* Each variable towards its minimum: the minimum itself, then halving. */
 static void shrink_vars(shrink *sh, cf_case *c) {
     for (int k = 0; k < c->n_inst; ++k)
@@ -402,6 +412,7 @@ static void shrink_reset(shrink *sh) {
 static int shrink_case(cf_run *R, cf_case *c, shrink *sh, trn_error *e) {
     shrink_instances(sh, c);
     shrink_instructions(sh, c);
+    shrink_rows(sh, c);
     shrink_vars(sh, c);
     if (shrink_inputs(sh, c, e)) return -1;
     R->zero_hook = sh;

@@ -688,15 +688,16 @@ static void element(trn_dtype dt, uint64_t rs, int64_t col, const segment *g, ui
 }
 
 /* Fill one input tensor on every core: rows are the first dimension, and
- * scale and offset change every `tile` elements along the rest. */
-void cf_fill_input(cf_input *t, uint64_t seed) {
+ * scale and offset change every `tile` elements along the rest. Row r gets
+ * the data of row r + row_shift (shrinking moves a differing row to 0). */
+void cf_fill_input(cf_input *t, uint64_t seed, int64_t row_shift) {
     uint32_t w = trn_dtype_width(t->dtype);
     int64_t rows = t->ndim > 1 ? t->shape[0] : 1, row_len = rows ? t->count / rows : 0;
     int64_t tile = (int64_t)1 << (3 + (seed >> 60) % 6); /* 8 .. 256 */
     uint8_t *dst = t->data;
     for (uint32_t c = 0; c < t->cores; ++c)
         for (int64_t r = 0; r < rows; ++r) {
-            uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)c << 40 ^ (uint64_t)r));
+            uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)c << 40 ^ (uint64_t)(r + row_shift)));
             segment g = {1.0, 0.0};
             for (int64_t col = 0; col < row_len; ++col, dst += w) {
                 if (col % tile == 0) g = segment_of(cf_mix(rs ^ (uint64_t)(col / tile) << 1));
