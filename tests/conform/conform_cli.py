@@ -148,6 +148,44 @@ def frontends_bir(tmp):
     assert m and 0 < int(m.group(1)) < 150, r.stdout
 
 
+def check_value_classes(path):
+    """The inputs the Python side received hold every adversarial class."""
+    f32, bf16, ints = [], [], {"int32": set(), "int8": set()}
+    for line in open(path):
+        dt, *vals = line.split()
+        vals = [int(v) for v in vals]
+        if dt == "float32":
+            f32 += vals
+        elif dt == "bfloat16":
+            bf16 += vals
+        else:
+            ints[dt].update(vals)
+    u = np.array(f32, dtype=np.int64).astype(np.uint32)
+    exp, man, sign = (u >> 23) & 0xFF, u & 0x7FFFFF, u >> 31
+    nan = (exp == 0xFF) & (man != 0)
+    classes = {
+        "qNaN with payload": nan & (man & 0x400000 != 0) & (man & 0x3FFFFF != 0),
+        "sNaN": nan & (man & 0x400000 == 0),
+        "negative NaN": nan & (sign == 1),
+        "+0": u == 0, "-0": u == 0x80000000,
+        "subnormal": (exp == 0) & (man != 0),
+        "+Inf": u == 0x7F800000, "-Inf": u == 0xFF800000,
+        "largest finite": (u & 0x7FFFFFFF) == 0x7F7FFFFF,
+        "bf16 tie": (exp != 0xFF) & (u & 0xFFFF == 0x8000),
+        "fp16 tie": (exp != 0xFF) & (u & 0x1FFF == 0x1000),
+        "large exponent": (exp > 127 + 20) & (exp != 0xFF),
+        "small exponent": (exp < 127 - 20) & (exp != 0),
+    }
+    for name, mask in classes.items():
+        assert mask.any(), ("no " + name + " in the float32 inputs", len(u))
+    # repeated values within a row: far more duplicates than random bits give
+    assert len(set(f32)) < 0.95 * len(f32), (len(set(f32)), len(f32))
+    b = np.array(bf16, dtype=np.int64)
+    assert ((b & 0x7F80) == 0x7F80).any() and ((b & 0x7F80) == 0).any(), "bf16 specials"
+    assert {-2**31, 2**31 - 1, 0, -1} <= ints["int32"], sorted(ints["int32"])[:8]
+    assert {-128, 127} <= ints["int8"], sorted(ints["int8"])
+
+
 def frontends_python(tmp):
     """With a stand-in runner (the CLI run on each folder) first on PYTHONPATH."""
     pkg = os.path.join(tmp, "py", "trnsim")
@@ -159,9 +197,11 @@ def frontends_python(tmp):
     env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
                TRNSIM_PYTHON=opts.python, TMPDIR=tmp)
     out = os.path.join(tmp, "out")
+    env["FAKE_INPUTS"] = os.path.join(tmp, "inputs.txt")
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "40", "--seed",
                 "5", "--out", out, env=env)
     assert r.stdout.startswith("conform: 40 cases, 40 agree, 0 differ"), r.stdout
+    check_value_classes(env.pop("FAKE_INPUTS"))
     assert "  B: the Python front end" in r.stdout, r.stdout
     assert not os.path.exists(out)
     assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform-")] == [], "temp left"
