@@ -263,11 +263,13 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
     char exe[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
     size_t n = 0;
     buf[0] = 0;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
-    quote(buf, len, &n, "diff");
-    snprintf(path, sizeof path, "%s/program.json", dir);
-    quote(buf, len, &n, path);
     const cf_args *a = R->args;
+    quote(buf, len, &n, self_exe(exe, sizeof exe));
+    /* --frontends ...,bir: diff compares configs, not front ends; the line
+     * is then side B's own run, whose tensors out-b/ holds */
+    quote(buf, len, &n, a->fe_bir ? "run" : "diff");
+    snprintf(path, sizeof path, "%s/program%s.json", dir, a->fe_bir ? ".bir" : "");
+    quote(buf, len, &n, path);
     if (a->cfg.config) {
         quote(buf, len, &n, "--config");
         quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
@@ -276,11 +278,17 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
         quote(buf, len, &n, "--set");
         quote(buf, len, &n, a->cfg.sets[i]);
     }
-    const trn_registry *rb = trn_sim_registry(R->side[1].s);
+    uint32_t cores = R->side[0].s ? trn_sim_cores(R->side[0].s) : 1;
+    if (a->fe_bir && cores > 1) {
+        snprintf(abs, sizeof abs, "machine.cores=%u", cores);
+        quote(buf, len, &n, "--set");
+        quote(buf, len, &n, abs);
+    }
+    const trn_registry *rb = R->side[1].s ? trn_sim_registry(R->side[1].s) : NULL;
     for (int i = 0; i < a->n_swaps; ++i) {
         const char *eq = strchr(a->swaps[i], '=');
         const char *where = eq + 1;
-        for (size_t m = 0; m < rb->n_mods; ++m)
+        for (size_t m = 0; rb && m < rb->n_mods; ++m)
             if (rb->mods[m].desc &&
                 strlen(rb->mods[m].desc->family) == (size_t)(eq - a->swaps[i]) &&
                 !strncmp(rb->mods[m].desc->family, a->swaps[i], (size_t)(eq - a->swaps[i])) &&
