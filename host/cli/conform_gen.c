@@ -473,16 +473,34 @@ static json_t *build_operands(const cf_case *c, int k, json_t *list, trn_error *
     return out;
 }
 
-/* An attribute's literal value with every {"=": EXPR} in it (at the top
- * or inside lists) replaced by the expression's integer. */
-static json_t *resolve(const cf_instance *in, const json_t *v, trn_error *e) {
+/* An attribute's literal value with every {"=": EXPR} in it (at the top,
+ * inside lists or objects) replaced by the expression's integer, and the
+ * operands of instruction objects in it (descriptor lists: "inputs",
+ * "outputs", "tensor") renamed like the instruction's own. */
+static json_t *resolve(const cf_case *c, int k, const json_t *v, trn_error *e) {
     if (json_is_object(v) && json_object_size(v) == 1 && json_object_get(v, "="))
-        return eval_json(in, json_object_get(v, "="), e);
+        return eval_json(&c->inst[k], json_object_get(v, "="), e);
+    if (json_is_object(v)) {
+        json_t *out = json_object(), *x;
+        const char *key;
+        json_object_foreach((json_t *)v, key, x) {
+            bool ops = !strcmp(key, "inputs") || !strcmp(key, "outputs");
+            json_t *y = ops                                           ? build_operands(c, k, x, e)
+                        : !strcmp(key, "tensor") && json_is_string(x) ? build_operand(c, k, x, e)
+                                                                      : resolve(c, k, x, e);
+            if (!y) {
+                json_decref(out);
+                return NULL;
+            }
+            json_object_set_new(out, key, y);
+        }
+        return out;
+    }
     if (!json_is_array(v)) return json_deep_copy(v);
     json_t *out = json_array(), *x;
     size_t i;
     json_array_foreach(v, i, x) {
-        json_t *y = resolve(in, x, e);
+        json_t *y = resolve(c, k, x, e);
         if (!y) {
             json_decref(out);
             return NULL;
@@ -504,7 +522,7 @@ static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij
         else if (json_object_get(drawn, key))
             nv = json_deep_copy(json_object_get(drawn, key));
         else
-            nv = resolve(in, v, e);
+            nv = resolve(c, k, v, e);
         if (!nv) {
             json_decref(out);
             return NULL;
@@ -525,14 +543,34 @@ static bool operand_names(const json_t *list, const char *name) {
     return false;
 }
 
+/* Whether v (an instruction, or an attribute holding instruction objects)
+ * names the tensor in an operand position. */
+static bool names_tensor(const json_t *v, const char *name) {
+    if (json_is_array(v)) {
+        json_t *x;
+        size_t i;
+        json_array_foreach(v, i, x) if (names_tensor(x, name)) return true;
+        return false;
+    }
+    if (!json_is_object(v)) return false;
+    const char *key;
+    json_t *x;
+    json_object_foreach((json_t *)v, key, x) {
+        if ((!strcmp(key, "inputs") || !strcmp(key, "outputs")) && operand_names(x, name))
+            return true;
+        if (!strcmp(key, "tensor") && json_is_string(x) && !strcmp(json_string_value(x), name))
+            return true;
+        if (names_tensor(x, name)) return true;
+    }
+    return false;
+}
+
 static bool named_directly(const cf_instance *in, const char *name) {
     json_t *ij;
     size_t i;
     json_array_foreach(json_object_get(in->r->obj, "instructions"), i, ij) {
         if (i < 64 && (in->dropped >> i) & 1) continue;
-        if (operand_names(json_object_get(ij, "inputs"), name) ||
-            operand_names(json_object_get(ij, "outputs"), name))
-            return true;
+        if (names_tensor(ij, name)) return true;
     }
     return false;
 }

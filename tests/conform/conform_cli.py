@@ -286,12 +286,15 @@ def recipes(tmp):
     is drawn from its operand roles."""
     cfg = os.path.join(tmp, "ctest.cfg")
     with open(cfg, "w") as f:
-        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+        f.write('plugins = ( { family = "dma"; module = "trnsim-dma"; },\n'
+                '            { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
     args = ["--config", cfg, "--module", "ctest=" + opts.ctest, "--cases", "60", "--seed", "4"]
     j = json.loads(conform(*args, "--json").stdout)
     rec = {(x["opcode"], x["recipe"]): x for x in j["recipes"]}
     assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestCopy", "per_core"),
-                        ("CTestPlain", "schema")}, rec
+                        ("CTestCopy", "through_dma"), ("CTestPlain", "schema")}, rec
+    td = rec[("CTestCopy", "through_dma")]  # chained: the descriptors' tensors renamed too
+    assert td["first_error"] is None and td["valid"] == td["programs"] > 1, td
     pc = rec[("CTestCopy", "per_core")]  # shapes from CORES: valid only when CORES is the count
     assert pc["first_error"] is None and pc["valid"] == pc["programs"] > 0, pc
     bad, good, plain = rec[("CTestCopy", "bad")], rec[("CTestCopy", "good")], \
@@ -302,8 +305,10 @@ def recipes(tmp):
         "differ in elements or dtype"), bad
     assert good["first_error"] is None and good["valid"] == good["programs"] > 0, good
     assert plain["first_error"] is None and plain["valid"] == plain["programs"] > 0, plain
-    fam = j["families"][0]
-    assert fam["family"] == "ctest" and fam["instructions"] - fam["valid"] == bad["programs"], j
+    fams = {f["family"]: f for f in j["families"]}
+    assert set(fams) == {"ctest", "dma"} and fams["dma"]["valid"] == fams["dma"]["instructions"], j
+    fam = fams["ctest"]
+    assert fam["instructions"] - fam["valid"] == bad["programs"], j
     assert j["invalid"] > 0 and j["agree"] + j["invalid"] == 60 and j["differ"] == 0, j
     t = conform(*args).stdout
     assert re.search(r"^recipe CTestCopy/bad: (\d+) of \1 programs invalid; first: .*CTest: input "
