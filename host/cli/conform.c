@@ -360,7 +360,10 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         return CF_AGREE;
     }
     if (load_b(R, c, name, &le)) {
-        if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
+        if (R->bir_refused) { /* counted: BIR cannot say it; A runs alone (for Python) */
+            R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
+            return CF_AGREE;
+        }
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);
         R->run_failed = true;
         return CF_DIFFER;

@@ -205,6 +205,11 @@ def frontends_python(tmp):
     assert "  B: the Python front end" in r.stdout, r.stdout
     assert not os.path.exists(out)
     assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform-")] == [], "temp left"
+    # all three: cases BIR cannot say (float8_e4m3fn) still run natively for Python
+    r = conform("--family", "search", "--frontends", "native,bir,python", "--cases", "30",
+                "--seed", "5", "--out", out, env=env)
+    assert r.stdout.startswith("conform: 30 cases, 30 agree, 0 differ"), r.stdout
+    assert re.search(r"^  [1-9]\d* cases the BIR writer cannot express", r.stdout, re.M), r.stdout
     # a runner that flips one bit is caught, and its case kept
     env["FAKE_FLIP"] = "1"
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "5", "--seed",
