@@ -104,6 +104,17 @@ def mutant(tmp):
     d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
     assert d.returncode == 1, (line, d.returncode, d.stdout, d.stderr)
     assert d.stdout.startswith("difference at instruction 0"), d.stdout
+    # --config and --set apply to both sides and to the diff line (from another directory)
+    cfg = os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg")
+    out2 = os.path.join(tmp, "out2")
+    r = conform("--config", os.path.relpath(cfg), "--set", "search.duplicate_match_order=descending",
+                "--module", "search=" + opts.mutant, "--cases", "500", "--seed", "2", "--out",
+                out2, rc=1)
+    line = re.search(r"^  (\S+ diff .*)$", r.stdout, re.M).group(1)
+    assert " --config " + os.path.realpath(cfg) + " --set search.duplicate_match_order=descending " \
+        in line, line
+    d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60, cwd="/")
+    assert d.returncode == 1, (line, d.stdout, d.stderr)
 
 
 def keep_going_time(tmp):
