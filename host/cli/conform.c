@@ -385,13 +385,13 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
 
 /* ---- drawing cases ---- */
 
-static cf_recipe *pick_recipe(cf_run *R, cf_opcode *op, uint64_t *st, uint32_t cores) {
+/* One of op's recipes that allows `cores` cores, at random; NULL: none. */
+static cf_recipe *pick_recipe(cf_opcode *op, uint64_t *st, uint32_t cores) {
     cf_recipe *fit[64];
     int n = 0;
     for (int i = 0; i < op->n_recipes && n < 64; ++i)
-        if (!cores || (op->recipes[i].cores_min <= cores && cores <= op->recipes[i].cores_max))
+        if ((op->recipes[i].cores_min <= cores && cores <= op->recipes[i].cores_max))
             fit[n++] = &op->recipes[i];
-    (void)R;
     return n ? fit[cf_next(st) % (uint64_t)n] : NULL;
 }
 
@@ -413,7 +413,7 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
     for (int k = 0; k < want; ++k) {
         if (k > 0) {
             cf_opcode *o2 = &g->ops[cf_next(&st) % (uint64_t)g->n_ops];
-            r = pick_recipe(R, o2, &st, c->cores);
+            r = pick_recipe(o2, &st, c->cores);
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
