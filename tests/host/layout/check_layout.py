@@ -21,7 +21,7 @@ import sys
 LAYERS = [
     ["cli"],
     ["embed"],
-    ["observers", "dump"],
+    ["observers", "dump", "conform"],
     ["exec"],
     ["dist"],
     ["modules"],

@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith/arith.h"
-#include "modules/modules.h"
-#include "cli/cli_int.h"
+#include "conform/conform.h"
 
 /* ---- the seeded generator (splitmix64: small, fast, and ours) ---- */
 
