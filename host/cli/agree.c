@@ -78,6 +78,7 @@ static void identify(const run_args *a, run_id *id) {
     digest_int(&d, (int64_t)a->trace_limit);
     digest_int(&d, a->trace_values);
     digest_int(&d, a->raw_bits);
+    digest_int(&d, a->unwritten_zeros);
     id->artefacts = trn_digest_final(&d);
     trn_digest_init(&d);
     for (int i = 0; i < a->n_in; ++i) digest_input(&d, &a->in[i]);
@@ -98,7 +99,8 @@ static int differs(const run_id *mine, const run_id *other, uint32_t rank, trn_e
         return trn_errorf(
             e,
             "MPI process %u has other artefact options than process 0 (--trace, --timeline, "
-            "--trace-filter, --trace-limit, --trace-values, --raw-bits); give every process the "
+            "--trace-filter, --trace-limit, --trace-values, --raw-bits, --output-unwritten); give "
+            "every process the "
             "same options",
             rank);
     if (other->n_in != mine->n_in || other->inputs != mine->inputs)

@@ -1108,6 +1108,31 @@ def processes_agree_on_the_run():
 
 
 @case
+def unwritten_output():
+    """An --output whose last core's bytes nothing wrote: the process that
+    holds that core finds it, and rank 0 prints one line naming the
+    process (once), the output, the core and the first never-written
+    element; nothing is written (before: zeros, exit 0). With
+    --output-unwritten=zeros that core's slice is zeros."""
+    for np_ in (2, 4):
+        last = np_ - 1
+        prog = P(np_, [T("y", (2, 3))], [])
+        ys = {f"y@{c}": np.full((2, 3), c + 1, np.float32) for c in range(last)}
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            _, r = run(d, f"unwritten{np_}", prog, ys, ["y"], {"mpi_timeout": 30}, np_=np_,
+                       expect_error=[f"trnsim: MPI process {last}: --output y=", f"tensor 'y' on core {last}: "
+                                     "element 0 [0, 0] (sbuf partition 0, byte offset 0) was never written",
+                                     "--output-unwritten=zeros"])
+            line = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")][0]
+            if line.count("MPI process") != 1:
+                raise Fail(f"unwritten {np_}: the process is named more than once: {line}")
+            outs, _ = run(d, f"zeros{np_}", prog, ys, ["y"], {"mpi_timeout": 30}, np_=np_,
+                          extra=["--output-unwritten=zeros"])
+            want = np.stack([ys[f"y@{c}"] for c in range(last)] + [np.zeros((2, 3), np.float32)])
+            same_bits(f"{np_} processes, zeros", outs["y"], want)
+
+
+@case
 def traces_survive_any_failure():
     """Whichever processes fail (all of them at the same instruction, only
     process 0, only the last), the merged trace and timeline are kept, as
