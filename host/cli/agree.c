@@ -119,7 +119,14 @@ int cli_agree_run(trn_sim *hs, const run_args *a, trn_error *e) {
     if (!all) return trn_errorf(e, "out of memory");
     identify(a, &mine);
     int rc = trn_sim_allgather(hs, &mine, all, sizeof mine, e);
+    if (rc) return free(all), rc;
     for (uint32_t r = 1; r < ranks && rc == 0; ++r) rc = differs(&all[0], &all[r], r, e);
+    /* Every process found the same difference. None tells the others (the
+     * failure's notice) before each has the data: a notice stops a slower
+     * process mid-exchange, and the line would then name the quickest
+     * process rather than be the whole job's. */
+    trn_error ignored;
+    if (rc) trn_sim_allgather(hs, &mine, all, sizeof mine, &ignored);
     free(all);
     return rc;
 }

@@ -858,7 +858,11 @@ def trace_of_failing_rank():
 @case
 def observe_bad_targets():
     """A target rank 0 cannot create or write, and a bad filter: one line
-    from rank 0 for the whole job, no output, no temporary, no part left."""
+    from rank 0 for the whole job, no output, no temporary, no part left.
+    Only rank 0 checks the targets, so its line names it; every process
+    finds the bad filter, a failure of the whole job: no process is named,
+    or one (the one that got there first, when it stopped a slower one
+    mid-exchange), never two."""
     prog, inputs, outputs = observed(4)
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
         parts = with_parts_dir(d)
@@ -868,7 +872,10 @@ def observe_bad_targets():
                  (["--trace", os.path.join(d, "t.jsonl"), "--trace-filter", "opcod=Max"],
                   ["--trace-filter 'opcod=Max': unknown key 'opcod'"])]
         for i, (extra, want) in enumerate(cases):
-            run(d, f"bad{i}", prog, inputs, outputs, {}, np_=4, extra=extra, expect_error=["MPI process 0:"] + want)
+            prefix = ["trnsim: MPI process 0: "] if i < 3 else []
+            _, r = run(d, f"bad{i}", prog, inputs, outputs, {}, np_=4, extra=extra, expect_error=prefix + want)
+            if r.stderr.count("MPI process") > 1:
+                raise Fail(f"{extra}: more than one prefix:\n{r.stderr}")
             if os.path.exists(os.path.join(d, "t.jsonl")):
                 raise Fail(f"{extra}: a trace file was written")
         no_leftovers("bad targets", d, parts)
@@ -1067,7 +1074,8 @@ def processes_agree_on_the_run():
     """Outputs gather by name and core, whatever the order of the --output
     options on each process (before: core 1's y landed in z's file); another
     --output list, other artefact options or other --input contents on one
-    process is one error naming that process, and nothing is written."""
+    process is one error naming that process once (before: "MPI process 0:
+    MPI process 3 ..."), and nothing is written."""
     for np_ in (2, 4):
         prog = P(np_, [T("x", (1, 4)), T("w", (1, 4)), T("y", (1, 4)), T("z", (1, 4))],
                  [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]},
@@ -1100,6 +1108,8 @@ def processes_agree_on_the_run():
                 mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
                 if r.returncode == 0 or len(mine) != 1 or f"MPI process {last} " not in mine[0] or want not in mine[0]:
                     raise Fail(f"{tag} {np_}: expected one line naming process {last} and {want!r}:\n{r.stderr}")
+                if not mine[0].startswith(f"trnsim: MPI process {last} ") or mine[0].count("MPI process") != 1:
+                    raise Fail(f"{tag} {np_}: one prefix, the process the difference is about:\n{mine[0]}")
                 left = [f for f in os.listdir(d) if f.endswith(".npy") and f not in ("x.npy", "w.npy", "x2.npy")]
                 if left:
                     raise Fail(f"{tag} {np_}: left {left}")

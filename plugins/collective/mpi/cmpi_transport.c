@@ -262,8 +262,19 @@ static void announce_failure(cmpi *m) {
     }
 }
 
+/* Every process failed with the same message: a failure of the whole job
+ * (the processes disagree on the run, or share a bad option; each saw it),
+ * which names the processes it is about itself. Whether a process's
+ * failure counts as its own then only says whose announcement came first. */
+static bool job_wide(const cmpi *m, const status_msg *all) {
+    for (int p = 0; p < m->ranks; ++p)
+        if (!all[p].failed || strcmp(all[p].msg, all[0].msg)) return false;
+    return true;
+}
+
 /* Rank 0 picks the message: the lowest rank that failed on its own (not
- * merely because another one did). */
+ * merely because another one did), prefixed with that rank unless the
+ * failure is the whole job's. */
 static void choose(cmpi *m, const status_msg *all, int *failed, char *msg, size_t len) {
     int pick = -1;
     for (int p = 0; p < m->ranks; ++p)
@@ -271,7 +282,7 @@ static void choose(cmpi *m, const status_msg *all, int *failed, char *msg, size_
     *failed = pick >= 0;
     if (pick < 0)
         msg[0] = 0;
-    else if (m->ranks > 1)
+    else if (m->ranks > 1 && !job_wide(m, all))
         snprintf(msg, len, "MPI process %d: %s", pick, all[pick].msg);
     else
         snprintf(msg, len, "%s", all[pick].msg);
