@@ -1102,13 +1102,17 @@ def processes_agree_on_the_run():
                    ("artefacts", ins + outs[0] + outs[1] + ["--raw-bits"],
                     "other artefact options than process 0"),
                    ("inputs", ["--input", f"x={x2}", "--input", f"w={wp}"] + outs[0] + outs[1],
-                    "reads other --input files than process 0"))
+                    f"MPI process {last}'s --input x={x2} differs from process 0's --input x={xp}: the whole "
+                    "files' XXH64 digests are "),
+                   ("input names", ["--input", f"x@0={xp}", "--input", f"w={wp}"] + outs[0] + outs[1],
+                    "reads other --input files than process 0 (2 inputs against 2, or other names or cores)"))
             for tag, other, want in bad:
                 r = mpmd(d, tag, prog, [ins + outs[0] + outs[1]] * (np_ - 1) + [other])
                 mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
-                if r.returncode == 0 or len(mine) != 1 or f"MPI process {last} " not in mine[0] or want not in mine[0]:
+                if r.returncode == 0 or len(mine) != 1 or want not in mine[0]:
                     raise Fail(f"{tag} {np_}: expected one line naming process {last} and {want!r}:\n{r.stderr}")
-                if not mine[0].startswith(f"trnsim: MPI process {last} ") or mine[0].count("MPI process") != 1:
+                if not (mine[0].startswith(f"trnsim: MPI process {last} ") or
+                        mine[0].startswith(f"trnsim: MPI process {last}'s ")) or mine[0].count("MPI process") != 1:
                     raise Fail(f"{tag} {np_}: one prefix, the process the difference is about:\n{mine[0]}")
                 left = [f for f in os.listdir(d) if f.endswith(".npy") and f not in ("x.npy", "w.npy", "x2.npy")]
                 if left:
@@ -1140,6 +1144,40 @@ def unwritten_output():
                           extra=["--output-unwritten=zeros"])
             want = np.stack([ys[f"y@{c}"] for c in range(last)] + [np.zeros((2, 3), np.float32)])
             same_bits(f"{np_} processes, zeros", outs["y"], want)
+
+
+@case
+def inputs_agree_whole():
+    """Each process digests every --input file whole: two files that differ
+    only in the middle (one element of core 1's slice, far from both ends)
+    are one error naming the process and both files (before: the size and
+    the first and last 64 KiB were compared, and each process ran on its own
+    file, exit 0); a file one process cannot read while process 0 reads it
+    is one error saying so. Nothing is written."""
+    prog = P(2, [T("x", (128, 2048)), T("y", (128, 2048))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        a = np.arange(2 * 128 * 2048, dtype=np.float32).reshape(2, 128, 2048)
+        b = a.copy()
+        b[0, 64, 1000] += 1  # byte ~1 MiB of 2 MiB: outside the first and last 64 KiB
+        ap_, bp = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+        np.save(ap_, a)
+        np.save(bp, b)
+        y = os.path.join(d, "y.npy")
+        for tag, second, want in (
+                ("middle", bp, f"trnsim: MPI process 1's --input x={bp} differs from process 0's --input x={ap_}: "
+                               "the whole files' XXH64 digests are "),
+                ("unreadable", os.path.join(d, "none.npy"),
+                 f"trnsim: MPI process 1 cannot read --input x={d}/none.npy (No such file or directory), which "
+                 f"process 0 reads (--input x={ap_}); every process reads each --input file whole")):
+            r = mpmd(d, tag, prog, [["--input", f"x={ap_}", "--output", f"y={y}"],
+                                    ["--input", f"x={second}", "--output", f"y={y}"]])
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or len(mine) != 1 or not mine[0].startswith(want):
+                raise Fail(f"{tag}: expected one line starting {want!r}:\n{r.stderr}")
+            if os.path.exists(y):
+                raise Fail(f"{tag}: an output was written")
+            print(f"  {tag}: {mine[0]}")
 
 
 @case
