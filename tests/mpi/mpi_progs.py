@@ -1218,17 +1218,33 @@ def traces_survive_any_failure():
 
 @case
 def progress_from_rank_0():
-    """--progress under MPI: the display is rank 0's alone (before: one line
-    per process, interleaved, each counting its own cores)."""
+    """--progress under MPI: one display, rank 0's, counting the whole job's
+    cores (before: rank 0 counted only its own cores, labelled so; and
+    before that, one line per process). Each process's stderr apart
+    (--output-filename): the other processes print nothing; rank 0's last
+    line is the job's total, cores x instructions per core, at 100%."""
+    trips = 20000
     for np_ in (2, 4):
-        prog = long_then_allreduce(np_, 20000)
+        cores = 2 * np_
+        prog = long_then_allreduce(cores, trips)
         with tempfile.TemporaryDirectory(prefix="mpi-") as d:
-            _, r = run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"])
-            lines = [ln for ln in r.stderr.splitlines() if "progress:" in ln]
-            want = f"(MPI process 0's cores, of {np_} processes)"
-            if not lines or any(want not in ln for ln in lines) or not lines[-1].endswith("ETA 0 s (done)"):
-                raise Fail(f"progress {np_}: expected rank 0's lines only:\n{r.stderr}")
-            print(f"  {np_} processes: {len(lines)} progress line(s), rank 0's: {lines[-1]}")
+            logs = os.path.join(d, "logs")
+            run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"],
+                mpi_args=["--output-filename", logs])
+            per_rank = []
+            for r in range(np_):
+                with open(os.path.join(logs, "1", f"rank.{r}", "stderr")) as f:
+                    per_rank.append([ln for ln in f.read().splitlines() if "progress:" in ln])
+            lines, others = per_rank[0], sum(per_rank[1:], [])
+            total = cores * (trips + 1)
+            want = f"(MPI process 0's; the count is the job's, {np_} processes, {cores} cores)"
+            if others:
+                raise Fail(f"progress {np_}: other processes printed:\n" + "\n".join(others))
+            if not lines or any(want not in ln for ln in lines) or \
+                    not lines[-1].startswith(f"progress: {total}/{total} instructions (100.0%)") or \
+                    not lines[-1].endswith("ETA 0 s (done)"):
+                raise Fail(f"progress {np_}: expected rank 0's lines, the last {total}/{total}:\n" + "\n".join(lines))
+            print(f"  {np_} processes: {len(lines)} line(s), rank 0's only: {lines[-1]}")
 
 
 @case

@@ -49,6 +49,8 @@
  *      macros, which are not ABI. plugin.h includes them all. No
  *      declaration moved within its struct or changed its type
  *      (tests/host/abi/plugin_layout.c records every offset and size).
+ *   4  trn_transport_desc.progress: the whole job's count for the progress
+ *      display (read only when the table's size covers it).
  */
 #ifndef TRNSIM_PLUGIN_ABI_H
 #define TRNSIM_PLUGIN_ABI_H
@@ -60,7 +62,7 @@
 extern "C" {
 #endif
 
-#define TRN_ABI_VERSION     3u
+#define TRN_ABI_VERSION     4u
 #define TRN_ABI_MIN_VERSION 1u
 #define TRN_PLUGIN_SYMBOL   "trnsim_plugin"
 

@@ -37,6 +37,8 @@ trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings
     m->reduce = strcmp(reduce, "native") == 0 ? CMPI_REDUCE_NATIVE : CMPI_REDUCE_EXACT;
     m->comm = MPI_COMM_NULL;
     m->win = MPI_WIN_NULL;
+    for (size_t i = 0; i < sizeof m->offer_req / sizeof m->offer_req[0]; ++i)
+        m->offer_req[i] = MPI_REQUEST_NULL;
     st->remote = m;
     st->remote_ops = &cmpi_remote_ops;
     return TRN_OK;
@@ -88,6 +90,7 @@ void cmpi_fini(coll_state *st) {
     if (m->broken) m->comm = MPI_COMM_NULL, m->we_initialised = false;
     if (m->comm != MPI_COMM_NULL) {
         cmpi_drop_all(m);
+        cmpi_progress_close(m);
         drain(m);
         cmpi_rma_close(m);
         MPI_Comm_free(&m->comm);
@@ -95,6 +98,7 @@ void cmpi_fini(coll_state *st) {
     int done = 0;
     MPI_Finalized(&done);
     if (m->we_initialised && !done) MPI_Finalize();
+    cmpi_progress_close(m); /* a broken job: only the memory */
     free(m->live);
     free(m->silent);
     cmpi_pool_free(m);
@@ -455,6 +459,7 @@ const trn_transport_desc cmpi_transport = {
     .remote_get = cmpi_remote_get,
     .remote_put = cmpi_remote_put,
     .remote_end = cmpi_remote_end,
+    .progress = cmpi_progress,
 };
 
 static bool spans(const coll_state *st, const uint32_t *members, uint32_t n) {
