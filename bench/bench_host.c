@@ -159,3 +159,63 @@ BENCH_CASE(host_raw_read) {
         trn_sim_close(s);
     }
 }
+
+/* ---- the MPI input agreement's whole-file digest (cli/agree.c) ---- */
+
+typedef struct digest_arg {
+    int fd;
+    const void *bytes;
+    size_t n;
+    uint64_t got;
+} digest_arg;
+
+static void do_digest_file(void *arg) {
+    digest_arg *a = arg;
+    if (trn_digest_fd(a->fd, a->n, &a->got)) a->got = 0;
+}
+
+static void do_digest_memory(void *arg) {
+    digest_arg *a = arg;
+    a->got = trn_digest_bytes(a->bytes, a->n);
+}
+
+/* What every MPI process pays per --input file (docs/mpi.md): the file
+ * mapped and hashed from the page cache, against hashing the same bytes
+ * already in memory. */
+BENCH_CASE(host_input_digest) {
+    size_t n = bench_quick() ? (size_t)64 << 20 : (size_t)1 << 30;
+    char path[] = "/tmp/trnsim-bench-digest-XXXXXX";
+    int fd = mkstemp(path);
+    float *x = malloc(n);
+    if (fd < 0 || !x) {
+        printf("skipped: no room for a %zu-byte file\n", n);
+        free(x);
+        if (fd >= 0) close(fd), unlink(path);
+        return;
+    }
+    unlink(path);
+    bench_fill_f32(x, n / sizeof *x, 7, -1, 1);
+    size_t done = 0;
+    for (ssize_t w; done < n && (w = write(fd, (char *)x + done, n - done)) > 0;) done += (size_t)w;
+    digest_arg file = {fd, NULL, n, 0}, mem = {fd, x, n, 0};
+    do_digest_file(&file);
+    do_digest_memory(&mem);
+    if (done != n || file.got != mem.got) {
+        printf(
+            "host_input_digest: the file's digest differs from the bytes' (or the write failed)\n");
+    } else {
+        const bench_job base = {do_digest_memory, &mem};
+        bench_paired r;
+        bench_compare((bench_job){do_digest_file, &file}, &base, 1, 3.0, &r);
+        if (file.got != mem.got) {
+            bench_mismatch_after("input digest");
+        } else {
+            char size[32];
+            snprintf(size, sizeof size, "%zu MiB", n >> 20);
+            bench_report("input file digest (mmap + XXH64)", size, (double)n, "B",
+                         "XXH64 of the bytes in memory", &r);
+        }
+    }
+    close(fd);
+    free(x);
+}

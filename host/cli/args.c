@@ -101,6 +101,19 @@ static int parse_values(const char *s, uint32_t *out, trn_error *e) {
     return 0;
 }
 
+/* --output-unwritten=MODE (or --output-unwritten MODE): what an output's
+ * never-written bytes become. */
+static int parse_unwritten(const char *mode, bool *zeros, trn_error *e) {
+    if (!strcmp(mode, "zeros") || !strcmp(mode, "error")) {
+        *zeros = mode[0] == 'z';
+        return 0;
+    }
+    return trn_errorf(e,
+                      "--output-unwritten %s: expected 'error' (the default: an --output with "
+                      "never-written bytes fails) or 'zeros' (write zeros for them)",
+                      mode);
+}
+
 /* An --input as it was written: NAME[@CORE]=FILE. */
 static const char *binding_text(const binding *b, char *buf, size_t len) {
     if (b->core >= 0)
@@ -210,6 +223,10 @@ int cli_parse_run_args(int argc, char **argv, run_args *a, trn_error *e) {
             if (parse_values(s, &a->trace_values, e)) return -1;
         } else if (!strcmp(s, "--timeout") && has_value) {
             if (parse_seconds(argv[++i], &a->timeout_seconds, e)) return -1;
+        } else if (!strncmp(s, "--output-unwritten=", 19)) {
+            if (parse_unwritten(s + 19, &a->unwritten_zeros, e)) return -1;
+        } else if (!strcmp(s, "--output-unwritten") && has_value) {
+            if (parse_unwritten(argv[++i], &a->unwritten_zeros, e)) return -1;
         } else if (!strcmp(s, "--trace-text"))
             a->trace = true;
         else if (!strcmp(s, "--stats"))

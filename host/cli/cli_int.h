@@ -82,6 +82,7 @@ typedef struct run_args {
     binding in[MAX_FILES], out[MAX_FILES];
     int n_in, n_out;
     bool trace, stats, stats_json, raw_bits; /* trace: the text trace (--trace-text) */
+    bool unwritten_zeros; /* --output-unwritten=zeros: never-written bytes go out as zeros */
     /* --trace FILE.jsonl with its filter, limit and values; --timeline FILE.json
      * (docs/observability.md). NULL: none. */
     const char *trace_path, *trace_filter, *timeline_path;
@@ -125,6 +126,11 @@ int cli_check_files(run_args *a, trn_error *e);
 /* convert -o FILE: the same guard, against the program and the config. */
 int cli_check_convert_target(const run_args *a, const char *out, trn_error *e);
 int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e);
+/* After the run, before any output moves or is written: every byte of
+ * every --output this process holds was written (unless
+ * --output-unwritten=zeros); else one error naming the output, the core,
+ * the first never-written element and the fix. */
+int cli_check_outputs_written(const run_args *a, trn_sim *hs, trn_error *e);
 void cli_install_signal_cleanup(run_args *a);
 int cli_save_output(trnsim_sim *s, run_args *a, int idx, trn_error *e);
 int cli_commit_outputs(run_args *a, trn_error *e);

@@ -89,8 +89,9 @@ static int parse_args(int argc, char **argv, diff_args *d, trn_error *e) {
     if (!a->program)
         return trn_errorf(
             e, "missing PROGRAM.json (usage: trnsim diff PROGRAM --config A.cfg --against B.cfg)");
-    if (a->n_out)
-        return trn_errorf(e, "--output belongs to run (diff compares every output itself)");
+    if (a->n_out || a->unwritten_zeros)
+        return trn_errorf(e, "%s belongs to run (diff compares every output itself)",
+                          a->n_out ? "--output" : "--output-unwritten");
     if (cli_refuse_dump_args(a, "diff", e)) return -1;
     if (a->trace || a->raw_bits || a->trace_path || a->timeline_path)
         return trn_errorf(e, "%s belongs to run",

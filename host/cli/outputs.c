@@ -65,6 +65,22 @@ int cli_check_output_tensors(const run_args *a, trnsim_sim *s, trn_error *e) {
     return 0;
 }
 
+int cli_check_outputs_written(const run_args *a, trn_sim *hs, trn_error *e) {
+    for (int i = 0; i < a->n_out && !a->unwritten_zeros; ++i) {
+        const binding *b = &a->out[i];
+        if (!trn_sim_check_written(hs, b->name, b->core, e)) continue;
+        char what[TRN_ERROR_MAX], core[16] = "";
+        snprintf(what, sizeof what, "%s", e->msg);
+        if (b->core >= 0) snprintf(core, sizeof core, "@%d", b->core);
+        return trn_errorf(e,
+                          "--output %s%s=%s: %s; write it in the program or give it data "
+                          "(--input %s=FILE.npy, 'data' or 'fill'), or pass "
+                          "--output-unwritten=zeros to write zeros for never-written bytes",
+                          b->name, core, b->path, what, b->name);
+    }
+    return 0;
+}
+
 /* ---- writing a temporary ---- */
 
 static int drain_run(void *ctx, uint8_t *bytes, size_t len, trn_error *e) {

@@ -114,15 +114,18 @@ static int finish_observers(observers *ob, bool root, int rc, trn_error *e) {
     return rc;
 }
 
-/* A distributed run (docs/mpi.md) agrees on every process's status (unless
- * a failure was agreed on already), merges the observers' parts, then copies
- * each requested output to rank 0; a single process does nothing. */
-static int cli_distributed_outputs(trn_sim *s, const run_args *a, observers *ob, int rc,
-                                   bool failure_agreed, trn_error *e) {
+/* After the run: every output's bytes were written (each process checks
+ * its own cores). A distributed run (docs/mpi.md) agrees on every
+ * process's status (unless a failure was agreed on already), merges the
+ * observers' parts, agrees on the outputs' check, then copies each
+ * requested output to rank 0; a single process only checks. */
+static int cli_collect_outputs(trn_sim *s, const run_args *a, observers *ob, int rc,
+                               bool failure_agreed, trn_error *e) {
     if (!s || failure_agreed) return rc;
     rc = trn_sim_agree(s, rc, e);
     if ((ob->parts[0] || ob->parts[1]) && trn_sim_dist_healthy(s))
         rc = merge_observers(s, ob, rc, e);
+    if (!rc) rc = trn_sim_agree(s, cli_check_outputs_written(a, s, e), e);
     if (!rc) rc = cli_gather_outputs(s, a, e);
     return rc;
 }
@@ -218,7 +221,7 @@ static int run_observe(cli_run_state *r, int rc, trn_error *e) {
 static int run_execute_and_collect(cli_run_state *r, int rc, trn_error *e) {
     if (!rc && trnsim_run(r->s)) rc = cli_api_error(e);
     rc = end_observers(r->hs, &r->ob, rc, e);
-    rc = cli_distributed_outputs(r->hs, r->a, &r->ob, rc, r->failure_agreed, e);
+    rc = cli_collect_outputs(r->hs, r->a, &r->ob, rc, r->failure_agreed, e);
     r->root = trn_sim_is_root(r->hs);
     return finish_observers(&r->ob, r->root, rc, e);
 }

@@ -41,6 +41,9 @@ static const cli_option run_options[] = {
      "after the run, write tensor NAME to a .npy file: core 0 of a 1-core run, [cores, ...] "
      "otherwise, or core "
      "CORE; repeatable"},
+    {"--output-unwritten", "error|zeros",
+     "what an --output's never-written bytes become: an error naming the first such element (the "
+     "default), or zeros"},
     {"--max-instructions", "N",
      "stop the run with an error before it would start instruction N+1 (all cores)"},
     {"--timeout", "SECONDS",

@@ -87,6 +87,10 @@ void trn_digest_update(trn_digest *d, const void *bytes, size_t n);
 uint64_t trn_digest_final(const trn_digest *d);
 /* The digest of one buffer. */
 uint64_t trn_digest_bytes(const void *bytes, size_t n);
+/* The digest of the first `size` bytes of the file open at fd, mapped
+ * (read through the page cache, not read(2); pread when it cannot be
+ * mapped). 0, or the errno of a failed read. */
+int trn_digest_fd(int fd, uint64_t size, uint64_t *out);
 
 /* A growable text buffer for records written a line at a time (the JSONL
  * trace, the timeline). Appends never fail visibly: on out-of-memory the

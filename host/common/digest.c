@@ -2,7 +2,12 @@
  * and a final avalanche, as the xxHash specification describes it. */
 #include "common/common.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define P1 0x9E3779B185EBCA87ull
 #define P2 0xC2B2AE3D27D4EB4Full
@@ -101,4 +106,30 @@ uint64_t trn_digest_bytes(const void *bytes, size_t n) {
     trn_digest_init(&d);
     trn_digest_update(&d, bytes, n);
     return trn_digest_final(&d);
+}
+
+int trn_digest_fd(int fd, uint64_t size, uint64_t *out) {
+    if (size == 0) return *out = trn_digest_bytes("", 0), 0;
+    void *map =
+        size <= SIZE_MAX ? mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (map != MAP_FAILED) {
+        madvise(map, (size_t)size, MADV_SEQUENTIAL);
+        *out = trn_digest_bytes(map, (size_t)size);
+        munmap(map, (size_t)size);
+        return 0;
+    }
+    size_t chunk = (size_t)1 << 20;
+    unsigned char *buf = malloc(chunk);
+    if (!buf) return ENOMEM;
+    trn_digest d;
+    trn_digest_init(&d);
+    ssize_t n = 1;
+    for (uint64_t at = 0; at < size && n > 0; at += (uint64_t)n) {
+        size_t want = size - at < chunk ? (size_t)(size - at) : chunk;
+        if ((n = pread(fd, buf, want, (off_t)at)) > 0) trn_digest_update(&d, buf, (size_t)n);
+    }
+    free(buf);
+    if (n < 0) return errno;
+    *out = trn_digest_final(&d);
+    return 0;
 }

@@ -203,6 +203,16 @@ static int hidden_name(trn_outfile *o, trn_error *e) {
     return 0;
 }
 
+/* Test hook (docs/internals/architecture.md, "Test hooks"): with
+ * TRNSIM_TEST_NO_TMPFILE=1 every temporary takes the path of a file system
+ * without O_TMPFILE, so the tests can run the mkostemp fallback on any
+ * file system. Read here only. */
+static int open_unnamed(const char *dir) {
+    const char *no = getenv("TRNSIM_TEST_NO_TMPFILE");
+    if (no && !strcmp(no, "1")) return errno = EOPNOTSUPP, -1;
+    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+}
+
 int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn_error *e) {
     *o = (trn_outfile){.option = option, .path = path, .fd = -1, .slot = -1};
     char dir[PATH_MAX], base[256];
@@ -211,7 +221,7 @@ int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn
     sigset_t old;
     block_signals(true, &old);
     track(o);
-    o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    o->fd = open_unnamed(dir);
     o->unnamed = o->fd >= 0;
     if (o->fd < 0 && o->slot >= 0) { /* no O_TMPFILE here: an exclusive, unguessable name */
         o->fd = mkostemp(o->tmp, O_CLOEXEC);

@@ -59,6 +59,12 @@ int trn_dist_idle(trn_dist *d, trn_error *e);
 int trn_dist_agree(trn_dist *d, int rc, trn_error *e);
 /* bytes from process `from` to rank 0's buf (both call it). */
 int trn_dist_to_root(trn_dist *d, uint32_t from, void *buf, size_t bytes, trn_error *e);
+/* The progress display's whole-job count (ABI 4 transports): a process
+ * other than 0 offers its executed count `mine` to rank 0 (final: its run
+ * ended); rank 0 gets the job's count in *total. Never waits, but for rank
+ * 0's final call (bounded, docs/mpi.md). false: not distributed, or the
+ * transport cannot (*total = mine). */
+bool trn_dist_progress(trn_dist *d, uint64_t mine, bool final, uint64_t *total);
 /* Every process's `bytes` of mine into all (ranks x bytes), on every process. */
 int trn_dist_allgather(trn_dist *d, const void *mine, void *all, size_t bytes, trn_error *e);
 

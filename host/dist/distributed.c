@@ -141,6 +141,15 @@ int trn_dist_idle(trn_dist *s, trn_error *e) {
     return 0;
 }
 
+bool trn_dist_progress(trn_dist *s, uint64_t mine, bool final, uint64_t *total) {
+    *total = mine;
+    const trn_transport_desc *t = distributed(s) ? s->transport : NULL;
+    if (!t || t->size < offsetof(trn_transport_desc, progress) + sizeof(void *) || !t->progress)
+        return false;
+    char msg[256] = "";
+    return t->progress(s->transport_mod->state, mine, final, total, msg, sizeof msg) == TRN_OK;
+}
+
 bool trn_dist_active(const trn_dist *s) { return distributed(s); }
 
 bool trn_dist_is_root(const trn_dist *s) { return !distributed(s) || s->tinfo.rank == 0; }

@@ -181,6 +181,10 @@ int trn_sim_set_tensor(trn_sim *s, const char *name, int core, const void *data,
                        trn_error *e);
 int trn_sim_get_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
                        trn_error *e);
+/* 0 when every byte of the tensor on core `core` (-1: every core) that
+ * this process holds was written; else -1 naming the tensor, the core and
+ * its first never-written element (index, coordinates, address). */
+int trn_sim_check_written(trn_sim *s, const char *name, int core, trn_error *e);
 /* The same, refusing bytes nothing wrote (the message names the element),
  * as an instruction reading them would. */
 int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,

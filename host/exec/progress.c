@@ -19,25 +19,33 @@ struct trn_progress {
     trn_sim *sim;
     FILE *out;
     bool tty, forced, shown;
+    /* an MPI run: one display for the job, rank 0's (the others' lines
+     * would interleave with it on mpirun's one stderr). The other processes
+     * only offer their counts (`offers`); rank 0 counts the whole job's
+     * cores when the transport carries those counts (`job`). */
+    bool offers, job;
     double start, next;
     uint64_t per_core, total;
 };
 
+static bool is_mpi(const trn_sim *s) { return s->dist.transport && s->dist.tinfo.ranks > 1; }
+
 trn_progress *trn_progress_start(trn_sim *s, int mode, FILE *out) {
     bool tty = isatty(fileno(out));
     if (mode <= 0 || (mode == 1 && !tty)) return NULL;
-    /* an MPI run: one display for the job, rank 0's (the others' lines
-     * would interleave with it on mpirun's one stderr) */
-    if (s->dist.transport && s->dist.tinfo.ranks > 1 && s->dist.tinfo.rank != 0) return NULL;
     trn_progress *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    uint32_t cores = s->dist.local_hi - s->dist.local_lo;
+    uint64_t mine;
+    p->offers = is_mpi(s) && s->dist.tinfo.rank != 0;
+    p->job = is_mpi(s) && s->dist.tinfo.rank == 0 && trn_dist_progress(&s->dist, 0, false, &mine);
+    if (p->offers) trn_dist_progress(&s->dist, 0, false, &mine); /* rank 0 hears of it */
+    uint32_t cores = p->job ? s->ncores : s->dist.local_hi - s->dist.local_lo;
     p->sim = s;
     p->out = out;
     p->tty = tty;
     p->forced = mode >= 2;
     p->start = trn_now();
-    p->next = p->start + (p->forced ? 0 : SHOW_AFTER);
+    p->next = p->start + (p->forced || p->offers ? 0 : SHOW_AFTER);
     p->per_core = s->prog.summary.executions;
     p->total = p->per_core && cores > UINT64_MAX / p->per_core ? UINT64_MAX : p->per_core * cores;
     return p;
@@ -79,7 +87,10 @@ static void draw(trn_progress *p, uint64_t done, double now, const char *end) {
             "): ",
             p->tty ? "\r" : "", done, p->total, pct, p->per_core);
     print_cores(p);
-    if (p->sim->dist.transport && p->sim->dist.tinfo.ranks > 1)
+    if (p->job)
+        fprintf(p->out, " (MPI process 0's; the count is the job's, %u processes, %u cores)",
+                p->sim->dist.tinfo.ranks, p->sim->ncores);
+    else if (is_mpi(p->sim))
         fprintf(p->out, " (MPI process 0's cores, of %u processes)", p->sim->dist.tinfo.ranks);
     fputs("; elapsed ", p->out);
     print_seconds(p->out, elapsed);
@@ -100,13 +111,18 @@ void trn_progress_tick(trn_progress *p, uint64_t executed) {
     double now = trn_now();
     if (now < p->next) return;
     p->next = now + (p->tty ? TTY_INTERVAL : FILE_INTERVAL);
-    draw(p, executed, now, NULL);
+    uint64_t done;
+    trn_dist_progress(&p->sim->dist, executed, false, &done); /* done = executed: not MPI */
+    if (!p->offers) draw(p, done, now, NULL);
 }
 
 void trn_progress_finish(trn_progress *p, int failed) {
     if (!p) return;
-    if (p->shown || p->forced)
-        draw(p, p->sim->executed, trn_now(), failed ? "- (stopped)" : "0 s (done)");
+    uint64_t done = p->sim->executed;
+    /* a failed run does not wait for the others' last counts */
+    if (p->offers || p->job) trn_dist_progress(&p->sim->dist, done, p->offers || !failed, &done);
+    if (!p->offers && (p->shown || p->forced))
+        draw(p, done, trn_now(), failed ? "- (stopped)" : "0 s (done)");
     if (p->shown && p->tty) fputc('\n', p->out);
     free(p);
 }

@@ -480,6 +480,45 @@ int trn_sim_run(trn_sim *s, trn_error *e) {
     return rc;
 }
 
+/* Core `core` of tensor t: 0, or -1 naming its first never-written element. */
+static int check_core_written(trn_sim *s, const trn_tensor *t, uint32_t core, trn_error *e) {
+    trn_ap_env env = {.cores = s->cores, .ncores = s->ncores};
+    trn_ap ap = t->ap;
+    ap.core = core;
+    int64_t el;
+    uint64_t addr;
+    if (!trn_ap_first_unwritten(&env, &ap, &el, &addr)) return 0;
+    const trn_memory *m = &s->cores[core].mem[t->mem];
+    char index[160], where[96];
+    trn_tensor_coords(t, el, index, sizeof index);
+    if (t->mem == TRN_MEM_HBM)
+        snprintf(where, sizeof where, "hbm byte %" PRIu64, addr);
+    else
+        snprintf(where, sizeof where, "%s partition %" PRIu64 ", byte offset %" PRIu64,
+                 trn_mem_names[t->mem], addr / m->partition_bytes, addr % m->partition_bytes);
+    if (e) e->kind = TRN_EK_INPUT;
+    return trn_errorf(e,
+                      "tensor '%s' on core %u: element %" PRId64
+                      " %s (%s) was never written, so it holds no value",
+                      t->name, core, el, index, where);
+}
+
+int trn_sim_check_written(trn_sim *s, const char *name, int core, trn_error *e) {
+    if (e) e->kind = TRN_EK_INPUT;
+    if (!s->have_prog) return trn_errorf(e, "no program is loaded");
+    int i = trn_program_find_tensor(&s->prog, name);
+    if (i >= s->prog.n_tensors)
+        return trn_errorf(e, "%s: no tensor named '%s'", s->prog.path, name);
+    if (core >= (int)s->ncores || core < -1)
+        return trn_errorf(e, "tensor '%s': core %d does not exist (the run has %u cores)", name,
+                          core, s->ncores);
+    const trn_dist *d = &s->dist;
+    for (uint32_t c = d->local_lo; c < d->local_hi; ++c)
+        if ((core < 0 || (uint32_t)core == c) && check_core_written(s, &s->prog.tensors[i], c, e))
+            return -1;
+    return 0;
+}
+
 int trn_sim_get_written_tensor(trn_sim *s, const char *name, int core, void *data, size_t bytes,
                                trn_error *e) {
     if (trn_sim_get_tensor(s, name, core, data, bytes, e)) return -1;

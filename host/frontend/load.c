@@ -70,15 +70,6 @@ static int summarize(trn_program *p, uint64_t limit, trn_error *e) {
 
 static int finish(trn_program *p, const trn_load_opts *o, trn_error *e);
 
-static int read_json(trn_program *p, const char *path, const char *text, trn_error *e) {
-    json_error_t je;
-    p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je)
-                   : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (p->root) return 0;
-    if (je.line < 0) return trn_errorf(e, "%s: %s", path, je.text);
-    return trn_errorf(e, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-}
-
 /* The file's bytes (NULL when it cannot be read: the document reader says why). */
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -96,6 +87,35 @@ static char *slurp(const char *path, size_t *len) {
     }
     fclose(f);
     return buf;
+}
+
+/* jansson names a too big positive integer ("near '...'") but not a
+ * negative one: the number as the file wrote it, which ends where the
+ * reader stopped. */
+static void name_big_integer(const char *text, const json_error_t *je, char *buf, size_t len) {
+    buf[0] = 0;
+    if (!text || strncmp(je->text, "too big", 7) || strstr(je->text, " near ") ||
+        je->position <= 0 || (size_t)je->position > strlen(text))
+        return;
+    size_t end = (size_t)je->position, start = end;
+    while (start > 0 && text[start - 1] >= '0' && text[start - 1] <= '9') --start;
+    if (start > 0 && text[start - 1] == '-') --start;
+    if (start < end && end - start < 64)
+        snprintf(buf, len, " near '%.*s'", (int)(end - start), text + start);
+}
+
+static int read_json(trn_program *p, const char *path, const char *text, trn_error *e) {
+    json_error_t je;
+    p->root = text ? json_loads(text, JSON_REJECT_DUPLICATES, &je)
+                   : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (p->root) return 0;
+    char near[96];
+    size_t len;
+    char *file = text || strncmp(je.text, "too big", 7) ? NULL : slurp(path, &len);
+    name_big_integer(text ? text : file, &je, near, sizeof near);
+    free(file);
+    if (je.line < 0) return trn_errorf(e, "%s: %s%s", path, je.text, near);
+    return trn_errorf(e, "%s:%d:%d: %s%s", path, je.line, je.column, je.text, near);
 }
 
 /* An empty program named path (again, after a fast path gave up on it). */

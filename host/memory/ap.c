@@ -478,6 +478,45 @@ bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap) {
     return walk_runs(&w, ap, guard_run, &g) == 0;
 }
 
+/* The first element (in visiting order) with a never-written byte. */
+typedef struct first_arg {
+    const walk *w;
+    int64_t elem;
+    uint64_t addr;
+} first_arg;
+
+static int first_unwritten_run(void *arg, uint64_t addr, int64_t n, int64_t stride, int64_t dense) {
+    first_arg *f = arg;
+    uint32_t wd = f->w->width;
+    uint64_t bad;
+    if (stride == 1) {
+        if (trn_mem_is_written(f->w->mem, addr, (uint64_t)n * wd, &bad)) return 0;
+        f->elem = dense + (int64_t)((bad - addr) / wd);
+        f->addr = addr + (uint64_t)(f->elem - dense) * wd;
+        return 1;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        uint64_t a = addr + (uint64_t)(i * stride * wd);
+        if (trn_mem_is_written(f->w->mem, a, wd, NULL)) continue;
+        f->elem = dense + i;
+        f->addr = a;
+        return 1;
+    }
+    return 0;
+}
+
+bool trn_ap_first_unwritten(const trn_ap_env *env, const trn_ap *ap, int64_t *elem,
+                            uint64_t *addr) {
+    walk w;
+    trn_error e;
+    if (walk_init_as(env, ap, &w, false, &e)) return false;
+    first_arg f = {&w, 0, 0};
+    if (!walk_runs(&w, ap, first_unwritten_run, &f)) return false;
+    *elem = f.elem;
+    *addr = f.addr;
+    return true;
+}
+
 /* ---- indirect ---- */
 
 /* Byte address of element k of the AP's visiting order. */

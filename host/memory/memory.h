@@ -209,6 +209,9 @@ int trn_ap_digest(const trn_ap_env *env, const trn_ap *ap, uint64_t *out, trn_er
  * whether every byte it reaches was written (ignoring allow_uninit). */
 int trn_ap_mark_written(const trn_ap_env *env, const trn_ap *ap, trn_error *e);
 bool trn_ap_all_written(const trn_ap_env *env, const trn_ap *ap);
+/* Whether some byte the AP reaches was never written: then the first such
+ * element, in visiting order (dense index), and its byte address. */
+bool trn_ap_first_unwritten(const trn_ap_env *env, const trn_ap *ap, int64_t *elem, uint64_t *addr);
 
 /* The partitions and per-partition bytes a checked AP can touch. */
 trn_box trn_ap_box(const trn_ap *ap);

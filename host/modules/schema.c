@@ -182,9 +182,13 @@ static int bad_scalar(const walk *w, const trn_attr_desc *a, uint32_t types, con
     return trn_errorf(e, "%s of %s must be %s, found %s", where, w->op->name, want, json_kind(v));
 }
 
-static int check_range(const walk *w, const trn_attr_desc *a, double num, const char *where,
-                       trn_error *e) {
+/* An integer is named as the file wrote it (its double could be rounded). */
+static int check_range(const walk *w, const trn_attr_desc *a, const json_t *v, double num,
+                       const char *where, trn_error *e) {
     if (a->min >= a->max || (num >= a->min && num <= a->max)) return 0;
+    if (json_is_integer(v))
+        return trn_errorf(e, "%s of %s = %" PRId64 " is outside [%.17g, %.17g]", where, w->op->name,
+                          (int64_t)json_integer_value(v), a->min, a->max);
     return trn_errorf(e, "%s of %s = %.17g is outside [%.17g, %.17g]", where, w->op->name, num,
                       a->min, a->max);
 }
@@ -194,7 +198,7 @@ static int check_scalar(const walk *w, const trn_attr_desc *a, uint32_t types, c
     bool has_num;
     double num = 0;
     if (!scalar_ok(a, types, v, &has_num, &num)) return bad_scalar(w, a, types, v, where, e);
-    return has_num ? check_range(w, a, num, where, e) : 0;
+    return has_num ? check_range(w, a, v, num, where, e) : 0;
 }
 
 static int check_length(const walk *w, const trn_attr_desc *a, const json_t *v, const char *where,

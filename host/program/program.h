@@ -215,6 +215,9 @@ int trn_tensor_check_ap(const trn_program *p, int tensor, const trn_ap *ap, trn_
 const trn_tensor *trn_tensor_at(const trn_program *p, trn_mem mem, uint64_t part, uint64_t byte,
                                 int64_t *element);
 
+/* Element `el` (C order) of t as its coordinates, "[i, j]". */
+void trn_tensor_coords(const trn_tensor *t, int64_t el, char *buf, size_t len);
+
 /* A trn_byte_namer (memory/memory.h) over a program's tensors: "element K
  * [i, j] of tensor 'x'" and how to give it data. */
 void trn_tensor_name_byte(const void *program, uint32_t mem, uint64_t part, uint64_t byte,

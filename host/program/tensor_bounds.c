@@ -130,22 +130,26 @@ int trn_tensor_check_ap(const trn_program *p, int tensor, const trn_ap *ap, trn_
                       also, parts, x.byte_lo, x.byte_hi - 1);
 }
 
+void trn_tensor_coords(const trn_tensor *t, int64_t el, char *buf, size_t len) {
+    size_t n = 0;
+    int64_t rest = el, stride = t->count;
+    buf[0] = 0;
+    for (int d = 0; d < t->ndim && n < len; ++d) { /* C order, as the tensor's shape */
+        stride /= t->shape[d];
+        n += (size_t)snprintf(buf + n, len - n, "%s%" PRId64, d ? ", " : "[", rest / stride);
+        rest %= stride;
+    }
+    if (n < len) snprintf(buf + n, len - n, "]");
+}
+
 void trn_tensor_name_byte(const void *program, uint32_t mem, uint64_t part, uint64_t byte,
                           char *buf, size_t len) {
     int64_t el;
     const trn_tensor *t = trn_tensor_at(program, (trn_mem)mem, part, byte, &el);
     buf[0] = 0;
     if (!t) return;
-    char index[160] = "";
-    size_t n = 0;
-    int64_t rest = el, stride = t->count;
-    for (int d = 0; d < t->ndim && n < sizeof index; ++d) { /* C order, as the tensor's shape */
-        stride /= t->shape[d];
-        n += (size_t)snprintf(index + n, sizeof index - n, "%s%" PRId64, d ? ", " : "[",
-                              rest / stride);
-        rest %= stride;
-    }
-    if (n < sizeof index) snprintf(index + n, sizeof index - n, "]");
+    char index[160];
+    trn_tensor_coords(t, el, index, sizeof index);
     snprintf(
         buf, len,
         "element %" PRId64

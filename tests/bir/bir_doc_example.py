@@ -82,6 +82,21 @@ def main():
             ("negative reg_ap_offset", lambda f: find_replace(f)["ins"][0].update(reg_ap_offset=-1),
              "'reg_ap_offset' = -1 is outside [0, 2^40]"),
             ("immediate 'nan'", lambda f: find_replace(f)["ins"][2].update(value="nan"), None),
+            # an over-long offset as KLR writes it, a string: named as written, not clamped
+            ("over-long reg_ap_offset string",
+             lambda f: find_replace(f)["ins"][0].update(reg_ap_offset="99999999999999999999"),
+             "'reg_ap_offset' = \"99999999999999999999\" is outside [0, 2^40]"),
+            ("over-long negative reg_ap_offset string",
+             lambda f: find_replace(f)["ins"][0].update(reg_ap_offset="-99999999999999999999"),
+             "'reg_ap_offset' = \"-99999999999999999999\" is outside [0, 2^40]"),
+            ("over-long negative reg_ap_offset number",
+             lambda f: find_replace(f)["ins"][0].update(reg_ap_offset=-99999999999999999999),
+             "too big negative integer near '-99999999999999999999'"),
+            ("reg_ap_offset string with a space",
+             lambda f: find_replace(f)["ins"][0].update(reg_ap_offset=" 5"),
+             "'reg_ap_offset' must be an integer (a number, or digits in a string)"),
+            ("ap step -2^63", lambda f: find_replace(f)["ins"][1]["ap"][1].__setitem__(0, -2**63),
+             "ap[1] must be [step, num] with |step| <= 2^40 and 1 <= num <= 2^32"),
         ]
         for name, change, needle in cases:
             path = variant(tmp, kernel, "v.bir.json", change)

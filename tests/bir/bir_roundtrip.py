@@ -88,7 +88,9 @@ def choose_config(trnsim, native, configs, cores):
 
 
 def outputs(prog, tmp, tag):
-    args, paths = [], {}
+    """Every tensor out; bytes a program never writes go out as zeros, so
+    they are compared too."""
+    args, paths = ["--output-unwritten=zeros"], {}
     for t in prog.get("tensors", []):
         p = os.path.join(tmp, f"{tag}_{t['name']}.npy")
         args += ["--output", f"{t['name']}={p}"]

@@ -353,7 +353,7 @@ def case_rng_service_state(r):
     neighbouring partition's state are shown to differ, so taking either
     would fail this case."""
     view = {"tensor": "a", "partition": 5, "partitions": 9, "partition_step": 7}
-    prog = {"tensors": [tensor("a", "uint32", [128, 10]), tensor("b", "uint32", [128, 4], fill=0)],
+    prog = {"tensors": [tensor("a", "uint32", [128, 10], fill=0), tensor("b", "uint32", [128, 4], fill=0)],
             "instructions": [{"opcode": "Rng", "outputs": [view]},
                              {"opcode": "Rng", "outputs": [{"tensor": "b", "partition": 12, "partitions": 1}]}]}
     out, _ = r.ok(prog, r.config(config_text({"rng_seed": "1234567"})), outputs=["a", "b"])

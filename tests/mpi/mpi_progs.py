@@ -858,7 +858,11 @@ def trace_of_failing_rank():
 @case
 def observe_bad_targets():
     """A target rank 0 cannot create or write, and a bad filter: one line
-    from rank 0 for the whole job, no output, no temporary, no part left."""
+    from rank 0 for the whole job, no output, no temporary, no part left.
+    Only rank 0 checks the targets, so its line names it; every process
+    finds the bad filter, a failure of the whole job: no process is named,
+    or one (the one that got there first, when it stopped a slower one
+    mid-exchange), never two."""
     prog, inputs, outputs = observed(4)
     with tempfile.TemporaryDirectory(prefix="mpi-") as d:
         parts = with_parts_dir(d)
@@ -868,7 +872,10 @@ def observe_bad_targets():
                  (["--trace", os.path.join(d, "t.jsonl"), "--trace-filter", "opcod=Max"],
                   ["--trace-filter 'opcod=Max': unknown key 'opcod'"])]
         for i, (extra, want) in enumerate(cases):
-            run(d, f"bad{i}", prog, inputs, outputs, {}, np_=4, extra=extra, expect_error=["MPI process 0:"] + want)
+            prefix = ["trnsim: MPI process 0: "] if i < 3 else []
+            _, r = run(d, f"bad{i}", prog, inputs, outputs, {}, np_=4, extra=extra, expect_error=prefix + want)
+            if r.stderr.count("MPI process") > 1:
+                raise Fail(f"{extra}: more than one prefix:\n{r.stderr}")
             if os.path.exists(os.path.join(d, "t.jsonl")):
                 raise Fail(f"{extra}: a trace file was written")
         no_leftovers("bad targets", d, parts)
@@ -1067,7 +1074,8 @@ def processes_agree_on_the_run():
     """Outputs gather by name and core, whatever the order of the --output
     options on each process (before: core 1's y landed in z's file); another
     --output list, other artefact options or other --input contents on one
-    process is one error naming that process, and nothing is written."""
+    process is one error naming that process once (before: "MPI process 0:
+    MPI process 3 ..."), and nothing is written."""
     for np_ in (2, 4):
         prog = P(np_, [T("x", (1, 4)), T("w", (1, 4)), T("y", (1, 4)), T("z", (1, 4))],
                  [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]},
@@ -1094,17 +1102,82 @@ def processes_agree_on_the_run():
                    ("artefacts", ins + outs[0] + outs[1] + ["--raw-bits"],
                     "other artefact options than process 0"),
                    ("inputs", ["--input", f"x={x2}", "--input", f"w={wp}"] + outs[0] + outs[1],
-                    "reads other --input files than process 0"))
+                    f"MPI process {last}'s --input x={x2} differs from process 0's --input x={xp}: the whole "
+                    "files' XXH64 digests are "),
+                   ("input names", ["--input", f"x@0={xp}", "--input", f"w={wp}"] + outs[0] + outs[1],
+                    "reads other --input files than process 0 (2 inputs against 2, or other names or cores)"))
             for tag, other, want in bad:
                 r = mpmd(d, tag, prog, [ins + outs[0] + outs[1]] * (np_ - 1) + [other])
                 mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
-                if r.returncode == 0 or len(mine) != 1 or f"MPI process {last} " not in mine[0] or want not in mine[0]:
+                if r.returncode == 0 or len(mine) != 1 or want not in mine[0]:
                     raise Fail(f"{tag} {np_}: expected one line naming process {last} and {want!r}:\n{r.stderr}")
+                if not (mine[0].startswith(f"trnsim: MPI process {last} ") or
+                        mine[0].startswith(f"trnsim: MPI process {last}'s ")) or mine[0].count("MPI process") != 1:
+                    raise Fail(f"{tag} {np_}: one prefix, the process the difference is about:\n{mine[0]}")
                 left = [f for f in os.listdir(d) if f.endswith(".npy") and f not in ("x.npy", "w.npy", "x2.npy")]
                 if left:
                     raise Fail(f"{tag} {np_}: left {left}")
                 print(f"  {np_} processes, {tag}: {mine[0]}")
             print(f"  {np_} processes: reordered --output options, y and z hold core {last}'s data")
+
+
+@case
+def unwritten_output():
+    """An --output whose last core's bytes nothing wrote: the process that
+    holds that core finds it, and rank 0 prints one line naming the
+    process (once), the output, the core and the first never-written
+    element; nothing is written (before: zeros, exit 0). With
+    --output-unwritten=zeros that core's slice is zeros."""
+    for np_ in (2, 4):
+        last = np_ - 1
+        prog = P(np_, [T("y", (2, 3))], [])
+        ys = {f"y@{c}": np.full((2, 3), c + 1, np.float32) for c in range(last)}
+        with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+            _, r = run(d, f"unwritten{np_}", prog, ys, ["y"], {"mpi_timeout": 30}, np_=np_,
+                       expect_error=[f"trnsim: MPI process {last}: --output y=", f"tensor 'y' on core {last}: "
+                                     "element 0 [0, 0] (sbuf partition 0, byte offset 0) was never written",
+                                     "--output-unwritten=zeros"])
+            line = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")][0]
+            if line.count("MPI process") != 1:
+                raise Fail(f"unwritten {np_}: the process is named more than once: {line}")
+            outs, _ = run(d, f"zeros{np_}", prog, ys, ["y"], {"mpi_timeout": 30}, np_=np_,
+                          extra=["--output-unwritten=zeros"])
+            want = np.stack([ys[f"y@{c}"] for c in range(last)] + [np.zeros((2, 3), np.float32)])
+            same_bits(f"{np_} processes, zeros", outs["y"], want)
+
+
+@case
+def inputs_agree_whole():
+    """Each process digests every --input file whole: two files that differ
+    only in the middle (one element of core 1's slice, far from both ends)
+    are one error naming the process and both files (before: the size and
+    the first and last 64 KiB were compared, and each process ran on its own
+    file, exit 0); a file one process cannot read while process 0 reads it
+    is one error saying so. Nothing is written."""
+    prog = P(2, [T("x", (128, 2048)), T("y", (128, 2048))],
+             [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        a = np.arange(2 * 128 * 2048, dtype=np.float32).reshape(2, 128, 2048)
+        b = a.copy()
+        b[0, 64, 1000] += 1  # byte ~1 MiB of 2 MiB: outside the first and last 64 KiB
+        ap_, bp = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+        np.save(ap_, a)
+        np.save(bp, b)
+        y = os.path.join(d, "y.npy")
+        for tag, second, want in (
+                ("middle", bp, f"trnsim: MPI process 1's --input x={bp} differs from process 0's --input x={ap_}: "
+                               "the whole files' XXH64 digests are "),
+                ("unreadable", os.path.join(d, "none.npy"),
+                 f"trnsim: MPI process 1 cannot read --input x={d}/none.npy (No such file or directory), which "
+                 f"process 0 reads (--input x={ap_}); every process reads each --input file whole")):
+            r = mpmd(d, tag, prog, [["--input", f"x={ap_}", "--output", f"y={y}"],
+                                    ["--input", f"x={second}", "--output", f"y={y}"]])
+            mine = [ln for ln in r.stderr.splitlines() if ln.startswith("trnsim:")]
+            if r.returncode == 0 or len(mine) != 1 or not mine[0].startswith(want):
+                raise Fail(f"{tag}: expected one line starting {want!r}:\n{r.stderr}")
+            if os.path.exists(y):
+                raise Fail(f"{tag}: an output was written")
+            print(f"  {tag}: {mine[0]}")
 
 
 @case
@@ -1145,17 +1218,33 @@ def traces_survive_any_failure():
 
 @case
 def progress_from_rank_0():
-    """--progress under MPI: the display is rank 0's alone (before: one line
-    per process, interleaved, each counting its own cores)."""
+    """--progress under MPI: one display, rank 0's, counting the whole job's
+    cores (before: rank 0 counted only its own cores, labelled so; and
+    before that, one line per process). Each process's stderr apart
+    (--output-filename): the other processes print nothing; rank 0's last
+    line is the job's total, cores x instructions per core, at 100%."""
+    trips = 20000
     for np_ in (2, 4):
-        prog = long_then_allreduce(np_, 20000)
+        cores = 2 * np_
+        prog = long_then_allreduce(cores, trips)
         with tempfile.TemporaryDirectory(prefix="mpi-") as d:
-            _, r = run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"])
-            lines = [ln for ln in r.stderr.splitlines() if "progress:" in ln]
-            want = f"(MPI process 0's cores, of {np_} processes)"
-            if not lines or any(want not in ln for ln in lines) or not lines[-1].endswith("ETA 0 s (done)"):
-                raise Fail(f"progress {np_}: expected rank 0's lines only:\n{r.stderr}")
-            print(f"  {np_} processes: {len(lines)} progress line(s), rank 0's: {lines[-1]}")
+            logs = os.path.join(d, "logs")
+            run(d, "progress", prog, {}, ["y"], {"mpi_timeout": 30}, np_=np_, extra=["--progress"],
+                mpi_args=["--output-filename", logs])
+            per_rank = []
+            for r in range(np_):
+                with open(os.path.join(logs, "1", f"rank.{r}", "stderr")) as f:
+                    per_rank.append([ln for ln in f.read().splitlines() if "progress:" in ln])
+            lines, others = per_rank[0], sum(per_rank[1:], [])
+            total = cores * (trips + 1)
+            want = f"(MPI process 0's; the count is the job's, {np_} processes, {cores} cores)"
+            if others:
+                raise Fail(f"progress {np_}: other processes printed:\n" + "\n".join(others))
+            if not lines or any(want not in ln for ln in lines) or \
+                    not lines[-1].startswith(f"progress: {total}/{total} instructions (100.0%)") or \
+                    not lines[-1].endswith("ETA 0 s (done)"):
+                raise Fail(f"progress {np_}: expected rank 0's lines, the last {total}/{total}:\n" + "\n".join(lines))
+            print(f"  {np_} processes: {len(lines)} line(s), rank 0's only: {lines[-1]}")
 
 
 @case

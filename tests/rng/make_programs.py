@@ -249,6 +249,9 @@ def main():
     err("err_list_engine5.json", [], [{"opcode": "SetRandState2", "seed": [1, 2, 3, 4, 5, 6, 7, 8]}])
     err("err_seed_string.json", [], [{"opcode": "SetRandState2", "seed": "12abc"}])
     err("err_seed_negative.json", [], [{"opcode": "SetRandState2", "seed": -1}])
+    # 2^54 + 1: as a double it would read 18014398509481984; the message shows the file's text
+    err("err_steps_range.json", [], [{"opcode": "Rand", "algorithm": 1, "rand_num_steps": 18014398509481985,
+                                      "outputs": ["r"]}])
     err("err_both.json", [u8x6], [{"opcode": "SetRandState", "seed": [1, 2, 3, 4, 5, 6, 7, 8], "inputs": ["s"]}])
     err("err_no_seed.json", [], [{"opcode": "SetRandState"}])
     err("err_get_operands.json", [u8x6], [{"opcode": "GetRandState", "inputs": ["s"], "outputs": ["s"]}])

@@ -87,7 +87,7 @@ static int read_pairs(json_t *apj, int64_t st[], int64_t num[], int *n, const ch
         json_t *p = json_array_get(apj, i), *s = json_array_get(p, 0), *m = json_array_get(p, 1);
         if (json_array_size(p) != 2 || !json_is_integer(s) || !json_is_integer(m) ||
             json_integer_value(m) < 1 || json_integer_value(m) > (1ll << 32) ||
-            llabs(json_integer_value(s)) > (1ll << 40))
+            json_integer_value(s) < -(1ll << 40) || json_integer_value(s) > (1ll << 40))
             return trn_errorf(
                 e, "%s: ap[%zu] must be [step, num] with |step| <= 2^40 and 1 <= num <= 2^32",
                 where, i);
@@ -196,25 +196,39 @@ int bir_ap_spec(const bir_alloc *x, trn_dtype dt, const int64_t *st, const int64
     return 0;
 }
 
+#define OFFSET_MAX (1ll << 40)
+
+/* A string of digits (an optional '-' first) as KLR writes reg_ap_offset;
+ * false when it is no such string. Past +-2^40 (also past int64) *out is
+ * clamped, so the caller names the text, never the clamped number. */
+static bool digit_string(const char *t, int64_t *out) {
+    bool neg = *t == '-';
+    const char *d = t + neg;
+    if (!*d) return false;
+    int64_t v = 0;
+    for (; *d; ++d) {
+        if (*d < '0' || *d > '9') return false;
+        if (v <= OFFSET_MAX) v = v * 10 + (*d - '0');
+    }
+    *out = neg ? -v : v;
+    return true;
+}
+
 static int static_offset(json_t *v, int64_t *out, const char *key, const char *where,
                          trn_error *e) {
-    if (!v) {
-        *out = 0;
-        return 0;
-    }
+    *out = 0;
+    if (!v) return 0;
+    bool text = json_is_string(v); /* KLR's type writes reg_ap_offset as a string */
     if (json_is_integer(v))
         *out = json_integer_value(v);
-    else if (json_is_string(v)) { /* KLR's type writes reg_ap_offset as a string */
-        char *end;
-        *out = strtoll(json_string_value(v), &end, 10);
-        if (!*json_string_value(v) || *end)
-            return trn_errorf(e, "%s: '%s' must be an integer", where, key);
-    } else {
-        return trn_errorf(e, "%s: '%s' must be an integer", where, key);
-    }
-    if (*out < 0 || *out > (1ll << 40))
-        return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [0, 2^40]", where, key, *out);
-    return 0;
+    else if (!text || !digit_string(json_string_value(v), out))
+        return trn_errorf(e, "%s: '%s' must be an integer (a number, or digits in a string)", where,
+                          key);
+    if (*out >= 0 && *out <= OFFSET_MAX) return 0;
+    if (text) /* the file's own text: a clamped number would point the wrong way */
+        return trn_errorf(e, "%s: '%s' = \"%s\" is outside [0, 2^40]", where, key,
+                          json_string_value(v));
+    return trn_errorf(e, "%s: '%s' = %" PRId64 " is outside [0, 2^40]", where, key, *out);
 }
 
 typedef struct arg_out {

@@ -52,6 +52,8 @@
  *   4  trn_opcode_desc.conform: the recipes `trnsim conform` generates this
  *      opcode's test programs from (docs/internals/conform.md). Read only
  *      from modules whose abi_version >= 4 and whose op_size covers it.
+ *      trn_transport_desc.progress: the whole job's count for the progress
+ *      display (read only when the table's size covers it).
  */
 #ifndef TRNSIM_PLUGIN_ABI_H
 #define TRNSIM_PLUGIN_ABI_H

@@ -1,8 +1,8 @@
 /* trnsim public header, a topic of the plugin ABI (trnsim/plugin.h includes
  * every topic; versions and the changelog are in trnsim/plugin/abi.h):
- * ABI 2 and 3, transports: one run's cores over several processes
+ * ABI 2, 3 and 4, transports: one run's cores over several processes
  * (trn_transport_desc, trn_transport_info; trn_region and trn_extent for
- * remote memory).
+ * remote memory; the whole job's progress count).
  */
 #ifndef TRNSIM_PLUGIN_TRANSPORT_H
 #define TRNSIM_PLUGIN_TRANSPORT_H
@@ -84,6 +84,19 @@ struct trn_transport_desc {
     trn_status (*remote_put)(void *state, uint32_t rank, uint32_t region, const trn_extent *x,
                              size_t n, const void *local, char *err, size_t errlen);
     trn_status (*remote_end)(void *state, uint32_t rank, char *err, size_t errlen);
+
+    /* ABI 4 (present when size covers it): the whole job's count for the
+     * progress display (docs/mpi.md). It changes nothing a run computes and
+     * never waits for another rank, except rank 0's final call. A rank
+     * other than 0 offers `mine`, the instructions its cores executed so
+     * far, to rank 0 (dropped while its earlier offers are still under way;
+     * final != 0: its run ended and this is its last count). On rank 0,
+     * *total becomes its own `mine` plus the newest count each other rank
+     * offered; with final != 0 rank 0 first waits, within the transport's
+     * timeout and no longer than any failure, for the last count of each
+     * rank that offered one. */
+    trn_status (*progress)(void *state, uint64_t mine, int final, uint64_t *total, char *err,
+                           size_t errlen);
 };
 
 #ifdef __cplusplus

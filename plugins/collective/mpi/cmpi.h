@@ -23,6 +23,7 @@ enum {
     CMPI_TAG_ROOT = 4,    /* to_root: output tensors */
     CMPI_TAG_ALLGATHER = 5,
     CMPI_TAG_DONE = 6,       /* a broken job: rank 0 said its line and is leaving */
+    CMPI_TAG_PROGRESS = 7,   /* progress: a rank's executed count to rank 0 */
     CMPI_TAG_P2P = 1 << 20,  /* + src_local * M + dst_local */
     CMPI_TAG_COLL = 1 << 22, /* + (key mod 2^19) * 4 + phase */
 };
@@ -63,6 +64,12 @@ typedef struct cmpi {
     void **attached;
     MPI_Aint *bases;
     uint32_t n_regions;
+    /* the progress display's counts (cmpi_progress.c): rank 0's newest of
+     * each rank (heard, finals), a rank's offers still under way */
+    uint64_t *heard_count;
+    unsigned char *heard, *heard_final;
+    uint64_t offer[4];
+    MPI_Request offer_req[4];
     /* large buffers kept between exchanges (no page faults per operation) */
     struct {
         void *p;
@@ -77,6 +84,12 @@ void cmpi_pool_free(cmpi *m);
 /* Poll the tracked exchanges for up to `budget` seconds: true as soon as
  * one of them can move on. */
 bool cmpi_poll(cmpi *m, double budget);
+
+/* The transport's progress call (cmpi_progress.c), and what is left of it
+ * at the end: offers not yet received (rank 0), offers under way (others). */
+trn_status cmpi_progress(void *state, uint64_t mine, int final, uint64_t *total, char *err,
+                         size_t errlen);
+void cmpi_progress_close(cmpi *m);
 
 /* The module's descriptor pieces (coll_plugin.c). */
 extern const trn_transport_desc cmpi_transport;

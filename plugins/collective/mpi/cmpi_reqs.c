@@ -101,7 +101,9 @@ int cmpi_wait(cmpi *m, cmpi_reqs *r, double timeout, bool abort_aware, const cha
     double t0 = cmpi_now();
     m->idle_spins = 0;
     while (!cmpi_test(r)) {
-        if (abort_aware && cmpi_someone_failed(m)) {
+        /* the probe for a notice also moved the data: an exchange the
+         * notifier finished before failing may have completed here too */
+        if (abort_aware && cmpi_someone_failed(m) && !cmpi_test(r)) {
             cmpi_reqs_cancel(r);
             snprintf(err, errlen, "%s: stopped, MPI process %d failed", what, m->failed_rank);
             return -1;

@@ -37,6 +37,8 @@ trn_status cmpi_init(coll_state *st, const trn_host_api *api, const trn_settings
     m->reduce = strcmp(reduce, "native") == 0 ? CMPI_REDUCE_NATIVE : CMPI_REDUCE_EXACT;
     m->comm = MPI_COMM_NULL;
     m->win = MPI_WIN_NULL;
+    for (size_t i = 0; i < sizeof m->offer_req / sizeof m->offer_req[0]; ++i)
+        m->offer_req[i] = MPI_REQUEST_NULL;
     st->remote = m;
     st->remote_ops = &cmpi_remote_ops;
     return TRN_OK;
@@ -88,6 +90,7 @@ void cmpi_fini(coll_state *st) {
     if (m->broken) m->comm = MPI_COMM_NULL, m->we_initialised = false;
     if (m->comm != MPI_COMM_NULL) {
         cmpi_drop_all(m);
+        cmpi_progress_close(m);
         drain(m);
         cmpi_rma_close(m);
         MPI_Comm_free(&m->comm);
@@ -95,6 +98,7 @@ void cmpi_fini(coll_state *st) {
     int done = 0;
     MPI_Finalized(&done);
     if (m->we_initialised && !done) MPI_Finalize();
+    cmpi_progress_close(m); /* a broken job: only the memory */
     free(m->live);
     free(m->silent);
     cmpi_pool_free(m);
@@ -262,8 +266,19 @@ static void announce_failure(cmpi *m) {
     }
 }
 
+/* Every process failed with the same message: a failure of the whole job
+ * (the processes disagree on the run, or share a bad option; each saw it),
+ * which names the processes it is about itself. Whether a process's
+ * failure counts as its own then only says whose announcement came first. */
+static bool job_wide(const cmpi *m, const status_msg *all) {
+    for (int p = 0; p < m->ranks; ++p)
+        if (!all[p].failed || strcmp(all[p].msg, all[0].msg)) return false;
+    return true;
+}
+
 /* Rank 0 picks the message: the lowest rank that failed on its own (not
- * merely because another one did). */
+ * merely because another one did), prefixed with that rank unless the
+ * failure is the whole job's. */
 static void choose(cmpi *m, const status_msg *all, int *failed, char *msg, size_t len) {
     int pick = -1;
     for (int p = 0; p < m->ranks; ++p)
@@ -271,7 +286,7 @@ static void choose(cmpi *m, const status_msg *all, int *failed, char *msg, size_
     *failed = pick >= 0;
     if (pick < 0)
         msg[0] = 0;
-    else if (m->ranks > 1)
+    else if (m->ranks > 1 && !job_wide(m, all))
         snprintf(msg, len, "MPI process %d: %s", pick, all[pick].msg);
     else
         snprintf(msg, len, "%s", all[pick].msg);
@@ -444,6 +459,7 @@ const trn_transport_desc cmpi_transport = {
     .remote_get = cmpi_remote_get,
     .remote_put = cmpi_remote_put,
     .remote_end = cmpi_remote_end,
+    .progress = cmpi_progress,
 };
 
 static bool spans(const coll_state *st, const uint32_t *members, uint32_t n) {

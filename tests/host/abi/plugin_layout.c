@@ -161,7 +161,7 @@ RECORD(struct, trn_extent, 16, 8);
 MEMBER(struct, trn_extent, offset, 0, 8, uint64_t);
 MEMBER(struct, trn_extent, bytes, 8, 8, uint64_t);
 
-RECORD(struct, trn_transport_desc, 88, 8);
+RECORD(struct, trn_transport_desc, 96, 8);
 MEMBER(struct, trn_transport_desc, size, 0, 4, uint32_t);
 MEMBER(struct, trn_transport_desc, attach, 8, 8,
     trn_status (*)(void *, trn_transport_info *, char *, size_t));
@@ -182,6 +182,8 @@ MEMBER(struct, trn_transport_desc, remote_put, 72, 8,
         char *, size_t));
 MEMBER(struct, trn_transport_desc, remote_end, 80, 8,
     trn_status (*)(void *, uint32_t, char *, size_t));
+MEMBER(struct, trn_transport_desc, progress, 88, 8,
+    trn_status (*)(void *, uint64_t, int, uint64_t *, char *, size_t));
 
 RECORD(struct, trn_service_desc, 24, 8);
 MEMBER(struct, trn_service_desc, name, 0, 8, const char *);
@@ -418,4 +420,4 @@ VALUE(TRN_DESC_MAX_ENTRIES, 256);
 
 /* Something for the object file to hold (ISO C wants a declaration). */
 int trn_abi_layout_facts(void);
-int trn_abi_layout_facts(void) { return 331; }
+int trn_abi_layout_facts(void) { return 332; }

@@ -263,9 +263,65 @@ def signals_remove_trace(d):
         assert read(t) == b"OLD-T"
 
 
+NO_TMPFILE = dict(os.environ, TRNSIM_TEST_NO_TMPFILE="1")  # the test hook: temporaries as without O_TMPFILE
+
+
+def run_named(*args, rc=0):
+    """trnsim with named temporaries (mkostemp), as on a file system without O_TMPFILE."""
+    r = subprocess.run([trnsim, *args], capture_output=True, text=True, timeout=120, env=NO_TMPFILE)
+    assert r.returncode == rc, f"{args}: exit {r.returncode}, expected {rc}\n{r.stderr}"
+    return r
+
+
+def named_temporaries(out):
+    return [f for f in listing(out) if ".trnsim-" in f]
+
+
+def mkostemp_fallback(d):
+    """The named temporaries of a file system without O_TMPFILE (forced by
+    TRNSIM_TEST_NO_TMPFILE=1): an output and convert -o are committed, a
+    replaced file keeps its mode and nothing is left; while the trace is
+    written its temporary has a name (.t.jsonl.trnsim-XXXXXX: the fallback
+    ran), and SIGTERM removes it, the old file untouched; on a full disk
+    the OS's reason comes with the path and the temporary is removed; a
+    read-only file system is refused before the run."""
+    out = os.path.join(d, "out")
+    os.mkdir(out)
+    y, n, t = (os.path.join(out, f) for f in ("y.npy", "n.json", "t.jsonl"))
+    write(y, b"OLD")
+    os.chmod(y, 0o640)
+    run_named("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={y}")
+    assert read(y).startswith(b"\x93NUMPY") and os.stat(y).st_mode & 0o777 == 0o640, oct(os.stat(y).st_mode)
+    run_named("convert", f"{progs}/copy.json", "--config", cfg, "-o", n)
+    assert json.loads(read(n))["instructions"][0]["opcode"] == "TestCopy"
+    assert listing(out) == ["n.json", "y.npy"], listing(out)
+    write(t, b"OLD-T")
+    p = subprocess.Popen([trnsim, "run", long_program(d), "--config", cfg, "--trace", t, "--trace-limit", "10000000",
+                          "--output", f"y={y}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=NO_TMPFILE)
+    wait_writing(p, out)
+    seen = named_temporaries(out)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert len(seen) == 1 and seen[0].startswith(".t.jsonl.trnsim-"), seen
+    assert p.returncode == 128 + signal.SIGTERM, (p.returncode, err)
+    assert err.strip() == "trnsim: interrupted; temporary output files removed", err
+    assert listing(out) == ["n.json", "t.jsonl", "y.npy"] and read(t) == b"OLD-T", listing(out)
+    with tmpfs("64k") as full:
+        big = os.path.join(full, "big.npy")
+        write(big, b"OLD")
+        r = run_named("run", big_program(d), "--config", cfg, "--output", f"big={big}", rc=1)
+        one_line_error(r, big, "No space left on device")
+        assert read(big) == b"OLD" and listing(full) == ["big.npy"], listing(full)
+    with tmpfs("64k", ro=True) as ro:
+        r = run_named("run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={ro}/y.npy", rc=1)
+        one_line_error(r, "cannot create it: Read-only file system", f"the folder {ro}")
+
+
 for name, fn in (("inputs are never targets", inputs_never_targets), ("two targets, one file", two_targets_one_file),
                  ("folders checked before the run", folders_checked_first), ("convert -o", convert_target),
                  ("a full disk", full_disk_outputs), ("SIGKILL leaves nothing", sigkill_leaves_nothing),
-                 ("SIGINT / SIGTERM remove trace and timeline", signals_remove_trace)):
+                 ("SIGINT / SIGTERM remove trace and timeline", signals_remove_trace),
+                 ("mkostemp fallback (TRNSIM_TEST_NO_TMPFILE)", mkostemp_fallback)):
     case(name, fn)
 sys.exit(finish())

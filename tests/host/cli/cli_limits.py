@@ -182,11 +182,29 @@ def timeout():
         one_line_error(r, "--timeout '-1': expected a positive number of seconds")
 
 
+def integers_named_as_written(d):
+    """A native program's integer past its range, or past int64, is named as
+    the file wrote it (never a clamped or rounded number): past int64 the
+    JSON reader quotes the text, in range of int64 the field names it."""
+    def one(text, *needles):
+        path = os.path.join(d, "n.json")
+        with open(path, "w") as f:
+            f.write('{"cores": 1, "tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", '
+                    '"shape": [1, 4], ' + text + '}], "instructions": []}')
+        one_line_error(run("check", path, "--config", cfg, rc=1), *needles)
+    one('"offset": 99999999999999999999', "too big integer near '99999999999999999999'")
+    one('"offset": -9223372036854775808', "'offset' = -9223372036854775808 is outside [0, ")
+    one('"partition": 18014398509481985', "18014398509481985")
+    one('"shape": [1, 4], "partition": -99999999999999999999'.replace('"shape": [1, 4], ', ''),
+        "too big negative integer near '-99999999999999999999'")
+
+
 CASES = [("machine budget, default", machine_budget_default), ("machine budget, config", machine_budget_config),
          ("untouched memory is free", lazy_memory), ("instruction working-memory budget", instruction_budget),
          ("--max-instructions", max_instructions), ("--timeout", timeout),
          ("sparse .npy refused from its header", sparse_input_refused_at_once),
-         ("endless input stream ends", endless_input_stream)]
+         ("endless input stream ends", endless_input_stream),
+         ("integers named as written", integers_named_as_written)]
 for name, fn in CASES:
     case(name, fn)
 sys.exit(finish())

@@ -185,10 +185,78 @@ def outputs_checked_first():
         assert os.listdir(d) == [], os.listdir(d)
 
 
+PARTIAL = {"cores": 2,
+           "tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [2, 4],
+                        "data": [1, 2, 3, 4, 5, 6, 7, 8]},
+                       {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [3, 4]},
+                       {"name": "z", "memory": "sbuf", "dtype": "float32", "shape": [2, 4]},
+                       {"name": "h", "memory": "hbm", "dtype": "float32", "shape": [6]}],
+           "instructions": [{"opcode": "TestCopy", "inputs": ["x"], "outputs": ["z"]},
+                            {"opcode": "TestCopy", "inputs": ["x"],
+                             "outputs": [{"tensor": "y", "partition": 0, "partitions": 2, "partition_step": 2}]}]}
+FIX = "write it in the program or give it data (--input {0}=FILE.npy, 'data' or 'fill'), " \
+      "or pass --output-unwritten=zeros to write zeros for never-written bytes"
+
+
+def partial_program(d):
+    path = os.path.join(d, "partial.json")
+    with open(path, "w") as f:
+        json.dump(PARTIAL, f)
+    return path
+
+
+def unwritten_output_refused(d):
+    """An --output with bytes nothing wrote is one error after the run,
+    naming the output, the tensor, the core, the first never-written
+    element (index, coordinates, address) and the fix; exit 1; no output
+    is written (the other, complete one neither), an old file at the
+    target stays (before: zeros were written, exit 0)."""
+    prog = partial_program(d)
+    y, z, h = (os.path.join(d, n) for n in ("y.npy", "z.npy", "h.npy"))
+    write(y, b"OLD")
+    r = run("run", prog, "--config", cfg, "--output", f"z={z}", "--output", f"y={y}", rc=1)
+    one_line_error(r, f"trnsim: --output y={y}: tensor 'y' on core 0: element 4 [1, 0] (sbuf partition 1, "
+                      "byte offset 64) was never written, so it holds no value; " + FIX.format("y"))
+    # core 0 given whole by --input, core 1 only partly written: core 1 is named
+    import numpy as np
+    xin = os.path.join(d, "y0.npy")
+    np.save(xin, np.ones((3, 4), np.float32))
+    r = run("run", prog, "--config", cfg, "--input", f"y@0={xin}", "--output", f"y={y}", rc=1)
+    one_line_error(r, f"--output y={y}: tensor 'y' on core 1: element 4 [1, 0] ")
+    r = run("run", prog, "--config", cfg, "--output", f"h@1={h}", rc=1)
+    one_line_error(r, f"trnsim: --output h@1={h}: tensor 'h' on core 1: element 0 [0] (hbm byte ",
+                   ") was never written, so it holds no value; " + FIX.format("h"))
+    assert read(y) == b"OLD"
+    assert sorted(os.listdir(d)) == ["partial.json", "y.npy", "y0.npy"], os.listdir(d)
+
+
+def unwritten_output_zeros(d):
+    """--output-unwritten=zeros writes the never-written bytes as zeros and
+    the written ones as the program wrote them; a bad mode is refused."""
+    import numpy as np
+    prog = partial_program(d)
+    y, h = os.path.join(d, "y.npy"), os.path.join(d, "h.npy")
+    run("run", prog, "--config", cfg, "--output", f"y={y}", "--output", f"h@1={h}", "--output-unwritten=zeros")
+    x = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+    want = np.stack([np.stack([x[0], np.zeros(4, np.float32), x[1]])] * 2)
+    got = np.load(y)
+    assert got.dtype == np.float32 and got.tobytes() == want.tobytes(), got
+    assert np.load(h).tobytes() == np.zeros(6, np.float32).tobytes(), np.load(h)
+    run("run", prog, "--config", cfg, "--output", f"y@1={y}", "--output-unwritten", "zeros")
+    assert np.load(y).tobytes() == want[1].tobytes()
+    os.unlink(y)
+    r = run("run", prog, "--config", cfg, "--output", f"y={y}", "--output-unwritten=nan", rc=1)
+    one_line_error(r, "--output-unwritten nan: expected 'error' (the default: an --output with never-written "
+                      "bytes fails) or 'zeros' (write zeros for them)")
+    assert not os.path.exists(y)
+
+
 CASES = [("FIFO / device targets refused", not_regular_targets), ("replace keeps mode", replaced_keeps_mode),
          ("planted symlink not followed", planted_symlink_not_followed), ("all or nothing", all_or_nothing),
          ("SIGTERM removes temporaries", signal_removes_temporaries), ("SIGINT during the run", signal_during_run),
-         ("outputs checked before the run", outputs_checked_first)]
+         ("outputs checked before the run", outputs_checked_first),
+         ("unwritten output refused", unwritten_output_refused),
+         ("--output-unwritten=zeros", unwritten_output_zeros)]
 for name, fn in CASES:
     case(name, fn)
 sys.exit(finish())

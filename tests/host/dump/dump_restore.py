@@ -38,9 +38,12 @@ def cores_of(prog):
 
 
 def outputs(d, prog_path, prog, cfg, extra, tag, names=None):
-    """Every tensor of every core (or `names`) after a run, as raw bytes."""
-    names = names or [t["name"] for t in prog["tensors"]]
+    """Every tensor of every core (never-written bytes as zeros), or
+    `names` (all of them written), after a run, as raw bytes."""
     args, files = ["run", prog_path, *cfg, "--raw-bits", *extra], {}
+    if not names:
+        names = [t["name"] for t in prog["tensors"]]
+        args.append("--output-unwritten=zeros")
     for n in names:
         for c in range(cores_of(prog)):
             f = f"{d}/{tag}_{n}_{c}.npy"
