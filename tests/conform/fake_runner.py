@@ -24,7 +24,7 @@ def main(dirs):
         if os.environ.get("FAKE_INPUTS"):
             record_inputs(prog, d, os.environ["FAKE_INPUTS"])
         cores = prog.get("cores", 1)
-        args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits"]
+        args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits", "--output-unwritten=zeros"]
         ind = os.path.join(d, "in")
         for f in sorted(os.listdir(ind)):
             a = np.load(os.path.join(ind, f))
