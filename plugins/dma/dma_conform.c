@@ -39,7 +39,7 @@ const char dma_conform_abstractcopy[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
     "\"AbstractCopy\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": \"AbstractCopy\", "
@@ -104,7 +104,7 @@ const char dma_conform_load[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"Load\", "
     "\"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": \"Load\", \"inputs\": [\"b\"], "
@@ -168,7 +168,7 @@ const char dma_conform_save[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"Save\", "
     "\"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": \"Save\", \"inputs\": [\"b\"], "
@@ -232,7 +232,7 @@ const char dma_conform_tensorcopy[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
     "\"TensorCopy\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": \"TensorCopy\", "
@@ -297,7 +297,7 @@ const char dma_conform_genericcopy[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
     "\"GenericCopy\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": \"GenericCopy\", "
@@ -362,7 +362,7 @@ const char dma_conform_dmacopy[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"DMACopy\", "
     "\"inputs\": [\"a\"], \"outputs\": [\"d\"], \"mode\": {\"@\": [\"copy\", 0]}}, {\"opcode\": "
@@ -440,11 +440,11 @@ const char dma_conform_dmacopy[] =
     ", {\"name\": \"cce_two\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"DMACopy\", "
-    "\"inputs\": [\"a\", \"b\"], \"outputs\": [\"d\"], \"reduce_op\": {\"@\": [\"add\", \"max\", "
-    "\"min\", 4, 8, 9]}, \"mode\": {\"@\": [\"CCE\", 2]}}]}"
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"hbm\", \"dtype\": \"U\", \"shape\": "
+    "[\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
+    "\"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"DMACopy\", \"inputs\": [\"a\", "
+    "\"b\"], \"outputs\": [\"d\"], \"reduce_op\": {\"@\": [\"add\", \"max\", \"min\", 4, 8, 9]}, "
+    "\"mode\": {\"@\": [\"CCE\", 2]}}]}"
     ", {\"name\": \"cce_many_accumulate\", \"vars\": {\"P\": [1, 64], \"N\": [1, 500]}, "
     "\"dtypes\": {\"S\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
@@ -1447,7 +1447,7 @@ const char dma_conform_descriptor[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
     "\"DMADescriptor\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"mode\": {\"@\": [\"copy\", "
@@ -1505,11 +1505,11 @@ const char dma_conform_descriptor[] =
     ", {\"name\": \"cce_two\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"DMADescriptor\", \"inputs\": [\"a\", \"b\"], \"outputs\": [\"d\"], \"reduce_op\": {\"@\": "
-    "[\"add\", \"max\", \"min\", 4, 8, 9]}, \"mode\": 2}]}"
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"hbm\", \"dtype\": \"U\", \"shape\": "
+    "[\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
+    "\"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"DMADescriptor\", \"inputs\": "
+    "[\"a\", \"b\"], \"outputs\": [\"d\"], \"reduce_op\": {\"@\": [\"add\", \"max\", \"min\", 4, "
+    "8, 9]}, \"mode\": 2}]}"
     ", {\"name\": \"replicate\", \"vars\": {\"P\": [1, 128], \"Q\": [1, 4], \"N\": [1, 300]}, "
     "\"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"Q\", "
@@ -1576,7 +1576,7 @@ const char dma_conform_desc_copy[] =
     ", {\"name\": \"copy_accumulate\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"D\", "
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"psum\", "
     "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
     "\"DMADescriptorCopy\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, {\"opcode\": "
@@ -1678,11 +1678,11 @@ const char dma_conform_desc_cce[] =
     "[{\"name\": \"cce_two\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1030]}, \"dtypes\": "
     "{\"S\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"psum\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"DMADescriptorCCE\", \"inputs\": [\"a\", \"b\"], \"outputs\": [\"d\"], \"reduce_op\": "
-    "{\"@\": [\"add\", \"max\", \"min\", 4, 8, 9]}}]}"
+    "\"N\"], \"input\": true}, {\"name\": \"b\", \"memory\": \"hbm\", \"dtype\": \"U\", \"shape\": "
+    "[\"P\", \"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
+    "\"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"DMADescriptorCCE\", "
+    "\"inputs\": [\"a\", \"b\"], \"outputs\": [\"d\"], \"reduce_op\": {\"@\": [\"add\", \"max\", "
+    "\"min\", 4, 8, 9]}}]}"
     ", {\"name\": \"cce_many_accumulate\", \"vars\": {\"P\": [1, 64], \"N\": [1, 500]}, "
     "\"dtypes\": {\"S\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_REDUCING
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"S\", \"shape\": [\"P\", "
