@@ -215,6 +215,7 @@ static void on_found(void *arg, const trn_step *st, const trn_diff_found *f, int
     cf_run *R = arg;
     (void)n;
     if (R->what[0]) return;
+    R->diff_row = f->tensor && f->tensor_ndim > 1 ? f->tensor_index[0] : 0;
     if (st)
         snprintf(R->what, sizeof R->what,
                  "instruction %" PRIu64 " (core %u, %s): %s differs, %" PRId64 " of %" PRId64
@@ -265,7 +266,7 @@ static int make_inputs(cf_run *R, const cf_case *c, trn_error *e) {
             if (!in->data) return trn_errorf(e, "out of memory for input '%s'", in->name);
             ++R->n_inputs;
             uint64_t h = c->seed ^ cf_mix((uint64_t)c->inst[k].origin << 32 ^ i);
-            cf_fill_input(in, cf_mix(h));
+            cf_fill_input(in, cf_mix(h), c->row_shift);
         }
     }
     cf_apply_zero_hook(R);
@@ -330,8 +331,7 @@ static int one_failed(cf_run *R, int side, trn_error *le, trn_error *e) {
     int rc;
     while ((rc = trn_sim_step(other, &st, &oe)) > 0) {}
     if (rc < 0) {
-        ++R->both_failed;
-        R->native_failed = true;
+        R->native_failed = true; /* both failed: the case agrees, uncompared */
         return CF_AGREE;
     }
     R->run_failed = true;
@@ -360,7 +360,10 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         return CF_AGREE;
     }
     if (load_b(R, c, name, &le)) {
-        if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
+        if (R->bir_refused) { /* counted: BIR cannot say it; A runs alone (for Python) */
+            R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
+            return CF_AGREE;
+        }
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);
         R->run_failed = true;
         return CF_DIFFER;
@@ -382,13 +385,13 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
 
 /* ---- drawing cases ---- */
 
-static cf_recipe *pick_recipe(cf_run *R, cf_opcode *op, uint64_t *st, uint32_t cores) {
+/* One of op's recipes that allows `cores` cores, at random; NULL: none. */
+static cf_recipe *pick_recipe(cf_opcode *op, uint64_t *st, uint32_t cores) {
     cf_recipe *fit[64];
     int n = 0;
     for (int i = 0; i < op->n_recipes && n < 64; ++i)
-        if (!cores || (op->recipes[i].cores_min <= cores && cores <= op->recipes[i].cores_max))
+        if ((op->recipes[i].cores_min <= cores && cores <= op->recipes[i].cores_max))
             fit[n++] = &op->recipes[i];
-    (void)R;
     return n ? fit[cf_next(st) % (uint64_t)n] : NULL;
 }
 
@@ -400,22 +403,31 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
     c->seed = cf_mix(R->args->seed ^ cf_mix(index + 1));
     uint64_t st = c->seed;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
+    /* the opcodes, each one's recipes and the recipe's first dtype take turns */
     cf_opcode *op = &g->ops[index % (uint64_t)g->n_ops];
-    cf_recipe *r = pick_recipe(R, op, &st, 0);
+    uint64_t turn = index / (uint64_t)g->n_ops;
+    cf_recipe *r = &op->recipes[turn % (uint64_t)op->n_recipes];
+    turn /= (uint64_t)op->n_recipes;
     c->cores = (uint32_t)cf_range(&st, r->cores_min, r->cores_max);
     int want = (int)cf_range(&st, 1, CF_MAX_INST);
     for (int k = 0; k < want; ++k) {
         if (k > 0) {
             cf_opcode *o2 = &g->ops[cf_next(&st) % (uint64_t)g->n_ops];
-            r = pick_recipe(R, o2, &st, c->cores);
+            r = pick_recipe(o2, &st, c->cores);
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
-        if (cf_draw_instance(in, r, reg, &st, e)) return -1;
+        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) return -1;
         in->origin = k;
         ++c->n_inst;
     }
+    cf_set_cores(c, c->cores);
     return 0;
+}
+
+void cf_set_cores(cf_case *c, uint32_t cores) {
+    c->cores = cores;
+    for (int k = 0; k < c->n_inst; ++k) c->inst[k].cores = cores;
 }
 
 void cf_case_free(cf_case *c) {
@@ -452,8 +464,23 @@ static const char *family_of(const trn_registry *reg, const char *opname) {
     return "?";
 }
 
-/* Tally a built case: per opcode and dtype (its first instance), and its
- * instructions per family, valid or not. */
+/* Whether instance k alone passes the static check (an invalid chained
+ * program is charged to the instances that are invalid by themselves);
+ * its message in R->invalid when not. Replaces A's program. */
+static bool instance_valid(cf_run *R, const cf_case *c, int k) {
+    cf_case one = *c; /* shallow: built from, never freed */
+    one.inst[0] = c->inst[k];
+    one.n_inst = 1;
+    trn_error e;
+    json_t *prog = cf_build_program(&one, &e);
+    if (prog && !trn_sim_load_program_document(R->side[0].s, prog, "conform instance", &e))
+        return true;
+    snprintf(R->invalid, sizeof R->invalid, "%s", e.msg);
+    return false;
+}
+
+/* Tally a built case: per opcode and dtype (its first instance), each
+ * instance's instructions per family, valid or not, and its recipe. */
 static void tally(cf_run *R, const cf_case *c, bool valid) {
     const cf_instance *in = &c->inst[0];
     char dts[128] = "";
@@ -464,20 +491,22 @@ static void tally(cf_run *R, const cf_case *c, bool valid) {
     cf_count *k = count_slot(R, in->r->op->name, dts);
     if (k) ++k->cases;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
-    json_t *ij;
-    size_t i;
-    json_array_foreach(json_object_get(R->prog, "instructions"), i, ij) {
-        const char *opname = json_string_value(json_object_get(ij, "opcode"));
-        cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
-        if (!f) continue;
-        ++f->instructions;
-        f->valid += valid;
-    }
-    for (int k2 = 0; k2 < c->n_inst; ++k2) {
-        cf_recipe *r = c->inst[k2].r;
+    for (int j = 0; j < c->n_inst; ++j) {
+        const cf_instance *ij = &c->inst[j];
+        bool ok = valid || (c->n_inst == 1 ? false : instance_valid(R, c, j));
+        json_t *inst;
+        size_t i;
+        json_array_foreach(json_object_get(ij->r->obj, "instructions"), i, inst) {
+            const char *opname = json_string_value(json_object_get(inst, "opcode"));
+            cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
+            if (!f || (i < 64 && (ij->dropped >> i) & 1)) continue;
+            ++f->instructions;
+            f->valid += ok;
+        }
+        cf_recipe *r = ij->r;
         ++r->programs;
-        r->valid += valid;
-        if (!valid && !r->first_error[0])
+        r->valid += ok;
+        if (!ok && !r->first_error[0])
             snprintf(r->first_error, sizeof r->first_error, "%s", R->invalid);
     }
 }
@@ -495,6 +524,7 @@ static int one_case(cf_run *R, uint64_t i, trn_error *e) {
     if (rc == CF_INVALID) ++R->invalid_cases;
     if (rc == CF_AGREE) {
         ++R->agree;
+        R->both_failed += R->native_failed && R->side[1].s; /* not compared */
         if (R->bir_refused) ++R->bir_refused_cases;
         if (R->args->fe_python && cf_python_add(R, &c, e)) rc = -1;
     }
@@ -539,6 +569,13 @@ int cli_cmd_conform(int argc, char **argv) {
     if (rc == 0 && R.g.n_ops == 0) rc = trn_errorf(&e, "no opcode selected");
     if (rc == 0) rc = run_cases(&R, &e);
     if (rc == 0) cf_print_summary(&R);
+    if (rc == 0 && R.ran && R.agree + R.differ == R.both_failed)
+        rc = trn_errorf(&e,
+                        "none of the %" PRIu64 " cases was compared (%" PRIu64
+                        " failed the static check, %" PRIu64
+                        " failed on both sides): nothing is proven; fix the recipes the summary "
+                        "names",
+                        R.ran, R.invalid_cases, R.both_failed);
     cf_case_free_inputs(&R);
     json_decref(R.prog);
     free(R.bir_text);
