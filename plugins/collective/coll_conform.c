@@ -501,7 +501,44 @@ const char coll_conform_compute[] =
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"D\", "
     "\"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": \"CollectiveCompute\", "
     "\"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": [\"PermuteReduce\", 8, 12]}, "
-    "\"reduce_op\": \"@\"}]}]";
+    "\"reduce_op\": \"@\"}]}"
+    ", {\"name\": \"allgather_all_cores\", \"cores\": [2, 8], \"vars\": {\"P\": [1, 128], \"N\": "
+    "[1, 200]}, \"dtypes\": {\"T\": " CF_ALL
+    "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
+    "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
+    "\"shape\": [\"P\", \"CORES*N\"]}, {\"name\": \"h\", \"memory\": \"hbm\", \"dtype\": \"T\", "
+    "\"shape\": [\"CORES\", \"P\", \"N\"]}, {\"name\": \"q\", \"memory\": \"sbuf\", \"dtype\": "
+    "\"T\", \"shape\": [\"P\", \"2*N\"]}], \"instructions\": [{\"opcode\": \"CollectiveCompute\", "
+    "\"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": \"AllGather\", \"cc_dim\": 1}, "
+    "{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"h\"], \"kind\": "
+    "\"AllGather\", \"cc_dim\": {\"@\": [0, 3]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": "
+    "[\"a\"], \"outputs\": [\"q\"], \"kind\": \"AllGather\", \"cc_dim\": 1, \"replica_groups\": "
+    "[[{\"=\": \"CORES-1\"}, 0]]}]}"
+    ", {\"name\": \"alltoall_all_cores\", \"cores\": [2, 8], \"vars\": {\"P\": [1, 128], \"K\": "
+    "[1, 100]}, \"dtypes\": {\"T\": " CF_ALL ", \"S\": " CF_FP32V ", \"D\": " CF_FP32V
+    "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
+    "\"CORES*K\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"hbm\", \"dtype\": \"T\", "
+    "\"shape\": [\"P\", \"CORES*K\"]}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"S\", "
+    "\"shape\": [\"P\", \"CORES*K\"], \"input\": true}, {\"name\": \"e\", \"memory\": \"sbuf\", "
+    "\"dtype\": \"D\", \"shape\": [\"P\", \"CORES*K\"]}], \"instructions\": [{\"opcode\": "
+    "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": \"AllToAll\"}, "
+    "{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"b\"], \"outputs\": [\"e\"], \"kind\": "
+    "\"AllToAll\"}]}"
+    ", {\"name\": \"rings_all_cores\", \"cores\": [2, 8], \"vars\": {\"P\": [1, 128], \"N\": [1, "
+    "1030]}, \"dtypes\": {\"T\": " CF_ALL ", \"S\": " CF_FP32V ", \"D\": " CF_FP32V
+    "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
+    "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
+    "\"shape\": [\"P\", \"N\"]}, {\"name\": \"b\", \"memory\": \"sbuf\", \"dtype\": \"S\", "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"e\", \"memory\": \"psum\", "
+    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": "
+    "[{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": "
+    "\"PermuteImplicit\"}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], \"outputs\": "
+    "[\"a\"], \"kind\": \"PermuteImplicit\", \"replica_groups\": [[{\"=\": \"CORES-1\"}, 0]]}, "
+    "{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"b\", \"e\"], \"outputs\": [\"e\"], "
+    "\"kind\": \"PermuteReduceImplicit\", \"reduce_op\": {\"@\": [\"add\", \"max\", \"min\", 4, 8, "
+    "9]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"b\"], \"outputs\": [\"e\"], "
+    "\"kind\": \"AllReduce\", \"reduce_op\": {\"@\": [\"add\", \"max\", \"min\", 4, 8, 9]}, "
+    "\"replica_groups\": [[0, {\"=\": \"CORES-1\"}]]}]}]";
 
 /* CollectiveSend: pairs and phased rings with their receives. */
 const char coll_conform_send[] =
@@ -584,7 +621,8 @@ const char coll_conform_cur_rank[] =
     "\"GetCurProcessingRankID\", \"outputs\": [{\"tensor\": \"h\", \"offset\": 1, \"ap\": [[1, "
     "1]]}], \"iter_id\": {\"@\": [0, 1]}, \"register\": {\"@\": [0, 5, 63]}, \"replica_groups\": "
     "{\"@\": [[[0, 1]], [[1, 0]], []]}}, {\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": 0, "
-    "\"register\": {\"@\": [0, 5, 63]}}]}"
+    "\"register\": {\"@\": [0, 5, 63]}}, {\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": "
+    "{\"=\": \"CORES-1\"}, \"register\": {\"@\": [0, 5, 63]}}]}"
     ", {\"name\": \"cur_processing_rank_3x3\", \"cores\": [3, 3], \"vars\": {}, \"dtypes\": "
     "{\"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"D\", \"shape\": [1, "
@@ -595,7 +633,9 @@ const char coll_conform_cur_rank[] =
     "\"GetCurProcessingRankID\", \"outputs\": [{\"tensor\": \"h\", \"offset\": 1, \"ap\": [[1, "
     "1]]}], \"iter_id\": {\"@\": [0, 1, 2]}, \"register\": {\"@\": [0, 5, 63]}, "
     "\"replica_groups\": {\"@\": [[[0, 1, 2]], [[2, 0, 1]], []]}}, {\"opcode\": "
-    "\"GetCurProcessingRankID\", \"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}]}"
+    "\"GetCurProcessingRankID\", \"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}, {\"opcode\": "
+    "\"GetCurProcessingRankID\", \"iter_id\": {\"=\": \"CORES-1\"}, \"register\": {\"@\": [0, 5, "
+    "63]}}]}"
     ", {\"name\": \"cur_processing_rank_4x2\", \"cores\": [4, 4], \"vars\": {}, \"dtypes\": "
     "{\"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"D\", \"shape\": [1, "
@@ -606,7 +646,9 @@ const char coll_conform_cur_rank[] =
     "2]}}, {\"opcode\": \"GetCurProcessingRankID\", \"outputs\": [{\"tensor\": \"h\", \"offset\": "
     "1, \"ap\": [[1, 1]]}], \"iter_id\": {\"@\": [0, 1]}, \"register\": {\"@\": [0, 5, 63]}, "
     "\"replica_groups\": {\"@\": [[[0, 1], [2, 3]], [[3, 0], [1, 2]], [[0, 2], [3, 1]]]}}, "
-    "{\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}]}"
+    "{\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}, "
+    "{\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": {\"=\": \"CORES-1\"}, \"register\": "
+    "{\"@\": [0, 5, 63]}}]}"
     ", {\"name\": \"cur_processing_rank_8x4\", \"cores\": [8, 8], \"vars\": {}, \"dtypes\": "
     "{\"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"D\", \"shape\": [1, "
@@ -618,7 +660,8 @@ const char coll_conform_cur_rank[] =
     "\"offset\": 1, \"ap\": [[1, 1]]}], \"iter_id\": {\"@\": [0, 1, 2, 3]}, \"register\": {\"@\": "
     "[0, 5, 63]}, \"replica_groups\": {\"@\": [[[0, 1, 2, 3], [4, 5, 6, 7]], [[6, 0, 4, 2], [1, 3, "
     "5, 7]]]}}, {\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": 0, \"register\": {\"@\": [0, "
-    "5, 63]}}]}"
+    "5, 63]}}, {\"opcode\": \"GetCurProcessingRankID\", \"iter_id\": {\"=\": \"CORES-1\"}, "
+    "\"register\": {\"@\": [0, 5, 63]}}]}"
     ", {\"name\": \"cur_processing_rank_8x8\", \"cores\": [8, 8], \"vars\": {}, \"dtypes\": "
     "{\"D\": " CF_FP32V
     "}, \"tensors\": [{\"name\": \"r\", \"memory\": \"sbuf\", \"dtype\": \"D\", \"shape\": [1, "
@@ -630,4 +673,5 @@ const char coll_conform_cur_rank[] =
     "[{\"tensor\": \"h\", \"offset\": 1, \"ap\": [[1, 1]]}], \"iter_id\": {\"@\": [0, 1, 2, 3, 4, "
     "5, 6, 7]}, \"register\": {\"@\": [0, 5, 63]}, \"replica_groups\": {\"@\": [[[0, 1, 2, 3, 4, "
     "5, 6, 7]], [[7, 6, 5, 4, 3, 2, 1, 0]], []]}}, {\"opcode\": \"GetCurProcessingRankID\", "
-    "\"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}]}]";
+    "\"iter_id\": 0, \"register\": {\"@\": [0, 5, 63]}}, {\"opcode\": \"GetCurProcessingRankID\", "
+    "\"iter_id\": {\"=\": \"CORES-1\"}, \"register\": {\"@\": [0, 5, 63]}}]}]";
