@@ -205,7 +205,8 @@ def packed_input_through_fp32():
     msg = ["has no fp32 value per element (a packed form)", "goes through fp32"]
     for kind, ins, name in [("AllToAll", ["a"], "AllToAll (kind 5): core 0's input 0"),
                             ("AllReduce", ["a"], "AllReduce (kind 2): core 0's input 0"),
-                            ("PermuteImplicit", ["a"], "PermuteImplicit (kind 9): core 0's input 0"),
+                            ("PermuteImplicit", ["a"],
+                             "PermuteImplicit (kind 9): core 0's input 0"),
                             ("PermuteReduceImplicit", ["f", "a"],
                              "PermuteReduceImplicit (kind 10): core 0's input 1")]:
         p = prog(2, [a, f, e], [cc(kind, ins, ["e"], reduce_op="add")])
