@@ -134,8 +134,15 @@ static int store_int(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e) 
     return 0;
 }
 
+/* A packed x4 element has no one value: its number is the element's raw
+ * bits, as its .npy form is (docs/programs.md). */
 static int store_value(trn_dtype dt, const json_t *v, uint8_t *dst, trn_error *e) {
-    if (!trn_dtype_is_float(dt)) return store_int(dt, v, dst, e);
+    if (!trn_dtype_widens(dt) && !json_is_integer(v))
+        return trn_errorf(e,
+                          "expected an integer for a %s tensor (a packed x4 element is given as "
+                          "its raw bits, 0 .. 2^%u-1)",
+                          trn_dtype_name(dt), 8 * trn_dtype_width(dt));
+    if (!trn_dtype_is_float(dt) || !trn_dtype_widens(dt)) return store_int(dt, v, dst, e);
     double d;
     if (json_number(v, &d)) return trn_errorf(e, "expected a number or \"inf\", \"-inf\", \"nan\"");
     trn_narrow(dt, (float)d, dst); /* values travel as fp32, then narrow (RNE) */
