@@ -154,4 +154,172 @@ int cli_cmd_diff(int argc, char **argv);
 /* run.c: the whole of `trnsim run`; the error is reported (on rank 0 of an MPI run). */
 int cli_run(run_args *a, trn_error *e);
 
+/* conform*.c: trnsim conform (docs/cli.md; the engine: docs/internals/conform.md) */
+#include <jansson.h>
+
+#include "arith/arith.h"
+#include "modules/modules.h"
+
+#define CF_MAX_VARS    16
+#define CF_MAX_OPCODES 256
+#define CF_MAX_INST    3 /* recipe instances chained in one program */
+
+typedef struct cf_opcode cf_opcode;
+
+typedef struct cf_recipe {
+    cf_opcode *op;
+    json_t *obj; /* the recipe object (owned by op->json) */
+    const char *name;
+    uint32_t cores_min, cores_max;
+    uint64_t programs, valid; /* built, and passed the static check */
+    char first_error[1100];   /* the first static-check message, "" none */
+} cf_recipe;
+
+struct cf_opcode {
+    const char *name, *family;
+    uint32_t it;
+    const trn_opcode_desc *desc;
+    json_t *json; /* its recipes (or the one drawn from its schema) */
+    cf_recipe *recipes;
+    int n_recipes;
+    bool schema_only;
+};
+
+typedef struct cf_instance {
+    cf_recipe *r;
+    int n_vars, n_dtypes;
+    const char *var_name[CF_MAX_VARS];
+    int64_t var_val[CF_MAX_VARS], var_min[CF_MAX_VARS], var_step[CF_MAX_VARS];
+    const char *dtype_name[CF_MAX_VARS], *dtype_val[CF_MAX_VARS];
+    json_t *attrs;    /* per instruction: the drawn attribute values */
+    uint64_t dropped; /* instructions shrinking removed (bit i: instruction i) */
+    int origin;       /* its place when drawn: seeds its inputs, so shrinking keeps them */
+} cf_instance;
+
+/* One input tensor of a case: cores * count elements, core-major. */
+typedef struct cf_input {
+    char name[256];
+    trn_dtype dtype;
+    int ndim;
+    int64_t shape[TRN_MAX_SHAPE];
+    int64_t count;
+    uint32_t cores;
+    uint8_t *data;
+} cf_input;
+
+typedef struct cf_case {
+    uint64_t index, seed;
+    uint32_t cores;
+    cf_instance inst[CF_MAX_INST];
+    int n_inst;
+} cf_case;
+
+typedef struct cf_engine {
+    const char *families[MAX_FILES], *opcodes[MAX_FILES];
+    int n_families, n_opcodes;
+    cf_opcode ops[CF_MAX_OPCODES];
+    int n_ops;
+} cf_engine;
+
+typedef struct cf_args {
+    config_args cfg;
+    cf_engine g; /* --family, --opcode */
+    const char *swaps[MAX_FILES];
+    int n_swaps;
+    char swap_family[MAX_FILES][64]; /* the default --family: the replaced ones */
+    uint64_t cases, seed;
+    bool cases_given, seed_given, keep_going, json, fe_bir, fe_python;
+    double time;
+    const char *out;
+    char **argv;
+    int argc;
+} cf_args;
+
+typedef struct cf_side {
+    trnsim_sim *h;
+    trn_sim *s;
+    char label[1024];
+} cf_side;
+
+typedef struct cf_count {
+    char opcode[64], dtypes[128];
+    uint64_t cases;
+} cf_count;
+
+typedef struct cf_family {
+    char family[64];
+    uint64_t instructions, valid;
+} cf_family;
+
+typedef struct cf_python cf_python;
+
+#define CF_MAX_INPUTS 64
+#define CF_MAX_CORES  17 /* core counts a recipe may ask for, plus one */
+#define CF_MAX_COUNTS 512
+#define CF_MAX_SHOWN  64 /* differences listed in the summary */
+enum { CF_AGREE = 0, CF_DIFFER = 1, CF_INVALID = 2 };
+
+typedef struct cf_shown {
+    uint64_t index;
+    int instructions; /* after shrinking */
+    bool history;     /* agrees in a new process: not shrunk, its diff line may not show it */
+    char what[1100], dir[PATH_MAX], command[8192];
+} cf_shown;
+
+/* One conform run: its sides, the case being run and the tallies. */
+typedef struct cf_run {
+    const cf_args *args;
+    cf_engine g;
+    cf_side side[2]; /* side[1].s NULL: only the Python front end is compared */
+    cf_side bir[CF_MAX_CORES]; /* --frontends ...,bir: side B per core count */
+    json_t *prog;    /* the current case's program */
+    cf_input inputs[CF_MAX_INPUTS];
+    int n_inputs;
+    char what[1100];    /* the current case's first difference */
+    char invalid[1024]; /* the current case's static-check message */
+    char *bir_text;
+    bool bir_refused;
+    bool run_failed;      /* the current difference: one side failed or refused, the other not */
+    uint64_t both_failed; /* cases neither side could run to the end (not compared) */
+    uint64_t ran, agree, differ, invalid_cases, bir_refused_cases;
+    double seconds;
+    cf_count counts[CF_MAX_COUNTS];
+    int n_counts;
+    cf_family fams[CF_MAX_COUNTS];
+    int n_fams;
+    cf_shown shown[CF_MAX_SHOWN];
+    int n_shown;
+    cf_python *py;
+    struct shrink *zero_hook; /* while shrinking: the inputs' elements it zeroes */
+} cf_run;
+
+/* conform_gen.c */
+uint64_t cf_mix(uint64_t x);
+uint64_t cf_next(uint64_t *st);
+int64_t cf_range(uint64_t *st, int64_t lo, int64_t hi);
+bool cf_eval(const cf_instance *in, const char *expr, int64_t *out);
+int cf_select(cf_engine *g, const trn_registry *reg, trn_error *e);
+void cf_unselect(cf_engine *g);
+int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uint64_t *st,
+                     trn_error *e);
+void cf_instance_free(cf_instance *in);
+json_t *cf_build_program(const cf_case *c, trn_error *e);
+bool cf_tensor_used(const cf_instance *in, const char *name);
+void cf_fill_input(cf_input *t, uint64_t seed);
+/* conform.c */
+int cli_cmd_conform(int argc, char **argv);
+int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e);
+int cf_run_case(cf_run *R, cf_case *c, trn_error *e);
+void cf_case_free(cf_case *c);
+void cf_case_free_inputs(cf_run *R);
+/* conform_case.c: a difference shrunk, written to --out and printed; the summary */
+int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);
+void cf_print_summary(cf_run *R);
+void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
+/* conform_python.c: the Python front end, a batch of cases per process */
+int cf_python_setup(cf_run *R, trn_error *e);
+int cf_python_add(cf_run *R, const cf_case *c, trn_error *e);
+int cf_python_flush(cf_run *R, bool last, trn_error *e);
+void cf_python_free(cf_run *R);
+
 #endif

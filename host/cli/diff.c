@@ -15,7 +15,7 @@
 
 #define EXIT_DIFFERENT 1
 #define EXIT_ERROR     2
-#define MAX_FOUND      64 /* differing operands reported per instruction */
+#define MAX_FOUND      TRN_LOCKSTEP_MAX_FOUND
 
 typedef struct diff_args {
     run_args a, b;
@@ -32,10 +32,9 @@ typedef struct side {
 typedef struct diff_run {
     const diff_args *args;
     side sides[2];
-    uint64_t compared;  /* instructions both completed */
-    uint64_t differing; /* of them, with a difference */
-    int64_t elements;   /* differing elements in all */
-    int printed;        /* reports printed (JSON: for the commas) */
+    trn_lockstep ls;  /* compared, differing: the instructions */
+    int64_t elements; /* differing elements in all */
+    int printed;      /* reports printed (JSON: for the commas) */
 } diff_run;
 
 static int fail2(const char *msg) {
@@ -336,7 +335,7 @@ static void report_diverged(diff_run *r, const char *what) {
         printf("}");
         return;
     }
-    printf("the runs diverged after %" PRIu64 " instructions compared: %s\n", r->compared, what);
+    printf("the runs diverged after %" PRIu64 " instructions compared: %s\n", r->ls.compared, what);
 }
 
 static void print_header(const diff_run *r) {
@@ -354,7 +353,7 @@ static void print_footer(const diff_run *r, int status) {
     if (r->args->json) {
         printf("%s], \"compared\": %" PRIu64 ", \"differing_instructions\": %" PRIu64
                ", \"differing_elements\": %" PRId64 ", \"identical\": %s",
-               r->printed ? "\n" : "", r->compared, r->differing, r->elements,
+               r->printed ? "\n" : "", r->ls.compared, r->ls.differing, r->elements,
                status == 0 ? "true" : "false");
         if (stats) {
             printf(", \"stats\": ");
@@ -368,140 +367,23 @@ static void print_footer(const diff_run *r, int status) {
                " instructions on %u core%s, every output bit and written byte equal, and every "
                "tensor after the "
                "run\n",
-               r->compared, cores, cores == 1 ? "" : "s");
+               r->ls.compared, cores, cores == 1 ? "" : "s");
     else if (r->args->keep_going)
         printf("%" PRIu64 " of %" PRIu64 " instructions differ, %" PRId64 " elements in all\n",
-               r->differing, r->compared, r->elements);
+               r->ls.differing, r->ls.compared, r->elements);
     if (stats) {
         printf("\nstatistics of A:\n");
         trn_sim_print_stats(r->sides[0].s, stdout, 0);
     }
 }
 
-/* ---- the lockstep loop ---- */
+/* ---- the lockstep loop's reports ---- */
 
-/* Instructions one side completed that the other has not completed yet.
- * The cores of both take their turns in the same order, so this is empty
- * unless a module waits where the other does not (a collective that
- * completes on the last core to arrive against one that completes at
- * once); then it holds about one instruction per core. */
-#define MAX_PENDING       4096
-#define MAX_PENDING_BYTES (1ull << 30)
-
-typedef struct pending {
-    trn_diff_snap *snaps[MAX_PENDING];
-    int n;
-    size_t bytes;
-} pending;
-
-static trn_diff_snap *take_match(pending *p, const trn_diff_snap *x) {
-    for (int k = 0; k < p->n; ++k) {
-        trn_diff_snap *y = p->snaps[k];
-        if (!trn_diff_snap_same(x, y)) continue;
-        p->bytes -= trn_diff_snap_size(y);
-        memmove(&p->snaps[k], &p->snaps[k + 1], (size_t)(p->n - k - 1) * sizeof p->snaps[0]);
-        --p->n;
-        return y;
-    }
-    return NULL;
+static void on_found(void *arg, const trn_step *st, const trn_diff_found *f, int n) {
+    report(arg, st, f, n);
 }
 
-static void clear_pending(pending *p) {
-    for (int k = 0; k < p->n; ++k) trn_diff_snap_free(p->snaps[k]);
-    p->n = 0;
-    p->bytes = 0;
-}
-
-static void describe_step(const diff_run *r, const trn_diff_snap *d, char *buf, size_t len) {
-    const trn_step *st = trn_diff_snap_step(d);
-    snprintf(buf, len, "instruction %" PRIu64 " (execution %" PRIu64 " on core %u, %s)",
-             st->inst->number, st->index, st->core, trn_diff_opname(r->sides[0].s, st->inst));
-}
-
-/* Side `which` left instructions the other never completed. */
-static void diverged_pending(diff_run *r, const pending *p, int which, const char *why) {
-    char first[256], msg[512];
-    describe_step(r, p->snaps[0], first, sizeof first);
-    snprintf(msg, sizeof msg, "%c completed %s%s, which %c %s", "AB"[which], first,
-             p -> n > 1 ? " and more" : "", "BA"[which], why);
-    report_diverged(r, msg);
-}
-
-/* One execution both sides completed: a the snapshot of A, b of B. */
-static int compare_pair(diff_run *r, trn_diff_snap *a, trn_diff_snap *b, int *status) {
-    static trn_diff_found found[MAX_FOUND];
-    const trn_step *st = trn_diff_snap_step(a);
-    ++r->compared;
-    int n = trn_diff_snap_compare(r->sides[0].s, a, b, found, MAX_FOUND);
-    int64_t wrong = 0;
-    for (int k = 0; k < n && k < MAX_FOUND; ++k) wrong += found[k].differing;
-    trn_sim_stats_checked(r->sides[0].s, st, (uint64_t)wrong);
-    if (n == 0) return 0;
-    ++r->differing;
-    *status = 1;
-    report(r, st, found, n);
-    return !r->args->keep_going; /* 1: stop here */
-}
-
-/* Step side i once: its completed instruction is matched with the other
- * side's, or kept until the other completes it. 1: stop, 0: go on, -1: error. */
-static int step_side(diff_run *r, int i, pending *pend, bool *done, int *status, trn_error *e) {
-    trn_step st;
-    int rc = trn_sim_step(r->sides[i].s, &st, e);
-    if (rc < 0) return trn_error_prefix(e, "%c (%s)", "AB"[i], r -> sides[i].label);
-    if (rc == 0) {
-        done[i] = true;
-        return 0;
-    }
-    trn_diff_snap *x = trn_diff_snap_take(r->sides[i].s, &st, e);
-    if (!x)
-        return trn_error_prefix(e, "%c (%s): instruction %" PRIu64 " (core %u, %s)", "AB"[i],
-                                r -> sides[i].label, st.inst->number, st.core,
-                                trn_diff_opname(r->sides[i].s, st.inst));
-    trn_diff_snap *y = take_match(&pend[1 - i], x);
-    if (!y) {
-        pending *p = &pend[i];
-        if (p->n == MAX_PENDING || p->bytes + trn_diff_snap_size(x) > MAX_PENDING_BYTES) {
-            trn_diff_snap_free(x);
-            diverged_pending(r, p, i, "has not completed after as many more instructions");
-            *status = 1;
-            return 1;
-        }
-        p->snaps[p->n++] = x;
-        p->bytes += trn_diff_snap_size(x);
-        return 0;
-    }
-    int stop = i == 0 ? compare_pair(r, x, y, status) : compare_pair(r, y, x, status);
-    trn_diff_snap_free(x);
-    trn_diff_snap_free(y);
-    return stop;
-}
-
-/* 0: identical, 1: a difference, -1: error. */
-static int lockstep(diff_run *r, trn_error *e) {
-    static pending pend[2];
-    static trn_diff_found found[MAX_FOUND];
-    bool done[2] = {false, false};
-    int status = 0, rc = 0;
-    while (rc == 0 && !(done[0] && done[1]))
-        for (int i = 0; i < 2 && rc == 0; ++i)
-            if (!done[i]) rc = step_side(r, i, pend, done, &status, e);
-    for (int i = 0; i < 2 && rc == 0; ++i)
-        if (pend[i].n) {
-            diverged_pending(r, &pend[i], i, "never did");
-            status = rc = 1;
-        }
-    clear_pending(&pend[0]);
-    clear_pending(&pend[1]);
-    if (rc < 0) return -1;
-    if (rc || status) return status;
-    /* Every output was equal: a module that wrote outside its outputs is
-     * still caught here. */
-    int n = trn_diff_tensors(r->sides[0].s, r->sides[1].s, found, MAX_FOUND, e);
-    if (n < 0) return -1;
-    if (n > 0) report(r, NULL, found, n);
-    return n > 0;
-}
+static void on_diverged(void *arg, const char *what) { report_diverged(arg, what); }
 
 int cli_cmd_diff(int argc, char **argv) {
     static diff_args d;
@@ -522,7 +404,11 @@ int cli_cmd_diff(int argc, char **argv) {
                         trn_sim_cores(r.sides[0].s), trn_sim_cores(r.sides[1].s));
     if (rc == 0) {
         print_header(&r);
-        rc = lockstep(&r, &e);
+        r.ls = (trn_lockstep){.sim = {r.sides[0].s, r.sides[1].s},
+                              .label = {r.sides[0].label, r.sides[1].label},
+                              .keep_going = d.keep_going,
+                              .report = {&r, on_found, on_diverged}};
+        rc = trn_lockstep_run(&r.ls, &e);
         if (rc >= 0) print_footer(&r, rc);
     }
     for (int i = 0; i < 2; ++i) trnsim_close(r.sides[i].h);

@@ -126,6 +126,30 @@ static const cli_option no_options[] = {END_OPTIONS};
 static int cmd_help(int argc, char **argv);
 
 /* The commands, in the order `trnsim --help` lists them. */
+static const cli_option conform_options[] = {
+    {"--family", "F",
+     "generate programs for family F's opcodes; repeatable (default: every loaded family)"},
+    {"--opcode", "NAME", "generate programs for opcode NAME; repeatable"},
+    {"--module", "FAMILY=PATH",
+     "side B loads FAMILY's module from PATH (a .so, or a module name such as trnsim-search-ref); "
+     "repeatable"},
+    {"--against-module", "FAMILY=PATH", "the same as --module"},
+    {"--config", "FILE", "the config of side A (and of B before its replacements)"},
+    {"--set", "KEY=VALUE", "change one setting of both sides, as run's --set; repeatable"},
+    {"--cases", "N", "run N cases (default 100; with --time only: as many as fit)"},
+    {"--seed", "S",
+     "the seed every case is drawn from (default: from the clock; the summary prints it)"},
+    {"--time", "SECONDS", "stop starting cases after SECONDS"},
+    {"--frontends", "native,bir,python",
+     "compare the native front end with each other one named (BIR written and read back; the "
+     "Python package) instead of two modules"},
+    {"--keep-going", NULL,
+     "go on after a difference (each shrunk and written) instead of stopping"},
+    {"--out", "DIR",
+     "where a difference's shrunk case is written, as DIR/case-N/ (default conform-out)"},
+    {"--json", NULL, "print the summary as one JSON object"},
+    END_OPTIONS};
+
 static const cli_command commands[] = {
     {"run", "PROGRAM.json", "run a program and write its outputs",
      "Read the config and load its modules, validate PROGRAM.json, place its tensors on every "
@@ -149,6 +173,16 @@ static const cli_command commands[] = {
      "difference, "
      "2: an error.",
      diff_options, cli_cmd_diff},
+    {"conform", "", "generate programs, compare two modules in lockstep",
+     "Generates random valid programs for the chosen families and opcodes from their modules' "
+     "recipes and schemas, with adversarial input data, and runs each on side A (the config) and "
+     "side B (A with the --module replacements, or the program through another front end) in "
+     "lockstep, as diff does. A difference is shrunk to the smallest case that still differs and "
+     "written to DIR/case-N/ with the one trnsim diff line that reproduces it. The summary gives "
+     "the cases per opcode and dtype, the share of generated instructions that passed the static "
+     "check, the seed, cases per second and the command that repeats the run. Exit status 0: "
+     "every case agrees, 1: a difference, 2: an error.",
+     conform_options, cli_cmd_conform},
     {"check", "PROGRAM.json", "validate a program, run nothing",
      "Do everything run does before running: read the config, load the modules, and check the "
      "program's "

@@ -237,4 +237,32 @@ int trn_dist_obs_commit(trn_dist_obs *o, trn_error *e);
 /* Removes what is left (an uncommitted temporary) and frees; NULL: nothing. */
 void trn_dist_obs_close(trn_dist_obs *o);
 
+/* The lockstep loop (lockstep.c) shared by `trnsim diff` and `trnsim
+ * conform`: both simulators have the program loaded and their run started
+ * (trn_sim_run_start); each is stepped in turn, every execution both
+ * completed is compared, and after the run every tensor. */
+#define TRN_LOCKSTEP_MAX_FOUND 64 /* differing operands reported per instruction */
+
+typedef struct trn_lockstep_report {
+    void *arg;
+    /* n operands of st differ (st NULL: tensors after the run); f holds the
+     * first min(n, TRN_LOCKSTEP_MAX_FOUND) */
+    void (*found)(void *arg, const trn_step *st, const trn_diff_found *f, int n);
+    /* The two runs did not complete the same instructions. */
+    void (*diverged)(void *arg, const char *what);
+} trn_lockstep_report;
+
+typedef struct trn_lockstep {
+    trn_sim *sim[2];
+    const char *label[2]; /* how an error names each side: "A (LABEL)" */
+    bool keep_going;      /* false: stop at the first differing instruction */
+    trn_lockstep_report report;
+    uint64_t compared;  /* instructions both completed */
+    uint64_t differing; /* of them, with a difference */
+    int failed_side;    /* after -1: the side whose instruction failed, or -1 */
+} trn_lockstep;
+
+/* 0: identical, 1: a difference (reported), -1: an error in e. */
+int trn_lockstep_run(trn_lockstep *l, trn_error *e);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_conform.h"
 #include "search_ops.h"
 #include "search_state.h"
 #include "trnsim/plugin.h"
@@ -44,25 +45,29 @@ static const trn_opcode_desc search_ops[] = {
      .handler = search_op_max,
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, max_operands),
-     .check = search_check_max},
+     .check = search_check_max,
+     .conform = search_conform_max},
     {.it = 89,
      .name = "MaxIndex",
      .handler = search_op_max_index,
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, max_index_operands),
-     .check = search_check_max_index},
+     .check = search_check_max_index,
+     .conform = search_conform_max_index},
     {.it = 90,
      .name = "MatchReplace",
      .handler = search_op_match_replace,
      TRN_ARRAY(attrs, imm_attrs),
      TRN_ARRAY(operands, match_replace_operands),
-     .check = search_check_match_replace},
+     .check = search_check_match_replace,
+     .conform = search_conform_match_replace},
     {.it = 91,
      .name = "MaxIndexAndMatchReplace",
      .handler = search_op_max_index_match_replace,
      TRN_ARRAY(attrs, imm_attrs),
      TRN_ARRAY(operands, max_index_mr_operands),
-     .check = search_check_max_index_match_replace},
+     .check = search_check_max_index_match_replace,
+     .conform = search_conform_max_index_mr},
 };
 
 static const trn_setting_desc search_settings[] = {

@@ -1,0 +1,111 @@
+/* The search family's conform recipes (docs/internals/conform.md): the
+ * programs `trnsim conform` generates for IT 88-91, in the shapes, dtypes
+ * and operand forms docs/search.md allows. Kept apart from the descriptor so
+ * the recipes read as the JSON they are. */
+#include "search_conform.h"
+
+/* Every dtype with an fp32 value (docs/search.md "Dtypes"). */
+#define SEARCH_DTYPES                                                                              \
+    "[\"float32\", \"bfloat16\", \"float16\", \"float8_e4m3\", \"float8_e5m2\", "                  \
+    "\"float8_e3m4\", \"float8_e4m3fn\", \"float32r\", \"int32\", \"int8\", \"uint8\", "           \
+    "\"int16\", \"uint16\", \"uint32\"]"
+#define OUT_DTYPES "[\"float32\", \"bfloat16\", \"float16\"]"
+#define IDX_DTYPES "[\"uint32\", \"int32\"]"
+
+const char search_conform_max[] =
+    "[{\"name\": \"max\", \"cores\": [1, 4],"
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 2048]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES ", \"V\": " OUT_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v\", \"memory\": \"sbuf\", \"dtype\": \"V\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": [{\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v\"]}]},"
+    " {\"name\": \"max_strided\","
+    "  \"vars\": {\"P\": [2, 128], \"H\": [8, 1024]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"H*2+1\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v\", \"memory\": \"psum\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": [{\"opcode\": \"Max\","
+    "    \"inputs\": [{\"tensor\": \"d\", \"partition\": \"P/2\", \"partitions\": \"P-P/2\","
+    "                  \"offset\": 1, \"ap\": [[2, \"H\"]]}],"
+    "    \"outputs\": [{\"tensor\": \"v\", \"partition\": \"P/2\", \"partitions\": \"P-P/2\"}]}]},"
+    " {\"name\": \"topk16\","
+    "  \"vars\": {\"P\": [1, 128], \"N\": [16, 1024]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v1\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]},"
+    "    {\"name\": \"v2\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v1\"]},"
+    "    {\"opcode\": \"MatchReplace\", \"inputs\": [\"v1\", \"d\"], \"outputs\": [\"d\"],"
+    "     \"imm_value\": \"-inf\"},"
+    "    {\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v2\"]}]}]";
+
+const char search_conform_max_index[] =
+    "[{\"name\": \"max_then_index\", \"cores\": [1, 2],"
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 2048]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES ", \"I\": " IDX_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]},"
+    "    {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"I\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v\"]},"
+    "    {\"opcode\": \"MaxIndex\", \"inputs\": [\"v\", \"d\"], \"outputs\": [\"i\"]}]},"
+    " {\"name\": \"index_of_given\","
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 512]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES ", \"I\": " IDX_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", 8], "
+    "     \"input\": true},"
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"I\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"MaxIndex\", \"inputs\": [\"vals\", \"d\"], \"outputs\": [\"i\"]}]}]";
+
+const char search_conform_match_replace[] =
+    "[{\"name\": \"max_then_replace\", \"cores\": [1, 2],"
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 2048]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES ", \"O\": " OUT_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]},"
+    "    {\"name\": \"o\", \"memory\": \"sbuf\", \"dtype\": \"O\", \"shape\": [\"P\", \"N\"]}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v\"]},"
+    "    {\"opcode\": \"MatchReplace\", \"inputs\": [\"v\", \"d\"], \"outputs\": [\"o\"],"
+    "     \"imm_value\": \"@\"}]},"
+    " {\"name\": \"replace_in_place\","
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 1024]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"vals\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", 8], "
+    "     \"input\": true},"
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"MatchReplace\", \"inputs\": [\"vals\", \"d\"], \"outputs\": [\"d\"],"
+    "     \"imm_value\": {\"@\": [\"-inf\", \"inf\", \"nan\", 0.0, -0.0, 1.5, 3.4e38]}}]}]";
+
+const char search_conform_max_index_mr[] =
+    "[{\"name\": \"topk_round\", \"cores\": [1, 2],"
+    "  \"vars\": {\"P\": [1, 128], \"N\": [8, 2048]},"
+    "  \"dtypes\": {\"T\": " SEARCH_DTYPES ", \"I\": " IDX_DTYPES "},"
+    "  \"tensors\": ["
+    "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "
+    "     \"input\": true},"
+    "    {\"name\": \"v\", \"memory\": \"sbuf\", \"dtype\": \"float32\", \"shape\": [\"P\", 8]},"
+    "    {\"name\": \"o\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"]},"
+    "    {\"name\": \"i\", \"memory\": \"sbuf\", \"dtype\": \"I\", \"shape\": [\"P\", 8]}],"
+    "  \"instructions\": ["
+    "    {\"opcode\": \"Max\", \"inputs\": [\"d\"], \"outputs\": [\"v\"]},"
+    "    {\"opcode\": \"MaxIndexAndMatchReplace\", \"inputs\": [\"v\", \"d\"],"
+    "     \"outputs\": [\"o\", \"i\"], \"imm_value\": \"@\"}]}]";
