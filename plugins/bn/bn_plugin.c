@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bn_conform.h"
 #include "bn_ops.h"
 #include "trnsim/plugin.h"
 
@@ -51,15 +52,15 @@ static const trn_operand_desc backprop2_operands[] = {
  * data access when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc bn_ops[] = {
     TRN_OP(34, "BNStats", bn_op_stats, TRN_ARRAY(attrs, stats_attrs),
-           TRN_ARRAY(operands, stats_operands)),
+           TRN_ARRAY(operands, stats_operands), .conform = bn_conform_stats),
     TRN_OP(35, "BNStatsAggregate", bn_op_aggregate, .flags = TRN_OPF_NO_ATTRS,
-           TRN_ARRAY(operands, aggregate_operands)),
+           TRN_ARRAY(operands, aggregate_operands), .conform = bn_conform_aggregate),
     TRN_OP(36, "BNGradients", bn_op_gradients, .flags = TRN_OPF_NO_ATTRS,
-           TRN_ARRAY(operands, gradients_operands)),
+           TRN_ARRAY(operands, gradients_operands), .conform = bn_conform_gradients),
     TRN_OP(37, "BNBackprop", bn_op_backprop, TRN_ARRAY(attrs, backprop_attrs),
-           TRN_ARRAY(operands, backprop_operands)),
+           TRN_ARRAY(operands, backprop_operands), .conform = bn_conform_backprop),
     TRN_OP(38, "BNBackprop2", bn_op_backprop2, TRN_ARRAY(attrs, backprop_attrs),
-           TRN_ARRAY(operands, backprop2_operands)),
+           TRN_ARRAY(operands, backprop2_operands), .conform = bn_conform_backprop2),
 };
 
 static const trn_quirk_desc bn_quirks[] = {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dma_conform.h"
 #include "dma_state.h"
 
 /* ---- attributes (docs/dma.md) ---- */
@@ -111,33 +112,43 @@ static const trn_operand_desc save_operands[] = {{TRN_OUT, "dst", 0, "exactly on
 /* Every handler validates first and returns before its first memory access
  * when api->checking(ctx) (as in a DMABlock's validation pass), so each is
  * its own static check. */
-#define DMA_OP(it_, name_, fn, attrs_, operands_)                                                  \
-    TRN_OP(it_, name_, fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_))
+#define DMA_OP(it_, name_, fn, attrs_, operands_, recipes)                                         \
+    TRN_OP(it_, name_, fn, TRN_ARRAY(attrs, attrs_), TRN_ARRAY(operands, operands_),               \
+           .conform = (recipes))
 /* The plain copies (direct_copy, dma_copy.c) move any operand in bounded
  * pieces: raw runs AP to AP, or a cast through a chunk of scratch. The
  * DMACopy switch is not marked: its transpose, replicate and indirect modes
  * need whole operands. */
-#define DMA_STREAM_OP(it_, name_)                                                                  \
+#define DMA_STREAM_OP(it_, name_, recipes)                                                         \
     TRN_OP(it_, name_, dma_h_copy, .flags = TRN_OPF_STREAMS, TRN_ARRAY(attrs, copy_attrs),         \
-           TRN_ARRAY(operands, copy_operands))
+           TRN_ARRAY(operands, copy_operands), .conform = (recipes))
 
 static const trn_opcode_desc dma_ops[] = {
-    DMA_STREAM_OP(3, "AbstractCopy"),
-    DMA_STREAM_OP(19, "Load"),
-    DMA_STREAM_OP(22, "Save"),
-    DMA_STREAM_OP(23, "TensorCopy"),
-    DMA_OP(32, "DMACopy", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
-    TRN_OP(67, "DMATrigger", dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs)),
-    DMA_OP(68, "DMADescriptor", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands),
-    DMA_OP(69, "DMADescriptorCopy", dma_h_desc_copy, desc_copy_attrs, dmacopy_operands),
-    DMA_OP(70, "DMADescriptorCCE", dma_h_desc_cce, desc_cce_attrs, cce_operands),
-    DMA_OP(71, "DMADescriptorTranspose", dma_h_desc_transpose, desc_transpose_attrs, copy_operands),
-    DMA_OP(72, "DMADescriptorReplicate", dma_h_desc_replicate, desc_replicate_attrs, copy_operands),
-    TRN_OP(107, "DMABlock", dma_h_block, TRN_ARRAY(attrs, block_attrs)),
+    DMA_STREAM_OP(3, "AbstractCopy", dma_conform_abstractcopy),
+    DMA_STREAM_OP(19, "Load", dma_conform_load),
+    DMA_STREAM_OP(22, "Save", dma_conform_save),
+    DMA_STREAM_OP(23, "TensorCopy", dma_conform_tensorcopy),
+    DMA_OP(32, "DMACopy", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands, dma_conform_dmacopy),
+    TRN_OP(67, "DMATrigger", dma_h_trigger, TRN_ARRAY(attrs, trigger_attrs),
+           .conform = dma_conform_trigger),
+    DMA_OP(68, "DMADescriptor", dma_h_dmacopy, dmacopy_attrs, dmacopy_operands,
+           dma_conform_descriptor),
+    DMA_OP(69, "DMADescriptorCopy", dma_h_desc_copy, desc_copy_attrs, dmacopy_operands,
+           dma_conform_desc_copy),
+    DMA_OP(70, "DMADescriptorCCE", dma_h_desc_cce, desc_cce_attrs, cce_operands,
+           dma_conform_desc_cce),
+    DMA_OP(71, "DMADescriptorTranspose", dma_h_desc_transpose, desc_transpose_attrs, copy_operands,
+           dma_conform_desc_transpose),
+    DMA_OP(72, "DMADescriptorReplicate", dma_h_desc_replicate, desc_replicate_attrs, copy_operands,
+           dma_conform_desc_replicate),
+    TRN_OP(107, "DMABlock", dma_h_block, TRN_ARRAY(attrs, block_attrs),
+           .conform = dma_conform_block),
     /* experimental range (docs/dma.md): the reference numbering is unknown */
-    DMA_OP(128, "TensorLoad", dma_h_tensor_load, register_attrs, load_operands),
-    DMA_OP(129, "TensorSave", dma_h_tensor_save, register_attrs, save_operands),
-    DMA_STREAM_OP(130, "GenericCopy"),
+    DMA_OP(128, "TensorLoad", dma_h_tensor_load, register_attrs, load_operands,
+           dma_conform_tensor_load),
+    DMA_OP(129, "TensorSave", dma_h_tensor_save, register_attrs, save_operands,
+           dma_conform_tensor_save),
+    DMA_STREAM_OP(130, "GenericCopy", dma_conform_genericcopy),
 };
 
 static const trn_setting_desc dma_settings[] = {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp_conform.h"
 #include "exp_ops.h"
 #include "exp_rng.h"
 #include "exp_state.h"
@@ -35,9 +36,9 @@ static const trn_operand_desc nonzero_operands[] = {
  * when api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc exp_ops[] = {
     TRN_OP(EXP_IT_RNG, "Rng", exp_op_rng, .flags = TRN_OPF_NO_ATTRS,
-           TRN_ARRAY(operands, rng_operands)),
+           TRN_ARRAY(operands, rng_operands), .conform = exp_conform_rng),
     TRN_OP(EXP_IT_NONZERO, "NonzeroWithCount", exp_op_nonzero, TRN_ARRAY(attrs, nonzero_attrs),
-           TRN_ARRAY(operands, nonzero_operands)),
+           TRN_ARRAY(operands, nonzero_operands), .conform = exp_conform_nonzero),
 };
 
 static const trn_setting_desc exp_settings[] = {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rng_engine.h"
+#include "rng_conform.h"
 #include "rng_ops.h"
 #include "rng_service.h"
 #include "trnsim/plugin.h"
@@ -104,17 +105,17 @@ static const trn_operand_desc rand2_operands[] = {{TRN_OUT, "values", 0, "float3
  * api->checking(ctx): the handler is its own static check. */
 static const trn_opcode_desc rng_ops[] = {
     TRN_OP(58, "GetRandState", rng_op_get_state, TRN_ARRAY(attrs, get1_attrs),
-           TRN_ARRAY(operands, get_operands)),
+           TRN_ARRAY(operands, get_operands), .conform = rng_conform_get_state),
     TRN_OP(59, "SetRandState", rng_op_set_state, TRN_ARRAY(attrs, set1_attrs),
-           TRN_ARRAY(operands, set_operands)),
+           TRN_ARRAY(operands, set_operands), .conform = rng_conform_set_state),
     TRN_OP(60, "Rand", rng_op_rand, TRN_ARRAY(attrs, rand_attrs),
-           TRN_ARRAY(operands, rand_operands)),
+           TRN_ARRAY(operands, rand_operands), .conform = rng_conform_rand),
     TRN_OP(97, "Rand2", rng_op_rand2, TRN_ARRAY(attrs, rand2_attrs),
-           TRN_ARRAY(operands, rand2_operands)),
+           TRN_ARRAY(operands, rand2_operands), .conform = rng_conform_rand2),
     TRN_OP(98, "GetRandState2", rng_op_get_state, TRN_ARRAY(attrs, get2_attrs),
-           TRN_ARRAY(operands, get_operands)),
+           TRN_ARRAY(operands, get_operands), .conform = rng_conform_get_state2),
     TRN_OP(99, "SetRandState2", rng_op_set_state, TRN_ARRAY(attrs, set2_attrs),
-           TRN_ARRAY(operands, set_operands)),
+           TRN_ARRAY(operands, set_operands), .conform = rng_conform_set_state2),
 };
 
 static const trn_setting_desc rng_settings[] = {
