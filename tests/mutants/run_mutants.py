@@ -107,8 +107,8 @@ def load_mutants(path):
 def apply(text, m):
     n = text.count(m["original"])
     if n != 1:
-        raise ValueError("the original text of %s occurs %d times in plugins/%s/%s (expected once)" %
-                         (m["id"], n, m["family"], m["file"]))
+        raise ValueError("the original text of %s occurs %d times in plugins/%s/%s "
+                         "(expected once)" % (m["id"], n, m["family"], m["file"]))
     return text.replace(m["original"], m["replacement"])
 
 
@@ -135,7 +135,8 @@ class FamilyBuild:
         p = subprocess.run(["nice", "-n", "10"] + cmd, capture_output=True, text=True, env=self.env)
         self.log.write("$ %s\n%s%s" % (" ".join(cmd), p.stdout[-4000:], p.stderr[-4000:]))
         if p.returncode:
-            raise RuntimeError("%s failed:\n%s" % (" ".join(cmd[:3]), (p.stdout + p.stderr)[-2000:]))
+            raise RuntimeError("%s failed:\n%s" % (" ".join(cmd[:3]),
+                                                   (p.stdout + p.stderr)[-2000:]))
 
     def make(self, edits, out):
         """Build with {file: text} in place of the originals; copy the module to out."""
@@ -157,8 +158,8 @@ class FamilyBuild:
 
 def summary_cases(text):
     """Cases run up to and including the first difference, from conform's
-    --json summary (several spellings accepted: the summary is the
-    conform command's, documented in docs/cli.md)."""
+    --json summary (differences[0].case counts from 0); for a survivor, the
+    cases run."""
     try:
         s = json.loads(text)
     except ValueError:
@@ -168,15 +169,10 @@ def summary_cases(text):
     for key in ("cases_to_first_difference", "first_difference_case"):
         if isinstance(s.get(key), int):
             return s[key]
-    diffs = s.get("differences") or s.get("cases_differing")
-    if isinstance(diffs, list) and diffs and isinstance(diffs[0], dict):
-        for key in ("case", "index", "case_index"):
-            if isinstance(diffs[0].get(key), int):
-                return diffs[0][key] + (1 if key != "case" else 0)
-    for key in ("cases", "cases_run"):
-        if isinstance(s.get(key), int):
-            return s[key]
-    return None
+    diffs = s.get("differences")
+    if isinstance(diffs, list) and diffs and isinstance(diffs[0].get("case"), int):
+        return diffs[0]["case"] + 1  # "case" counts from 0
+    return s.get("cases") if isinstance(s.get("cases"), int) else None
 
 
 def family_args(prefix, m):
@@ -213,7 +209,8 @@ def run_conform(a, m, so, tmp):
 
 def stored_programs(family):
     progs = []
-    for d in (os.path.join(REPO, "tests", family, "programs"), os.path.join(HERE, "programs", family)):
+    for d in (os.path.join(REPO, "tests", family, "programs"),
+              os.path.join(HERE, "programs", family)):
         if os.path.isdir(d):
             progs += sorted(os.path.join(d, f) for f in os.listdir(d)
                             if f.endswith(".json") and not f.startswith(("err_", "bad_")))
@@ -252,11 +249,13 @@ def run_diff(a, m, so, tmp):
         for seed in (a.seed, a.seed + 1000):
             d = os.path.join(tmp, "diff-%s-%d-%d" % (m["id"], i, seed))
             os.makedirs(d)
-            cmd = [trnsim, "diff", prog, "--config", cfg, "--against-module", "%s=%s" % (m["family"], so)]
+            cmd = [trnsim, "diff", prog, "--config", cfg,
+                   "--against-module", "%s=%s" % (m["family"], so)]
             for kv in m.get("settings", []):
                 cmd += ["--set", kv, "--against-set", kv]
             cmd += inputs_for(body, np.random.default_rng(seed + i), d)
-            p = subprocess.run(["nice", "-n", "10"] + cmd, capture_output=True, text=True, timeout=300)
+            p = subprocess.run(["nice", "-n", "10"] + cmd, capture_output=True, text=True,
+                               timeout=300)
             if p.returncode == 2:
                 continue  # the program's own error (both sides), not the mutant's doing
             ran += 1
@@ -264,7 +263,8 @@ def run_diff(a, m, so, tmp):
                 changed += 1
                 first = first or os.path.basename(prog)
     return {"verdict": "changed" if changed else ("unchanged" if ran else "error"),
-            "seconds": round(time.monotonic() - t0, 2), "programs_run": ran, "programs_differing": changed,
+            "seconds": round(time.monotonic() - t0, 2), "programs_run": ran,
+            "programs_differing": changed,
             "first_program": first}
 
 
@@ -279,8 +279,8 @@ def markdown(rows, a):
         if conform:
             v = {"killed": "yes", "survived": "**no**"}.get(r["verdict"], "error")
             cases = "" if r.get("cases") is None else str(r["cases"])
-            lines.append("| %s | %s | %s | %.1f | %s | %s |" % (r["id"], r["family"], v, r["seconds"], cases,
-                                                             r["breaks"]))
+            lines.append("| %s | %s | %s | %.1f | %s | %s |" % (r["id"], r["family"], v,
+                                                             r["seconds"], cases, r["breaks"]))
         else:
             lines.append("| %s | %s | %s | %.1f | %s / %s | %s |" % (
                 r["id"], r["family"], r["verdict"], r["seconds"], r.get("programs_differing", ""),
@@ -291,10 +291,14 @@ def markdown(rows, a):
 def totals(rows, mode):
     def median(v):
         v = sorted(v)
-        return None if not v else v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        if not v:
+            return None
+        h = len(v) // 2
+        return v[h] if len(v) % 2 else (v[h - 1] + v[h]) / 2
     good = "killed" if mode == "conform" else "changed"
     hit = [r for r in rows if r["verdict"] == good]
-    return {"mutants": len(rows), good: len(hit), "errors": sum(r["verdict"] == "error" for r in rows),
+    return {"mutants": len(rows), good: len(hit),
+            "errors": sum(r["verdict"] == "error" for r in rows),
             "rate": round(len(hit) / len(rows), 4) if rows else None,
             "median_seconds": median([r["seconds"] for r in hit]),
             "median_cases": median([r["cases"] for r in hit if r.get("cases") is not None])}
@@ -311,7 +315,8 @@ def main():
     ap.add_argument("--json", help="write the table and totals as JSON here ('-': stdout)")
     ap.add_argument("--markdown", help="write the kill table as Markdown here ('-': stdout)")
     ap.add_argument("--work", help="keep the work folder here (default: a temporary one, removed)")
-    ap.add_argument("--expect-killed", action="store_true", help="exit 1 unless every mutant is killed")
+    ap.add_argument("--expect-killed", action="store_true",
+                    help="exit 1 unless every mutant is killed")
     a = ap.parse_args()
     if not 1 <= a.time <= 60:
         ap.error("--time is 1..60 seconds")
@@ -337,20 +342,22 @@ def main():
                 if m["family"] not in builds:
                     builds[m["family"]] = FamilyBuild(m["family"], a.prefix, work, log)
                 b = builds[m["family"]]
-                with open(os.path.join(REPO, "plugins", m["family"], m["file"]), encoding="utf-8") as f:
+                src = os.path.join(REPO, "plugins", m["family"], m["file"])
+                with open(src, encoding="utf-8") as f:
                     text = apply(f.read(), m)
                 so = os.path.join(work, "%s.so" % m["id"])
                 b.make({m["file"]: text}, so)
                 row["build_seconds"] = round(time.monotonic() - t0, 2)
                 tmp = os.path.join(work, "runs")
                 os.makedirs(tmp, exist_ok=True)
-                row.update(run_conform(a, m, so, tmp) if a.mode == "conform" else run_diff(a, m, so, tmp))
+                run = run_conform if a.mode == "conform" else run_diff
+                row.update(run(a, m, so, tmp))
             except (RuntimeError, ValueError, OSError) as exc:
                 row.update({"verdict": "error", "seconds": 0.0, "detail": str(exc)[-600:]})
             rows.append(row)
-            print("%-28s %-12s %-9s %6.1f s%s" % (m["id"], m["family"], row["verdict"], row["seconds"],
-                                                  "" if row.get("cases") is None else
-                                                  "  %d cases" % row["cases"]), flush=True)
+            cases = "" if row.get("cases") is None else "  %d cases" % row["cases"]
+            print("%-28s %-12s %-9s %6.1f s%s" % (m["id"], m["family"], row["verdict"],
+                                                  row["seconds"], cases), flush=True)
     finally:
         log.close()
         if not a.work:
@@ -358,8 +365,8 @@ def main():
     tot = totals(rows, a.mode)
     print(json.dumps(tot))
     if a.json:
-        text = json.dumps({"mode": a.mode, "seed": a.seed, "time": a.time, "totals": tot, "mutants": rows},
-                          indent=1)
+        text = json.dumps({"mode": a.mode, "seed": a.seed, "time": a.time, "totals": tot,
+                           "mutants": rows}, indent=1)
         (sys.stdout.write(text + "\n") if a.json == "-" else open(a.json, "w").write(text + "\n"))
     if a.markdown:
         text = markdown(rows, a)
