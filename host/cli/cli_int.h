@@ -270,15 +270,16 @@ typedef struct cf_shown {
 typedef struct cf_run {
     const cf_args *args;
     cf_engine g;
-    cf_side side[2]; /* side[1].s NULL: only the Python front end is compared */
+    cf_side side[2];           /* side[1].s NULL: only the Python front end is compared */
     cf_side bir[CF_MAX_CORES]; /* --frontends ...,bir: side B per core count */
-    json_t *prog;    /* the current case's program */
+    json_t *prog;              /* the current case's program */
     cf_input inputs[CF_MAX_INPUTS];
     int n_inputs;
     char what[1100];    /* the current case's first difference */
     char invalid[1024]; /* the current case's static-check message */
     char *bir_text;
     bool bir_refused;
+    bool native_failed;   /* the current case: A's run failed (the Python side must too) */
     bool run_failed;      /* the current difference: one side failed or refused, the other not */
     uint64_t both_failed; /* cases neither side could run to the end (not compared) */
     uint64_t ran, agree, differ, invalid_cases, bir_refused_cases;

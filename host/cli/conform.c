@@ -181,7 +181,7 @@ static int bir_side(cf_run *R, uint32_t cores, trn_error *e) {
 static int open_sides(cf_run *R, trn_error *e) {
     const cf_args *a = R->args;
     if (open_side(&R->side[0], a, false, 0, e)) return trn_error_prefix(e, "side A");
-    if (a->fe_bir) return bir_side(R, 1, e);
+    if (a->fe_bir && bir_side(R, 1, e)) return -1;
     if (a->n_swaps && open_side(&R->side[1], a, true, 0, e)) return trn_error_prefix(e, "side B");
     if (a->fe_python && cf_python_setup(R, e)) return -1;
     return 0;
@@ -331,6 +331,7 @@ static int one_failed(cf_run *R, int side, trn_error *le, trn_error *e) {
     while ((rc = trn_sim_step(other, &st, &oe)) > 0) {}
     if (rc < 0) {
         ++R->both_failed;
+        R->native_failed = true;
         return CF_AGREE;
     }
     R->run_failed = true;
@@ -344,7 +345,7 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
     char name[64];
     snprintf(name, sizeof name, "conform case %" PRIu64, c->index);
     R->what[0] = 0;
-    R->bir_refused = R->run_failed = false;
+    R->bir_refused = R->run_failed = R->native_failed = false;
     json_decref(R->prog);
     R->prog = cf_build_program(c, e);
     if (!R->prog) return -1;
@@ -354,7 +355,10 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         return CF_INVALID;
     }
     if (make_inputs(R, c, e) || set_inputs(R, R->side[0].s, e)) return -1;
-    if (R->args->fe_python && !R->side[1].s) return CF_AGREE; /* compared in a batch later */
+    if (!R->side[1].s) { /* the Python side alone: A runs now, the batch compares later */
+        R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
+        return CF_AGREE;
+    }
     if (load_b(R, c, name, &le)) {
         if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);

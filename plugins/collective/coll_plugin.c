@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_conform.h"
 #include "coll_group.h"
 #include "coll_ops.h"
 #include "coll_state.h"
@@ -121,30 +122,33 @@ static const trn_operand_desc recv_operands[] = {{TRN_OUT, "dst", 0, "what this 
 
 static const trn_opcode_desc coll_opcodes[] = {
     TRN_OP(11, "GetGlobalRankId", coll_h_global_rank, TRN_ARRAY(attrs, rank_attrs),
-           TRN_ARRAY(operands, rank_operands)),
+           TRN_ARRAY(operands, rank_operands), .conform = coll_conform_global_rank),
     {.it = 48,
      .name = "CollectiveCompute",
      .handler = coll_h_compute,
      .flags = TRN_OPF_MAY_WAIT,
      TRN_ARRAY(attrs, compute_attrs),
      TRN_ARRAY(operands, compute_operands),
-     .check = coll_check_compute},
+     .check = coll_check_compute,
+     .conform = coll_conform_compute},
     {.it = 49,
      .name = "CollectiveSend",
      .handler = coll_h_send,
      .flags = TRN_OPF_MAY_WAIT,
      TRN_ARRAY(attrs, p2p_attrs),
      TRN_ARRAY(operands, send_operands),
-     .check = coll_check_send},
+     .check = coll_check_send,
+     .conform = coll_conform_send},
     {.it = 50,
      .name = "CollectiveRecv",
      .handler = coll_h_recv,
      .flags = TRN_OPF_MAY_WAIT,
      TRN_ARRAY(attrs, p2p_attrs),
      TRN_ARRAY(operands, recv_operands),
-     .check = coll_check_recv},
+     .check = coll_check_recv,
+     .conform = coll_conform_recv},
     TRN_OP(66, "GetCurProcessingRankID", coll_h_cur_rank, TRN_ARRAY(attrs, cur_rank_attrs),
-           TRN_ARRAY(operands, rank_operands)),
+           TRN_ARRAY(operands, rank_operands), .conform = coll_conform_cur_rank),
 };
 
 static const trn_setting_desc coll_settings_schema[] = {

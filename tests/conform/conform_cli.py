@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""trnsim conform through the real CLI. Usage:
+conform_cli.py --trnsim T --mutant MUTANT.so --python PY TEST
+TEST: search_ref mutant repeat frontends_bir frontends_python json bad_inputs"""
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--trnsim", required=True)
+ap.add_argument("--mutant", required=True)
+ap.add_argument("--python", required=True)
+ap.add_argument("test")
+opts = ap.parse_args()
+T = opts.trnsim
+HERE = os.path.dirname(os.path.abspath(__file__))
+REF = ["--family", "search", "--module", "search=trnsim-search-ref"]
+
+
+def conform(*args, rc=0, env=None):
+    r = subprocess.run([T, "conform", *args], capture_output=True, text=True, timeout=280,
+                       env=env)
+    assert r.returncode == rc, f"{args}: exit {r.returncode}, expected {rc}\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+def summary_counts(text):
+    """The per opcode/dtype table of the text summary: {(opcode, dtypes): cases}."""
+    rows = {}
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("opcode "))
+    for l in lines[start + 1:]:
+        if l.startswith("family "):
+            break
+        op, dts, n = l.split()
+        rows[(op, dts)] = int(n)
+    return rows
+
+
+def search_ref(tmp):
+    out = os.path.join(tmp, "out")
+    r = conform(*REF, "--cases", "400", "--seed", "7", "--out", out)
+    first = r.stdout.splitlines()[0]
+    assert re.fullmatch(r"conform: 400 cases, 400 agree, 0 differ, 0 invalid \(seed 7, .* cases/s\)",
+                        first), first
+    rows = summary_counts(r.stdout)
+    assert sum(rows.values()) == 400, rows
+    # every opcode, and every dtype a recipe lists for the data, is drawn
+    ops = {op for op, _ in rows}
+    assert ops == {"Max", "MaxIndex", "MatchReplace", "MaxIndexAndMatchReplace"}, ops
+    data_dtypes = {d.split(",")[0] for _, d in rows}
+    for dt in ["float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "float8_e3m4",
+               "float8_e4m3fn", "float32r", "int32", "int8", "uint8", "int16", "uint16", "uint32"]:
+        assert dt in data_dtypes, (dt, sorted(data_dtypes))
+    fam = re.search(r"^search\s+(\d+)\s+(\d+)\s+100\.0%$", r.stdout, re.M)
+    assert fam and fam.group(1) == fam.group(2), r.stdout
+    assert "B: <embedded default config> --module search=trnsim-search-ref" in r.stdout
+    rep = re.search(r"^repeat: (.*)$", r.stdout, re.M).group(1)
+    assert rep.endswith("--cases 400 --seed 7"), rep
+    assert not os.path.exists(out), "an agreeing run writes no case folder"
+    assert r.stderr == "", r.stderr
+
+
+def mutant(tmp):
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "search", "--module", "search=" + opts.mutant, "--cases", "2000",
+                "--seed", "1", "--out", out, rc=1)
+    m = re.search(r"^difference in case (\d+) \((\w+)\): (.*)$", r.stdout, re.M)
+    assert m, r.stdout
+    shrunk = re.search(r"^  shrunk from (\d+) to (\d+) instructions? \(\d+ tries\): (.*)$",
+                       r.stdout, re.M)
+    assert shrunk and shrunk.group(2) == "1", r.stdout
+    case = os.path.join(out, "case-" + m.group(1))
+    for f in ["program.json", "diff-command.txt", "in", "out-a", "out-b"]:
+        assert os.path.exists(os.path.join(case, f)), (f, os.listdir(case))
+    prog = json.load(open(os.path.join(case, "program.json")))
+    assert len(prog["instructions"]) == 1, prog
+    assert prog["instructions"][0]["opcode"] == "Max", prog
+    names = {t["name"] for t in prog["tensors"]}
+    for f in os.listdir(os.path.join(case, "in")):
+        assert f[:-4] in names, (f, names)
+    for side in ["out-a", "out-b"]:
+        assert sorted(os.listdir(os.path.join(case, side))) == sorted(n + ".npy" for n in names)
+    # the values output differs between the two sides' files
+    v = prog["instructions"][0]["outputs"][0]
+    v = v if isinstance(v, str) else v["tensor"]
+    a = np.load(os.path.join(case, "out-a", v + ".npy"))
+    b = np.load(os.path.join(case, "out-b", v + ".npy"))
+    assert a.tobytes() != b.tobytes()
+    # the printed line is the file's, and run it reproduces the difference
+    line = open(os.path.join(case, "diff-command.txt")).read().strip()
+    printed = r.stdout.splitlines()
+    assert "  " + line in printed, (line, printed)
+    d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
+    assert d.returncode == 1, (line, d.returncode, d.stdout, d.stderr)
+    assert d.stdout.startswith("difference at instruction 0"), d.stdout
+
+
+def repeat(tmp):
+    args = [*REF, "--cases", "150", "--seed", "12345"]
+    a = conform(*args).stdout
+    b = conform(*args).stdout
+    strip = lambda s: re.sub(r", [0-9.]+ s, [0-9]+ cases/s\)", ")", s)
+    assert strip(a) == strip(b), (a, b)
+    c = conform(*REF, "--cases", "150", "--seed", "12346").stdout
+    assert summary_counts(a) != summary_counts(c), "another seed draws other cases"
+    # the repeat line repeats the run
+    rep = re.search(r"^repeat: (.*)$", a, re.M).group(1)
+    r = subprocess.run(shlex.split(rep), capture_output=True, text=True, timeout=280)
+    assert r.returncode == 0 and strip(r.stdout) == strip(a), (rep, r.stdout)
+
+
+def frontends_bir(tmp):
+    r = conform("--family", "search", "--frontends", "native,bir", "--cases", "300", "--seed", "3",
+                "--out", os.path.join(tmp, "out"))
+    assert re.match(r"conform: 300 cases, 300 agree, 0 differ, 0 invalid", r.stdout), r.stdout
+    assert "  B: the BIR front end" in r.stdout, r.stdout
+    # float8_e4m3fn has no BIR name: those cases run on the native side alone
+    m = re.search(r"^  (\d+) cases the BIR writer cannot express", r.stdout, re.M)
+    assert m and 0 < int(m.group(1)) < 150, r.stdout
+
+
+def frontends_python(tmp):
+    """With a stand-in runner (the CLI run on each folder) first on PYTHONPATH."""
+    pkg = os.path.join(tmp, "py", "trnsim")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    with open(os.path.join(HERE, "fake_runner.py")) as f, \
+            open(os.path.join(pkg, "conform_runner.py"), "w") as g:
+        g.write(f.read())
+    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+               TRNSIM_PYTHON=opts.python, TMPDIR=tmp)
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "search", "--frontends", "native,python", "--cases", "40", "--seed",
+                "5", "--out", out, env=env)
+    assert r.stdout.startswith("conform: 40 cases, 40 agree, 0 differ"), r.stdout
+    assert "  B: the Python front end" in r.stdout, r.stdout
+    assert not os.path.exists(out)
+    assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform-")] == [], "temp left"
+    # a runner that flips one bit is caught, and its case kept
+    env["FAKE_FLIP"] = "1"
+    r = conform("--family", "search", "--frontends", "native,python", "--cases", "5", "--seed",
+                "5", "--out", out, env=env, rc=1)
+    m = re.search(r"^difference in case (\d+) \(\w+\): Python front end: tensor '(\w+)' differs",
+                  r.stdout, re.M)
+    assert m, r.stdout
+    case = os.path.join(out, "case-" + m.group(1))
+    assert sorted(os.listdir(case)) == ["in", "out", "program.json"], os.listdir(case)
+    # an interpreter that cannot run: one line, exit 2
+    env["TRNSIM_PYTHON"] = os.path.join(tmp, "no-python")
+    r = conform("--family", "search", "--frontends", "native,python", "--cases", "2", "--seed",
+                "5", "--out", os.path.join(tmp, "out2"), env=env, rc=2)
+    assert r.stderr.count("\n") == 1 and "TRNSIM_PYTHON" in r.stderr, r.stderr
+    assert r.stderr.startswith("trnsim: conform: --frontends python: cannot start "), r.stderr
+    # a package without the runner: Python's own last line, one line
+    env["TRNSIM_PYTHON"] = opts.python
+    os.remove(os.path.join(pkg, "conform_runner.py"))
+    r = conform("--family", "search", "--frontends", "native,python", "--cases", "2", "--seed",
+                "5", "--out", os.path.join(tmp, "out2"), env=env, rc=2)
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "No module named trnsim.conform_runner" in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(tmp, "out2"))
+
+
+def json_summary(tmp):
+    r = conform(*REF, "--cases", "60", "--seed", "9", "--json")
+    j = json.loads(r.stdout)
+    for k in ["seed", "cases", "agree", "differ", "invalid", "failed_both", "seconds",
+              "cases_per_second", "a", "b", "frontends", "bir_refused", "per_opcode", "families",
+              "recipes", "differences", "repeat"]:
+        assert k in j, (k, sorted(j))
+    assert j["seed"] == 9 and j["cases"] == 60 and j["agree"] == 60 and j["differ"] == 0
+    assert sum(x["cases"] for x in j["per_opcode"]) == 60
+    assert j["families"] == [{"family": "search", "instructions": j["families"][0]["instructions"],
+                              "valid": j["families"][0]["instructions"], "valid_ratio": 1.0}]
+    names = {(x["opcode"], x["recipe"]) for x in j["recipes"]}
+    assert ("Max", "topk16") in names and ("MaxIndexAndMatchReplace", "topk_round") in names, names
+    assert all(x["first_error"] is None for x in j["recipes"]), j["recipes"]
+    assert j["repeat"].endswith("--json --cases 60 --seed 9"), j["repeat"]
+    # with a difference: the shrunk case and its diff line
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "search", "--module", "search=" + opts.mutant, "--cases", "500",
+                "--seed", "2", "--json", "--out", out, rc=1)
+    j = json.loads(r.stdout)
+    assert j["differ"] == 1 and len(j["differences"]) == 1, j
+    d = j["differences"][0]
+    assert d["instructions"] == 1 and d["reproducible"] is True, d
+    assert os.path.isdir(d["dir"]) and d["diff_command"].split()[1] == "diff", d
+
+
+def bad_inputs(tmp):
+    out = os.path.join(tmp, "out")
+    cases = [
+        (["--family", "nope", "--module", "search=trnsim-search-ref"], "--family nope"),
+        (["--opcode", "Maxx", "--module", "search=trnsim-search-ref"], "--opcode Maxx"),
+        (["--module", "search=" + os.path.join(tmp, "missing.so")], "--module search="),
+        (["--module", "search=trnsim-search-nope"], "trnsim-search-nope"),
+        (["--module", "search=trnsim-search-ref", "--cases", "0"], "--cases 0"),
+        (["--frontends", "native,birr"], "--frontends native,birr"),
+        (["--frontends", "bir"], "--frontends bir"),
+        (["--module", "search=trnsim-search-ref", "--seed", "x"], "--seed x"),
+        (["--module", "search=trnsim-search-ref", "--time", "-1"], "--time -1"),
+        ([], "nothing to compare"),
+        (["--module", "search=trnsim-search-ref", "--cases"], "--cases needs a value"),
+        (["--module", "search=trnsim-search-ref", "--bogus", "1"], "unknown option '--bogus'"),
+    ]
+    for args, want in cases:
+        r = conform("--out", out, *args, rc=2)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("trnsim: conform: "), r.stderr
+        assert want in r.stderr, (want, r.stderr)
+        assert r.stdout == "", r.stdout
+        assert not os.path.exists(out), (args, "left an output folder")
+
+
+tests = {"search_ref": search_ref, "mutant": mutant, "repeat": repeat,
+         "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
+         "bad_inputs": bad_inputs}
+with tempfile.TemporaryDirectory() as tmp:
+    os.chdir(tmp)
+    tests[opts.test](tmp)
+print(f"ok: {opts.test}")

@@ -1,0 +1,37 @@
+"""A stand-in for trnsim.conform_runner (tests/conform): each case folder run
+through the trnsim CLI, its tensors written to out/ as [cores, *shape]."""
+import json, os, subprocess, sys
+import numpy as np
+
+def main(dirs):
+    exe = os.environ["TRNSIM_CLI"]
+    flip = os.environ.get("FAKE_FLIP")
+    for d in dirs:
+        prog = json.load(open(os.path.join(d, "program.json")))
+        cores = prog.get("cores", 1)
+        args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits"]
+        ind = os.path.join(d, "in")
+        for f in sorted(os.listdir(ind)):
+            a = np.load(os.path.join(ind, f))
+            name = f[:-4]
+            for c in range(cores):
+                p = os.path.join(ind, "%s.core%d.npy" % (name, c))
+                np.save(p, a[c])
+                args += ["--input", "%s@%d=%s" % (name, c, p)]
+        os.makedirs(os.path.join(d, "out"), exist_ok=True)
+        for t in prog["tensors"]:
+            for c in range(cores):
+                args += ["--output", "%s@%d=%s" % (t["name"], c, os.path.join(d, "out", "%s.core%d.npy" % (t["name"], c)))]
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode:
+            open(os.path.join(d, "error.txt"), "w").write(r.stderr)
+            continue
+        for i, t in enumerate(prog["tensors"]):
+            parts = [np.load(os.path.join(d, "out", "%s.core%d.npy" % (t["name"], c))) for c in range(cores)]
+            a = np.stack(parts)
+            if flip and i == 0:
+                a.view(np.uint8).reshape(-1)[0] ^= 1
+            np.save(os.path.join(d, "out", t["name"] + ".npy"), a)
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
