@@ -373,8 +373,13 @@ def isa_bn_backprop(case, inst, split):
     _need(list(tdx["shape"]) == list(case.decl(ins[0])["shape"]))
     te = _float(inst["total_elements"])
     fn = isa.bn_backprop2 if split else isa.bn_backprop
-    _per_core(case, lambda c: case.put(dx, fn(*[case.arg(op, c) for op in ins], te,
-                                              dtype=tdx["dtype"]), c))
+    # bn_backprop returns values, never raw bits: a bfloat16 / fp8 dx would
+    # lose its NaN bits on the way back, so take the fp32 result and let
+    # put() narrow it with the package's (the host's) RNE, as the write does
+    odt = "float32" if tdx["dtype"] == "bfloat16" or tdx["dtype"].startswith("float8") \
+        else tdx["dtype"]
+    _per_core(case, lambda c: case.put(dx, fn(*[case.arg(op, c) for op in ins], te, dtype=odt),
+                                       c))
 
 
 def _hbm(case, op):

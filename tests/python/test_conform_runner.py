@@ -75,11 +75,12 @@ def bn_case():
     p, n = 4, 64
     x = _rows(p, n, 3, ties=False) * np.float32(3) + np.float32(100)
     dy = _rows(p, n, 4, ties=False)
+    x[0, 5] = np.inf  # dx = -inf (coef[0] below), which float8_e4m3fn holds as 0xFF, a NaN
     tensors = [_t("x", [p, n]), _t("dy", [p, n]), _t("st", [p, 6]), _t("mv", [p, 2]),
                _t("g", [p, 3]),
                _t("m", [p, 1]), _t("vf", [p, 1]), _t("coef", [p, 3]), _t("dx", [p, n], "bfloat16"),
                _t("ab", [p, 2]), _t("sc", [p, 1]), _t("dx2", [p, n]), _t("xb", [p, n], "bfloat16"),
-               _t("stb", [p, 6])]
+               _t("stb", [p, 6]), _t("dx8", [p, n], "float8_e4m3fn")]
     insts = [_i("BNStats", ["x"], ["st"]),
              _i("BNStatsAggregate", ["st"], ["mv"]),
              _i("BNGradients", ["x", "dy", "m", "vf"], ["g"]),
@@ -87,17 +88,18 @@ def bn_case():
               "total_elements": 64},
              {"opcode": "BNBackprop2", "inputs": ["x", "dy", "m", "ab", "sc"], "outputs": ["dx2"],
               "total_elements": 64.5},
-             _i("BNStats", ["xb"], ["stb"])]
+             _i("BNStats", ["xb"], ["stb"]),
+             _i("BNBackprop", ["x", "dy", "m", "coef"], ["dx8"], total_elements=1.5)]
     rng = np.random.default_rng(5)
-    ins = {"x": x, "dy": dy, "m": x.mean(axis=1, keepdims=True).astype(np.float32),
+    ins = {"x": x, "dy": dy, "m": np.full((p, 1), 100.0, np.float32),
            "vf": rng.random((p, 1)).astype(np.float32),
-           "coef": rng.standard_normal((p, 3)).astype(np.float32),
+           "coef": np.vstack([[0.5, 2.0, 1.5], rng.standard_normal((p - 1, 3))]).astype(np.float32),
            "ab": rng.standard_normal((p, 2)).astype(np.float32),
            "sc": rng.random((p, 1)).astype(np.float32),
            "xb": bf16_bits(x)}
     return ({"cores": 1, "tensors": tensors, "instructions": insts}, ins, None, ["BNStats:isa",
             "BNStatsAggregate:isa", "BNGradients:isa", "BNBackprop:isa", "BNBackprop2:isa",
-            "BNStats:isa"])
+            "BNStats:isa", "BNBackprop:isa"])
 
 
 def rng_case():
