@@ -301,8 +301,10 @@ int64_t cf_range(uint64_t *st, int64_t lo, int64_t hi);
 bool cf_eval(const cf_instance *in, const char *expr, int64_t *out);
 int cf_select(cf_engine *g, const trn_registry *reg, trn_error *e);
 void cf_unselect(cf_engine *g);
+/* turn >= 0: the case's first instance; its first dtype variable takes
+ * value turn % size (every dtype drawn in turn); -1: drawn at random. */
 int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uint64_t *st,
-                     trn_error *e);
+                     int64_t turn, trn_error *e);
 void cf_instance_free(cf_instance *in);
 json_t *cf_build_program(const cf_case *c, trn_error *e);
 bool cf_tensor_used(const cf_instance *in, const char *name);

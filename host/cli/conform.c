@@ -400,8 +400,11 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
     c->seed = cf_mix(R->args->seed ^ cf_mix(index + 1));
     uint64_t st = c->seed;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
+    /* the opcodes, each one's recipes and the recipe's first dtype take turns */
     cf_opcode *op = &g->ops[index % (uint64_t)g->n_ops];
-    cf_recipe *r = pick_recipe(R, op, &st, 0);
+    uint64_t turn = index / (uint64_t)g->n_ops;
+    cf_recipe *r = &op->recipes[turn % (uint64_t)op->n_recipes];
+    turn /= (uint64_t)op->n_recipes;
     c->cores = (uint32_t)cf_range(&st, r->cores_min, r->cores_max);
     int want = (int)cf_range(&st, 1, CF_MAX_INST);
     for (int k = 0; k < want; ++k) {
@@ -411,7 +414,7 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
-        if (cf_draw_instance(in, r, reg, &st, e)) return -1;
+        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) return -1;
         in->origin = k;
         ++c->n_inst;
     }
@@ -452,8 +455,23 @@ static const char *family_of(const trn_registry *reg, const char *opname) {
     return "?";
 }
 
-/* Tally a built case: per opcode and dtype (its first instance), and its
- * instructions per family, valid or not. */
+/* Whether instance k alone passes the static check (an invalid chained
+ * program is charged to the instances that are invalid by themselves);
+ * its message in R->invalid when not. Replaces A's program. */
+static bool instance_valid(cf_run *R, const cf_case *c, int k) {
+    cf_case one = *c; /* shallow: built from, never freed */
+    one.inst[0] = c->inst[k];
+    one.n_inst = 1;
+    trn_error e;
+    json_t *prog = cf_build_program(&one, &e);
+    if (prog && !trn_sim_load_program_document(R->side[0].s, prog, "conform instance", &e))
+        return true;
+    snprintf(R->invalid, sizeof R->invalid, "%s", e.msg);
+    return false;
+}
+
+/* Tally a built case: per opcode and dtype (its first instance), each
+ * instance's instructions per family, valid or not, and its recipe. */
 static void tally(cf_run *R, const cf_case *c, bool valid) {
     const cf_instance *in = &c->inst[0];
     char dts[128] = "";
@@ -464,20 +482,22 @@ static void tally(cf_run *R, const cf_case *c, bool valid) {
     cf_count *k = count_slot(R, in->r->op->name, dts);
     if (k) ++k->cases;
     const trn_registry *reg = trn_sim_registry(R->side[0].s);
-    json_t *ij;
-    size_t i;
-    json_array_foreach(json_object_get(R->prog, "instructions"), i, ij) {
-        const char *opname = json_string_value(json_object_get(ij, "opcode"));
-        cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
-        if (!f) continue;
-        ++f->instructions;
-        f->valid += valid;
-    }
-    for (int k2 = 0; k2 < c->n_inst; ++k2) {
-        cf_recipe *r = c->inst[k2].r;
+    for (int j = 0; j < c->n_inst; ++j) {
+        const cf_instance *ij = &c->inst[j];
+        bool ok = valid || (c->n_inst == 1 ? false : instance_valid(R, c, j));
+        json_t *inst;
+        size_t i;
+        json_array_foreach(json_object_get(ij->r->obj, "instructions"), i, inst) {
+            const char *opname = json_string_value(json_object_get(inst, "opcode"));
+            cf_family *f = family_slot(R, opname ? family_of(reg, opname) : "?");
+            if (!f || (i < 64 && (ij->dropped >> i) & 1)) continue;
+            ++f->instructions;
+            f->valid += ok;
+        }
+        cf_recipe *r = ij->r;
         ++r->programs;
-        r->valid += valid;
-        if (!valid && !r->first_error[0])
+        r->valid += ok;
+        if (!ok && !r->first_error[0])
             snprintf(r->first_error, sizeof r->first_error, "%s", R->invalid);
     }
 }

@@ -315,7 +315,7 @@ static int draw_attrs(cf_instance *in, const trn_registry *reg, uint64_t *st, tr
 }
 
 int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uint64_t *st,
-                     trn_error *e) {
+                     int64_t turn, trn_error *e) {
     *in = (cf_instance){.r = r};
     json_t *vars = json_object_get(r->obj, "vars"), *v;
     const char *k;
@@ -341,7 +341,11 @@ int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uin
                               k);
         int i = in->n_dtypes++;
         in->dtype_name[i] = k;
-        in->dtype_val[i] = json_string_value(json_array_get(v, cf_next(st) % json_array_size(v)));
+        /* the first dtype variable of a case's first instance takes its
+         * values in turn, so every dtype a recipe lists is drawn */
+        uint64_t pick = cf_next(st) % json_array_size(v);
+        if (i == 0 && turn >= 0) pick = (uint64_t)turn % json_array_size(v);
+        in->dtype_val[i] = json_string_value(json_array_get(v, pick));
         if (!in->dtype_val[i])
             return trn_errorf(e, "recipe '%s': dtype var %s lists a non-string", r->name, k);
     }

@@ -17,6 +17,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--trnsim", required=True)
 ap.add_argument("--mutant", required=True)
 ap.add_argument("--python", required=True)
+ap.add_argument("--ctest", help="the ctest module (conform_test_module.c), for recipes")
 ap.add_argument("test")
 opts = ap.parse_args()
 T = opts.trnsim
@@ -101,6 +102,24 @@ def mutant(tmp):
     d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
     assert d.returncode == 1, (line, d.returncode, d.stdout, d.stderr)
     assert d.stdout.startswith("difference at instruction 0"), d.stdout
+
+
+def keep_going_time(tmp):
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "search", "--module", "search=" + opts.mutant, "--cases", "120",
+                "--seed", "3", "--keep-going", "--out", out, rc=1)
+    first = r.stdout.splitlines()
+    head = next(l for l in first if l.startswith("conform: "))
+    m = re.match(r"conform: 120 cases, (\d+) agree, (\d+) differ, 0 invalid", head)
+    assert m and int(m.group(2)) > 1 and int(m.group(1)) + int(m.group(2)) == 120, head
+    found = re.findall(r"^difference in case (\d+) ", r.stdout, re.M)
+    assert len(found) == int(m.group(2)), (found, head)
+    assert sorted(os.listdir(out)) == sorted("case-" + n for n in found), os.listdir(out)
+    # --time alone: as many cases as fit, and the repeat line names how many ran
+    r = conform(*REF, "--time", "0.5", "--seed", "8")
+    n = int(re.match(r"conform: (\d+) cases, \1 agree", r.stdout).group(1))
+    assert n > 0, r.stdout
+    assert re.search(r"^repeat: .* --cases %d --seed 8$" % n, r.stdout, re.M), r.stdout
 
 
 def repeat(tmp):
@@ -219,7 +238,35 @@ def bad_inputs(tmp):
         assert not os.path.exists(out), (args, "left an output folder")
 
 
-tests = {"search_ref": search_ref, "mutant": mutant, "repeat": repeat,
+def recipes(tmp):
+    """A recipe the static check refuses is reported with the check's message
+    and counted against its own instructions only; an opcode without recipes
+    is drawn from its operand roles."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    args = ["--config", cfg, "--module", "ctest=" + opts.ctest, "--cases", "60", "--seed", "4"]
+    j = json.loads(conform(*args, "--json").stdout)
+    rec = {(x["opcode"], x["recipe"]): x for x in j["recipes"]}
+    assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestPlain", "schema")}, rec
+    bad, good, plain = rec[("CTestCopy", "bad")], rec[("CTestCopy", "good")], \
+        rec[("CTestPlain", "schema")]
+    assert bad["programs"] > 0 and bad["valid"] == 0, bad
+    assert bad["first_error"].endswith(
+        "instruction 0 (core 0, opcode CTestCopy/210, family ctest): CTest: input and output "
+        "differ in elements or dtype"), bad
+    assert good["first_error"] is None and good["valid"] == good["programs"] > 0, good
+    assert plain["first_error"] is None and plain["valid"] == plain["programs"] > 0, plain
+    fam = j["families"][0]
+    assert fam["family"] == "ctest" and fam["instructions"] - fam["valid"] == bad["programs"], j
+    assert j["invalid"] > 0 and j["agree"] + j["invalid"] == 60 and j["differ"] == 0, j
+    t = conform(*args).stdout
+    assert re.search(r"^recipe CTestCopy/bad: (\d+) of \1 programs invalid; first: .*CTest: input "
+                     r"and output differ", t, re.M), t
+    assert "recipe CTestCopy/good" not in t, t
+
+
+tests = {"recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
          "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
          "bad_inputs": bad_inputs}
 with tempfile.TemporaryDirectory() as tmp:

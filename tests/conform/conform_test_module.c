@@ -1,0 +1,78 @@
+/* A module for trnsim conform's own tests (family "ctest"): CTestCopy
+ * (IT 210) has two recipes, one its static check accepts and one it always
+ * refuses (an output one element longer than the input: a recipe bug
+ * conform must report with the check's message); CTestPlain (IT 211) has
+ * none, so conform draws it from its operand roles alone. Both copy their
+ * input's raw bits. Built only for the tests; never installed. */
+#include <stdlib.h>
+
+#include "trnsim/plugin.h"
+
+static trn_status operands(const trn_host_api *api, trn_ctx *ctx, trn_ap *in, trn_ap *out) {
+    if (api->operand_count(ctx, TRN_IN) != 1 || api->operand_count(ctx, TRN_OUT) != 1)
+        return api->error(ctx, "CTest: expected 1 input and 1 output");
+    if (api->operand(ctx, TRN_IN, 0, in) || api->operand(ctx, TRN_OUT, 0, out)) return TRN_ERR;
+    if (trn_ap_elems(in) != trn_ap_elems(out) || in->dtype != out->dtype)
+        return api->error(ctx, "CTest: input and output differ in elements or dtype");
+    return TRN_OK;
+}
+
+static trn_status copy_check(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    trn_ap in, out;
+    return operands(api, ctx, &in, &out);
+}
+
+static trn_status copy(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    trn_ap in, out;
+    if (operands(api, ctx, &in, &out)) return TRN_ERR;
+    size_t bytes = (size_t)trn_ap_elems(&in) * 8 + 1;
+    void *buf = malloc(bytes);
+    trn_status rc = buf ? api->read_raw(ctx, &in, buf) : api->error(ctx, "out of memory");
+    if (rc == TRN_OK) rc = api->write_raw(ctx, &out, buf);
+    free(buf);
+    return rc;
+}
+
+static const char copy_recipes[] =
+    "[{\"name\": \"good\", \"vars\": {\"P\": [1, 16], \"N\": [1, 64]},"
+    "  \"dtypes\": {\"T\": [\"float32\", \"bfloat16\", \"int8\"]},"
+    "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\","
+    "                 \"shape\": [\"P\", \"N\"], \"input\": true},"
+    "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
+    "\"N\"]}],"
+    "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]},"
+    " {\"name\": \"bad\", \"vars\": {\"P\": [1, 16], \"N\": [1, 64]},"
+    "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
+    "                 \"shape\": [\"P\", \"N\"], \"input\": true},"
+    "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
+    "                \"shape\": [\"P\", \"N+1\"]}],"
+    "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": "
+    "[\"y\"]}]}]";
+
+static const trn_operand_desc copy_operands[] = {
+    {TRN_IN, "x", 0, "any dtype"},
+    {TRN_OUT, "y", 0, "as x"},
+};
+
+static const trn_opcode_desc ctest_ops[] = {
+    {.it = 210,
+     .name = "CTestCopy",
+     .handler = copy,
+     .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, copy_operands),
+     .check = copy_check,
+     .conform = copy_recipes},
+    {.it = 211,
+     .name = "CTestPlain",
+     .handler = copy,
+     .flags = TRN_OPF_NO_ATTRS,
+     TRN_ARRAY(operands, copy_operands),
+     .check = copy_check},
+};
+
+TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
+    TRN_PLUGIN_HEADER, .name = "trnsim-ctest", .family = "ctest",
+    .version = "0",    TRN_OPS(ctest_ops),
+};
