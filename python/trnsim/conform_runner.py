@@ -12,6 +12,9 @@ message (one line) and no out/ files. Then the next DIR. The exit status is 0
 unless the runner itself failed (bad arguments, an unreadable folder: 2).
 DIR/config.cfg, when present, is the config of that case (else --config,
 else the embedded default); --set overrides apply to every case.
+--verbose prints, and the environment variable TRNSIM_CONFORM_RUNNER_LOG
+names a file that gets, one line per case with the path each instruction
+took (conform starts the runner itself, so the variable is how to see it).
 
 Output dtypes are the package's value dtype of the tensor's dtype (float32,
 float16, the integer types) except for bfloat16 and the fp8 formats, which
@@ -29,10 +32,12 @@ Which path an instruction takes (docs/python.md, "The conform runner"):
   isa.nc_match_replace8(dst_idx=True); BNStats -> isa.bn_stats;
   BNStatsAggregate -> isa.bn_aggr; BNGradients -> isa.bn_gradients;
   BNBackprop / BNBackprop2 -> isa.bn_backprop / isa.bn_backprop2;
-  DMACopy mode 0 (HBM to HBM, plain or accumulate) -> isa.dma_copy, mode 0
-  indirect gather -> isa.dma_gather, mode 1 -> isa.dma_transpose, mode 2 ->
-  isa.dma_compute, mode 3 -> isa.dma_replicate; CollectiveCompute kinds
-  AllReduce, AllGather, AllToAll, Permute, PermuteImplicit ->
+  DMACopy mode 0 (whole tensors in any memory, plain or accumulate) ->
+  isa.dma_copy, mode 0 indirect gather (HBM) -> isa.dma_gather, mode 1 (HBM)
+  -> isa.dma_transpose, mode 2 (any memory) -> isa.dma_compute, mode 3 (HBM
+  to SBUF) -> isa.dma_replicate; CollectiveCompute kinds AllReduce,
+  AllGather, AllToAll, Permute, PermuteImplicit (any memory, the output in
+  the input's dtype) ->
   isa.all_reduce / all_gather / all_to_all / collective_permute /
   collective_permute_implicit; on one core, SetRandState(2) from a state
   tensor -> isa.set_rand_state, SetRandState2 with a seed ->
@@ -49,8 +54,8 @@ Which path an instruction takes (docs/python.md, "The conform runner"):
   function cannot say. Consecutive such instructions run as one program.
 
 A whole program goes through trnsim.Program when carrying tensor contents
-between the two paths could change its meaning: a program with loops, views
-or explicitly placed tensors, or one where a stateful instruction (RNG,
+between the two paths could change its meaning: a program with loops,
+registers, views or explicitly placed tensors, or one where a stateful instruction (RNG,
 experimental, DMA queues and descriptors, CollectiveSend / Recv) goes the
 generic path while another goes the isa path. Between the steps of a mixed
 program the runner carries every tensor's contents; a tensor any step wrote
@@ -382,6 +387,13 @@ def isa_bn_backprop(case, inst, split):
                                        c))
 
 
+def _any_memory(case, op):
+    """A whole tensor in any memory: the isa function builds HBM tensors, and
+    a dense copy, fold or collective of whole tensors gives the same
+    elements in visiting order wherever they live."""
+    return case.decl(op)
+
+
 def _hbm(case, op):
     t = case.decl(op)
     _need(t.get("memory") == "hbm")
@@ -395,8 +407,8 @@ def isa_dma_copy(case, inst):
     if mode == 0:
         _attrs(inst, ("mode", "accumulate"))
         (s,), (d,) = _ops(inst, 1, 1)
-        ts = _hbm(case, s)
-        td = _hbm(case, d)
+        ts = _any_memory(case, s)
+        td = _any_memory(case, d)
         _need(math.prod(ts["shape"]) == math.prod(td["shape"]))
         acc = bool(inst.get("accumulate", False))
         _per_core(case, lambda c: case.put(d, isa.dma_copy(case.arg(s, c), dtype=td["dtype"],
@@ -408,8 +420,8 @@ def isa_dma_copy(case, inst):
         _attrs(inst, ("mode", "reduce_op"))
         ins, (d,) = _ops(inst, len(inst.get("inputs", [])), 1)
         for op in ins:
-            _hbm(case, op)
-        td = _hbm(case, d)
+            _any_memory(case, op)
+        td = _any_memory(case, d)
         _need(list(td["shape"]) == list(case.decl(ins[0])["shape"]))
         names = {4: "add", 8: "max", 9: "min"}
         op = names.get(_enum(inst.get("reduce_op", -1), _REDOPS))
@@ -478,8 +490,7 @@ def isa_collective(case, inst):
     kind = _enum(inst["kind"], _KINDS) if "kind" in inst else None
     _need(kind in _COLLECTIVES)
     (x,), (y,) = _ops(inst, 1, 1)
-    _hbm(case, x)
-    _hbm(case, y)
+    _need(_any_memory(case, x)["dtype"] == _any_memory(case, y)["dtype"])  # the isa call's rule
     xs = [case.arg(x, c) for c in range(case.cores)]
     groups = inst.get("replica_groups")
     if groups is not None:  # the isa functions take NKI's rule only: every rank in one group
@@ -564,8 +575,22 @@ def _plain_layout(program):
     insts = program.get("instructions", [])
     if any(not isinstance(i, dict) or "loop" in i for i in insts):
         return False
+    # registers are state the runner does not carry between steps
+    if any(k in ("register", "offset_register") for i in insts for k in _keys(i)):
+        return False
     return not any(k in t for t in program.get("tensors", [])
                    for k in ("view_of", "partition", "offset"))
+
+
+def _keys(value):
+    """Every key of a JSON value, operands' included."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _keys(v)
 
 
 class _Probe(Case):
@@ -582,8 +607,13 @@ class _Probe(Case):
 def plan(program, config, settings):
     """[(path, instruction)]: path "isa" or "program" per instruction, or
     None when the whole program goes through trnsim.Program."""
+    return plan_why(program, config, settings)[0]
+
+
+def plan_why(program, config, settings):
+    """(plan(), why the whole program goes through trnsim.Program or None)."""
     if not _plain_layout(program):
-        return None
+        return None, "loops, registers, views or placed tensors"
     probe = _Probe(program, config, settings)
     steps = []
     for inst in program.get("instructions", []):
@@ -598,9 +628,11 @@ def plan(program, config, settings):
         steps.append((path, inst))
     paths = {p for p, _ in steps}
     stateful_generic = any(p == "program" and opcode_name(i) in STATEFUL_OPS for p, i in steps)
-    if "isa" not in paths or (stateful_generic and len(paths) > 1):
-        return None
-    return steps
+    if "isa" not in paths:
+        return None, "no instruction in an isa form"
+    if stateful_generic and len(paths) > 1:
+        return None, "a stateful instruction without an isa form"
+    return steps, None
 
 
 def _static_fit(fn, probe, inst):
@@ -729,12 +761,18 @@ def main(argv=None):
             print("trnsim.conform_runner: %s: %s" % (d, exc), file=sys.stderr)
             failed = True
             continue
-        if args.verbose:
+        log = os.environ.get("TRNSIM_CONFORM_RUNNER_LOG")
+        if args.verbose or log:
             with open(os.path.join(d, "program.json"), encoding="utf-8") as f:
-                steps = plan(json.load(f), args.config, settings)
-            how = "program (whole)" if steps is None else \
+                steps, why = plan_why(json.load(f), args.config, settings)
+            how = "program (whole: %s)" % why if steps is None else \
                 ", ".join("%s:%s" % (opcode_name(i), p) for p, i in steps)
-            print("%s: %s [%s]" % (d, result, how))
+            line = "%s: %s [%s]" % (d, result, how)
+            if args.verbose:
+                print(line)
+            if log:  # conform runs the runner itself: the paths taken, appended here
+                with open(log, "a", encoding="utf-8") as f:
+                    f.write(line + "\n")
     return 2 if failed else 0
 
 

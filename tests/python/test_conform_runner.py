@@ -155,7 +155,8 @@ def collective_case():
     x[1, 4] = np.nan
     tensors = [_h("x", [16]), _h("s", [16]), _h("mx", [16]),
                _h("g", [32]), _h("t", [16]), _h("pm", [16]),
-               _h("pi", [16]), _h("rs", [16])]
+               _h("pi", [16]), _h("rs", [16]), _t("xs", [4, 8]), _t("ss", [4, 8]),
+               _t("xi", [4, 8], "int8"), _t("si", [4, 8], "int32")]
     insts = [_i("CollectiveCompute", ["x"], ["s"], kind="AllReduce", reduce_op="add"),
              _i("CollectiveCompute", ["x"], ["mx"], kind=2, reduce_op="max"),
              _i("CollectiveCompute", ["x"], ["g"], kind="AllGather"),
@@ -165,9 +166,16 @@ def collective_case():
              _i("CollectiveCompute", ["x"], ["pi"], kind="PermuteImplicit"),
              # scale has no isa form: the generic builder, on both cores
              {"opcode": "CollectiveCompute", "kind": "AllReduce", "reduce_op": "add", "scale": 0.5,
-              "inputs": ["x"], "outputs": ["rs"]}]
-    return ({"cores": 2, "tensors": tensors, "instructions": insts}, {"x": x}, None,
-            ["CollectiveCompute:isa"] * 6 + ["CollectiveCompute:program"])
+              "inputs": ["x"], "outputs": ["rs"]},
+             # whole SBUF tensors: the isa call; int8 in, int32 out: the generic builder
+             _i("CollectiveCompute", ["xs"], ["ss"], kind="AllReduce", reduce_op="add"),
+             _i("CollectiveCompute", ["xi"], ["si"], kind="AllReduce", reduce_op="add")]
+    xs = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    xi = rng.integers(-128, 128, (2, 4, 8)).astype(np.int8)
+    return ({"cores": 2, "tensors": tensors, "instructions": insts}, {"x": x, "xs": xs, "xi": xi},
+            None, ["CollectiveCompute:isa"] * 6 + ["CollectiveCompute:program",
+                                                   "CollectiveCompute:isa",
+                                                   "CollectiveCompute:program"])
 
 
 def experimental_case():
@@ -302,6 +310,16 @@ def test_run_error_on_the_isa_path(tmp_path):
     assert not (d / "out").exists()
     r = subprocess.run([CLI, "run", str(d / "program.json")], capture_output=True, text=True)
     assert r.returncode != 0 and "'x'" in r.stderr
+
+
+def test_registers_run_whole():
+    """A register is state the runner does not carry between steps: such a
+    program goes whole through trnsim.Program."""
+    program, _, _, _ = search_case()
+    program = dict(program, instructions=program["instructions"] +
+                   [_i("GetGlobalRankId", [], [], register=3)])
+    assert conform_runner.plan_why(program, None, {}) == (None, "loops, registers, views or "
+                                                                "placed tensors")
 
 
 def test_runner_failure_exits_2(tmp_path):
