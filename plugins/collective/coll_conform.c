@@ -124,7 +124,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1]], [[1, 0]], []]}}, "
     "{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], \"outputs\": [\"a\"], \"kind\": "
@@ -169,7 +169,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1, 2]], [[2, 0, 1]], []]}}, "
     "{\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], \"outputs\": [\"a\"], \"kind\": "
@@ -214,7 +214,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1, 2, 3]], [[3, 1, 0, 2]], "
     "[]]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], \"outputs\": [\"a\"], "
@@ -261,7 +261,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1], [2, 3]], [[3, 0], [1, 2]], "
     "[[0, 2], [3, 1]], [[1, 3]]]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], "
@@ -310,7 +310,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1, 2, 3], [4, 5, 6, 7]], [[6, 0, "
     "4, 2], [1, 3, 5, 7]], [[7, 1, 2, 4]]]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": "
@@ -358,7 +358,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[0, 1, 2, 3, 4, 5, 6, 7]], [[7, 6, "
     "5, 4, 3, 2, 1, 0]], []]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], "
@@ -405,7 +405,7 @@ const char coll_conform_compute[] =
     "[1, 1030]}, \"dtypes\": {\"T\": " CF_ALL
     "}, \"tensors\": [{\"name\": \"a\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"], \"input\": true}, {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", "
-    "\"shape\": [\"P\", \"N\"], \"fill\": 0}], \"instructions\": [{\"opcode\": "
+    "\"shape\": [\"P\", \"N\"], \"input\": true}], \"instructions\": [{\"opcode\": "
     "\"CollectiveCompute\", \"inputs\": [\"a\"], \"outputs\": [\"d\"], \"kind\": {\"@\": "
     "[\"PermuteImplicit\", 9]}, \"replica_groups\": {\"@\": [[[7, 0], [1, 6], [2, 5], [3, 4]], "
     "[[0, 1], [2, 3], [4, 5], [6, 7]]]}}, {\"opcode\": \"CollectiveCompute\", \"inputs\": [\"d\"], "

@@ -41,7 +41,7 @@ static trn_status all_gather(const coll_exec *x) {
             return TRN_ERR;
     }
     bool raw = coll_all_same_dtype(x, 1);
-    if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     if (raw) {
         bool done;
@@ -100,7 +100,7 @@ static trn_status all_to_all(const coll_exec *x, bool v) {
             if (coll_out_count_is(x, i, emax, "the input's count") != TRN_OK) return TRN_ERR;
     }
     bool raw = coll_all_same_dtype(x, 1);
-    if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     if (raw) {
         bool done;
@@ -145,7 +145,7 @@ static trn_status permute(const coll_exec *x) {
         emax = src->in_count[0] > emax ? src->in_count[0] : emax;
     }
     bool raw = coll_all_same_dtype(x, 1);
-    if (coll_check_outputs(x, raw) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, raw) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     if (raw) {
         uint32_t *source = malloc(x->n * sizeof *source);
@@ -197,6 +197,8 @@ static trn_status copy_one(const trn_host_api *api, trn_ctx *ctx, coll_state *st
             (long long)n_in, (long long)n_out);
     bool raw = in->dtype == out->dtype;
     char who[256];
+    snprintf(who, sizeof who, "%s: the input", what);
+    if (coll_check_in(api, ctx, in, raw, who) != TRN_OK) return TRN_ERR;
     snprintf(who, sizeof who, "%s: the output", what);
     if (coll_check_out(api, ctx, out, raw, who) != TRN_OK) return TRN_ERR;
     bool done;

@@ -52,9 +52,15 @@ trn_status coll_out_count_is(const coll_exec *x, uint32_t i, int64_t want, const
                      (long long)x->recs[i]->out_count, (long long)want, why);
 }
 
-trn_status coll_check_outputs(const coll_exec *x, bool raw) {
+trn_status coll_check_operands(const coll_exec *x, bool raw) {
     for (uint32_t i = 0; i < x->n; ++i) {
         char who[96];
+        for (int k = 0; k < x->recs[i]->n_in; ++k) {
+            snprintf(who, sizeof who, "%s (kind %lld): core %u's input %d",
+                     coll_kind_name(x->sp->kind), (long long)x->sp->kind, x->recs[i]->core, k);
+            if (coll_check_in(x->api, x->ctx, &x->recs[i]->in[k], raw, who) != TRN_OK)
+                return TRN_ERR;
+        }
         snprintf(who, sizeof who, "%s (kind %lld): core %u's output", coll_kind_name(x->sp->kind),
                  (long long)x->sp->kind, x->recs[i]->core);
         if (coll_check_out(x->api, x->ctx, &x->recs[i]->out, raw, who) != TRN_OK) return TRN_ERR;

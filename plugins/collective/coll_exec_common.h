@@ -25,8 +25,9 @@ bool coll_all_same_dtype(const coll_exec *x, int n_in);
 trn_status coll_same_in_counts(const coll_exec *x);
 /* Participant i's output has `want` elements (why explains want). */
 trn_status coll_out_count_is(const coll_exec *x, uint32_t i, int64_t want, const char *why);
-/* Every participant's output is writable (coll_check_out). */
-trn_status coll_check_outputs(const coll_exec *x, bool raw);
+/* Every participant's inputs are readable on the data's path (coll_check_in)
+ * and its output writable (coll_check_out). */
+trn_status coll_check_operands(const coll_exec *x, bool raw);
 /* Input k of participant i lands at base + (i * n_in + k) * stride
  * (bytes for the raw form, floats for the fp32 form). */
 trn_status coll_read_all(const coll_exec *x, int n_in, bool raw, char *base, size_t stride);

@@ -26,7 +26,7 @@ trn_status coll_exec_reduce_all(const coll_exec *x, bool scatter) {
             return TRN_ERR;
     if (coll_reduce_rejects(x->sp->op, x->n, (size_t)e, x->sp->has_scale))
         return coll_unsupported_op(x->api, x->ctx, x->sp->op);
-    if (coll_check_outputs(x, false) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, false) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     bool done;
     trn_status rc_direct =
@@ -60,7 +60,7 @@ trn_status coll_exec_send_recv_cce(const coll_exec *x) {
     size_t n_ins = coll_peer_pos(x, 0) == 0 ? 1 : 2;
     if (coll_reduce_rejects(x->sp->op, n_ins, (size_t)e, x->sp->has_scale))
         return coll_unsupported_op(x->api, x->ctx, x->sp->op);
-    if (coll_check_outputs(x, false) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, false) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     size_t stride = F32_STRIDE(e), bytes = stride * sizeof(float) * (x->n + 1);
     float *buf = coll_scratch(x->st, bytes);
@@ -99,7 +99,7 @@ trn_status coll_exec_permute_reduce_implicit(const coll_exec *x) {
         if (coll_reduce_rejects(x->sp->op, 2, (size_t)src->in_count[0], x->sp->has_scale))
             return coll_unsupported_op(x->api, x->ctx, x->sp->op);
     }
-    if (coll_check_outputs(x, false) != TRN_OK) return TRN_ERR;
+    if (coll_check_operands(x, false) != TRN_OK) return TRN_ERR;
     if (x->validate_only) return TRN_OK; /* the static check ends before the data */
     size_t stride = F32_STRIDE(emax), bytes = stride * sizeof(float) * (2 * x->n + 1);
     float *buf = coll_scratch(x->st, bytes);
@@ -123,8 +123,10 @@ trn_status coll_exec_local_allreduce(const trn_host_api *api, trn_ctx *ctx, coll
             ctx,
             "AllReduce (kind 2, multiworker): the input has %lld elements but the output has %lld",
             (long long)e, (long long)rec->out_count);
-    if (coll_check_out(api, ctx, &rec->out, false, "AllReduce (kind 2, multiworker): the output") !=
-        TRN_OK)
+    if (coll_check_in(api, ctx, &rec->in[0], false, "AllReduce (kind 2, multiworker): the input") !=
+            TRN_OK ||
+        coll_check_out(api, ctx, &rec->out, false, "AllReduce (kind 2, multiworker): the output") !=
+            TRN_OK)
         return TRN_ERR;
     size_t stride = F32_STRIDE(e), bytes = stride * sizeof(float) * 2;
     float *buf = coll_scratch(st, bytes);

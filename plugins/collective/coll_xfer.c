@@ -20,6 +20,17 @@ trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *a
     return TRN_OK;
 }
 
+trn_status coll_check_in(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw,
+                         const char *who) {
+    if (raw || coll_dtype_has_f32(ap->dtype)) return TRN_OK;
+    return api->error(
+        ctx,
+        "%s: dtype %s has no fp32 value per element (a packed form) and the data goes "
+        "through fp32 (a reducing kind, or APs of different dtypes); a collective "
+        "moves packed data only between APs of the same dtype",
+        who, api->dtype_name((trn_dtype)ap->dtype));
+}
+
 trn_status coll_read(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, void *buf, bool raw) {
     return raw ? api->read_raw(ctx, ap, buf) : api->read_f32(ctx, ap, buf);
 }

@@ -21,6 +21,10 @@ size_t coll_elem_width(const trn_host_api *api, const trn_ap *ap, bool raw);
  * value per element on the fp32 path). who names it in the message. */
 trn_status coll_check_out(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw,
                           const char *who);
+/* Before the first read: an input on the fp32 path has an fp32 value per
+ * element (not a packed x4 form), so that check refuses what the read would. */
+trn_status coll_check_in(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, bool raw,
+                         const char *who);
 
 trn_status coll_read(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, void *buf, bool raw);
 trn_status coll_write(const trn_host_api *api, trn_ctx *ctx, const trn_ap *ap, const void *buf,

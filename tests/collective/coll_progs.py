@@ -172,6 +172,59 @@ SIZES = (2, 4, 8)
 
 # ---- AllReduce ----------------------------------------------------------------
 
+def check_refuses(prog_, expect_error):
+    """`trnsim check` refuses prog_ with one line holding every expect_error
+    string: what run refuses without data, check refuses too."""
+    with tempfile.TemporaryDirectory(prefix="coll-") as d:
+        p = os.path.join(d, "prog.json")
+        with open(p, "w") as f:
+            json.dump(prog_, f)
+        c = os.path.join(d, "coll.cfg")
+        with open(c, "w") as f:
+            f.write(config())
+        r = subprocess.run([TRNSIM, "check", p, "--config", c], capture_output=True, text=True,
+                           timeout=300)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode == 0 or len(lines) != 1:
+            raise Fail(f"check should refuse with one line, exited {r.returncode}:\n{r.stderr}")
+        for t in expect_error:
+            if t not in lines[0]:
+                raise Fail(f"check's stderr lacks {t!r}:\n{r.stderr}")
+        print(f"  check refused as expected: {lines[0]}")
+
+
+@case
+def packed_input_through_fp32():
+    """A packed x4 input on the fp32 path (a reducing kind, or a route between
+    dtypes) has no value to read: check refuses it as run does, naming the
+    input (found by trnsim conform: check passed, run failed in the read)."""
+    pk = "float8_e4m3_x4"
+    a = tensor("a", (2, 4), dtype=pk, fill=0)
+    f = tensor("f", (2, 4), fill=1)
+    e = tensor("e", (2, 4))
+    msg = ["has no fp32 value per element (a packed form)", "goes through fp32"]
+    for kind, ins, name in [("AllToAll", ["a"], "AllToAll (kind 5): core 0's input 0"),
+                            ("AllReduce", ["a"], "AllReduce (kind 2): core 0's input 0"),
+                            ("PermuteImplicit", ["a"], "PermuteImplicit (kind 9): core 0's input 0"),
+                            ("PermuteReduceImplicit", ["f", "a"],
+                             "PermuteReduceImplicit (kind 10): core 0's input 1")]:
+        p = prog(2, [a, f, e], [cc(kind, ins, ["e"], reduce_op="add")])
+        check_refuses(p, [name] + msg)
+        run(p, outputs=["e"], expect_error=[name] + msg)
+    # the identity copy and point to point decide at run: the input named there too
+    run(prog(2, [a, e], [cc("PermuteReduce", ["a"], ["e"])]), outputs=["e"],
+        expect_error=["the identity copy", "the input: dtype float8_e4m3_x4"] + msg)
+    run(prog(2, [a, e], [{"opcode": "CollectiveSend", "inputs": ["a"], "peer_id": [1, -1]},
+                         {"opcode": "CollectiveRecv", "outputs": ["e"], "peer_id": [-1, 0]}]),
+        outputs=["e"], expect_error=["CollectiveRecv #0", "the input: dtype float8_e4m3_x4"] + msg)
+    # the same dtype on every AP: routed raw, bit for bit
+    raw = np.arange(2 * 2 * 4, dtype=np.uint32).reshape(2, 2, 4) * 0x01010101
+    out = run(prog(2, [tensor("a", (2, 4), dtype=pk), tensor("b", (2, 4), dtype=pk)],
+                   [cc("PermuteImplicit", ["a"], ["b"])]), {"a": raw}, ["b"])
+    same_bits("packed PermuteImplicit, raw", out["b"].view(np.float32),
+              raw[::-1].copy().view(np.float32))
+
+
 def allreduce(op, n):
     x = data(n, (8, 16), seed=100 + op * 10 + n)
     out = run(prog(n, [tensor("x", (8, 16)), tensor("y", (8, 16))],

@@ -253,7 +253,7 @@ static trn_status check_reduce(const coll_exec *ex, bool scatter) {
             return TRN_ERR;
     if (coll_reduce_rejects(ex->sp->op, ex->n, (size_t)e, ex->sp->has_scale))
         return coll_unsupported_op(ex->api, ex->ctx, ex->sp->op);
-    return coll_check_outputs(ex, false);
+    return coll_check_operands(ex, false);
 }
 
 static uint32_t count_local(const xop *x) {
