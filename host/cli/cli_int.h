@@ -194,6 +194,7 @@ typedef struct cf_instance {
     json_t *attrs;    /* per instruction: the drawn attribute values */
     uint64_t dropped; /* instructions shrinking removed (bit i: instruction i) */
     int origin;       /* its place when drawn: seeds its inputs, so shrinking keeps them */
+    uint32_t cores;   /* the case's core count: the variable CORES of expressions */
 } cf_instance;
 
 /* One input tensor of a case: cores * count elements, core-major. */
@@ -210,6 +211,7 @@ typedef struct cf_input {
 typedef struct cf_case {
     uint64_t index, seed;
     uint32_t cores;
+    int64_t row_shift; /* inputs' rows start at this row of their data (shrinking) */
     cf_instance inst[CF_MAX_INST];
     int n_inst;
 } cf_case;
@@ -276,6 +278,7 @@ typedef struct cf_run {
     cf_input inputs[CF_MAX_INPUTS];
     int n_inputs;
     char what[1100];    /* the current case's first difference */
+    int64_t diff_row;   /* its row: the first index of the tensor element that differs */
     char invalid[1024]; /* the current case's static-check message */
     char *bir_text;
     bool bir_refused;
@@ -308,12 +311,13 @@ int cf_draw_instance(cf_instance *in, cf_recipe *r, const trn_registry *reg, uin
 void cf_instance_free(cf_instance *in);
 json_t *cf_build_program(const cf_case *c, trn_error *e);
 bool cf_tensor_used(const cf_instance *in, const char *name);
-void cf_fill_input(cf_input *t, uint64_t seed);
+void cf_fill_input(cf_input *t, uint64_t seed, int64_t row_shift);
 /* conform.c */
 int cli_cmd_conform(int argc, char **argv);
 int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e);
 int cf_run_case(cf_run *R, cf_case *c, trn_error *e);
 void cf_case_free(cf_case *c);
+void cf_set_cores(cf_case *c, uint32_t cores);
 void cf_case_free_inputs(cf_run *R);
 /* conform_case.c: a difference shrunk, written to --out and printed; the summary */
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);

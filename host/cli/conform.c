@@ -215,6 +215,7 @@ static void on_found(void *arg, const trn_step *st, const trn_diff_found *f, int
     cf_run *R = arg;
     (void)n;
     if (R->what[0]) return;
+    R->diff_row = f->tensor && f->tensor_ndim > 1 ? f->tensor_index[0] : 0;
     if (st)
         snprintf(R->what, sizeof R->what,
                  "instruction %" PRIu64 " (core %u, %s): %s differs, %" PRId64 " of %" PRId64
@@ -265,7 +266,7 @@ static int make_inputs(cf_run *R, const cf_case *c, trn_error *e) {
             if (!in->data) return trn_errorf(e, "out of memory for input '%s'", in->name);
             ++R->n_inputs;
             uint64_t h = c->seed ^ cf_mix((uint64_t)c->inst[k].origin << 32 ^ i);
-            cf_fill_input(in, cf_mix(h));
+            cf_fill_input(in, cf_mix(h), c->row_shift);
         }
     }
     cf_apply_zero_hook(R);
@@ -330,8 +331,7 @@ static int one_failed(cf_run *R, int side, trn_error *le, trn_error *e) {
     int rc;
     while ((rc = trn_sim_step(other, &st, &oe)) > 0) {}
     if (rc < 0) {
-        ++R->both_failed;
-        R->native_failed = true;
+        R->native_failed = true; /* both failed: the case agrees, uncompared */
         return CF_AGREE;
     }
     R->run_failed = true;
@@ -360,7 +360,10 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         return CF_AGREE;
     }
     if (load_b(R, c, name, &le)) {
-        if (R->bir_refused) return CF_AGREE; /* counted: BIR cannot say it */
+        if (R->bir_refused) { /* counted: BIR cannot say it; A runs alone (for Python) */
+            R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
+            return CF_AGREE;
+        }
         snprintf(R->what, sizeof R->what, "B refused the program A accepted: %.900s", le.msg);
         R->run_failed = true;
         return CF_DIFFER;
@@ -418,7 +421,13 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
         in->origin = k;
         ++c->n_inst;
     }
+    cf_set_cores(c, c->cores);
     return 0;
+}
+
+void cf_set_cores(cf_case *c, uint32_t cores) {
+    c->cores = cores;
+    for (int k = 0; k < c->n_inst; ++k) c->inst[k].cores = cores;
 }
 
 void cf_case_free(cf_case *c) {
@@ -515,6 +524,7 @@ static int one_case(cf_run *R, uint64_t i, trn_error *e) {
     if (rc == CF_INVALID) ++R->invalid_cases;
     if (rc == CF_AGREE) {
         ++R->agree;
+        R->both_failed += R->native_failed && R->side[1].s; /* not compared */
         if (R->bir_refused) ++R->bir_refused_cases;
         if (R->args->fe_python && cf_python_add(R, &c, e)) rc = -1;
     }
@@ -559,6 +569,13 @@ int cli_cmd_conform(int argc, char **argv) {
     if (rc == 0 && R.g.n_ops == 0) rc = trn_errorf(&e, "no opcode selected");
     if (rc == 0) rc = run_cases(&R, &e);
     if (rc == 0) cf_print_summary(&R);
+    if (rc == 0 && R.ran && R.agree + R.differ == R.both_failed)
+        rc = trn_errorf(&e,
+                        "none of the %" PRIu64 " cases was compared (%" PRIu64
+                        " failed the static check, %" PRIu64
+                        " failed on both sides): nothing is proven; fix the recipes the summary "
+                        "names",
+                        R.ran, R.invalid_cases, R.both_failed);
     cf_case_free_inputs(&R);
     json_decref(R.prog);
     free(R.bir_text);

@@ -117,6 +117,16 @@ static void shrink_instructions(shrink *sh, cf_case *c) {
     }
 }
 
+/* The inputs' data moved up so that the row that differs is row 0: then
+ * the variables that give the rows can shrink to their minimum. */
+static void shrink_rows(shrink *sh, cf_case *c) {
+    if (!differs(sh, c) || sh->R->diff_row <= 0) return;
+    cf_case cand;
+    case_copy(&cand, c);
+    cand.row_shift += sh->R->diff_row;
+    try_case(sh, c, &cand);
+}
+
 /* Each variable towards its minimum: the minimum itself, then halving. */
 static void shrink_vars(shrink *sh, cf_case *c) {
     for (int k = 0; k < c->n_inst; ++k)
@@ -139,7 +149,7 @@ static void shrink_vars(shrink *sh, cf_case *c) {
     if (c->cores > need) {
         cf_case cand;
         case_copy(&cand, c);
-        cand.cores = need;
+        cf_set_cores(&cand, need);
         try_case(sh, c, &cand);
     }
 }
@@ -253,11 +263,13 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
     char exe[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
     size_t n = 0;
     buf[0] = 0;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
-    quote(buf, len, &n, "diff");
-    snprintf(path, sizeof path, "%s/program.json", dir);
-    quote(buf, len, &n, path);
     const cf_args *a = R->args;
+    quote(buf, len, &n, self_exe(exe, sizeof exe));
+    /* --frontends ...,bir: diff compares configs, not front ends; the line
+     * is then side B's own run, whose tensors out-b/ holds */
+    quote(buf, len, &n, a->fe_bir ? "run" : "diff");
+    snprintf(path, sizeof path, "%s/program%s.json", dir, a->fe_bir ? ".bir" : "");
+    quote(buf, len, &n, path);
     if (a->cfg.config) {
         quote(buf, len, &n, "--config");
         quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
@@ -266,16 +278,24 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
         quote(buf, len, &n, "--set");
         quote(buf, len, &n, a->cfg.sets[i]);
     }
-    const trn_registry *rb = trn_sim_registry(R->side[1].s);
+    uint32_t cores = R->side[0].s ? trn_sim_cores(R->side[0].s) : 1;
+    if (a->fe_bir && cores > 1) {
+        snprintf(abs, sizeof abs, "machine.cores=%u", cores);
+        quote(buf, len, &n, "--set");
+        quote(buf, len, &n, abs);
+    }
+    const trn_registry *rb = R->side[1].s ? trn_sim_registry(R->side[1].s) : NULL;
     for (int i = 0; i < a->n_swaps; ++i) {
         const char *eq = strchr(a->swaps[i], '=');
         const char *where = eq + 1;
-        for (size_t m = 0; m < rb->n_mods; ++m)
+        for (size_t m = 0; rb && m < rb->n_mods; ++m)
             if (rb->mods[m].desc &&
                 strlen(rb->mods[m].desc->family) == (size_t)(eq - a->swaps[i]) &&
                 !strncmp(rb->mods[m].desc->family, a->swaps[i], (size_t)(eq - a->swaps[i])) &&
-                rb->mods[m].path && rb->mods[m].path[0] == '/')
+                rb->mods[m].path)
                 where = rb->mods[m].path;
+        char abs_mod[PATH_MAX];
+        if (where[0] != '/' && strchr(where, '/') && realpath(where, abs_mod)) where = abs_mod;
         snprintf(path, sizeof path, "%.*s=%s", (int)(eq - a->swaps[i]), a->swaps[i], where);
         quote(buf, len, &n, "--against-module");
         quote(buf, len, &n, path);
@@ -298,12 +318,34 @@ static void finish_sides(cf_run *R) {
     }
 }
 
+/* The program with one tensor or instruction a line. */
+static int dump_program(const json_t *prog, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "{\n  \"cores\": %" JSON_INTEGER_FORMAT ",\n",
+            json_integer_value(json_object_get(prog, "cores")));
+    const char *lists[] = {"tensors", "instructions"};
+    for (int l = 0; l < 2; ++l) {
+        fprintf(f, "  \"%s\": [", lists[l]);
+        json_t *x;
+        size_t i;
+        json_array_foreach(json_object_get(prog, lists[l]), i, x) {
+            char *t = json_dumps(x, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            fprintf(f, "%s\n    %s", i ? "," : "", t ? t : "null");
+            free(t);
+        }
+        fprintf(f, "\n  ]%s\n", l ? "" : ",");
+    }
+    fprintf(f, "}\n");
+    return fclose(f) ? -1 : 0;
+}
+
 /* program.json, in/NAME.npy and diff-command.txt of the case just run. */
 static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
     char path[PATH_MAX + 64];
     if (make_dir(dir, e)) return -1;
     snprintf(path, sizeof path, "%s/program.json", dir);
-    if (json_dump_file(R->prog, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
+    if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
     snprintf(path, sizeof path, "%s/in", dir);
     if (make_dir(path, e)) return -1;
@@ -378,6 +420,7 @@ static void shrink_reset(shrink *sh) {
 static int shrink_case(cf_run *R, cf_case *c, shrink *sh, trn_error *e) {
     shrink_instances(sh, c);
     shrink_instructions(sh, c);
+    shrink_rows(sh, c);
     shrink_vars(sh, c);
     if (shrink_inputs(sh, c, e)) return -1;
     R->zero_hook = sh;

@@ -38,6 +38,7 @@ static double cf_unit(uint64_t *st) { return (double)(cf_next(st) >> 11) * 0x1.0
 /* ---- expressions: integers and variables, + - * /, no parentheses ---- */
 
 static int64_t var_value(const cf_instance *in, const char *name, size_t len, bool *ok) {
+    if (len == 5 && !strncmp(name, "CORES", 5)) return in->cores;
     for (int i = 0; i < in->n_vars; ++i)
         if (strlen(in->var_name[i]) == len && !strncmp(in->var_name[i], name, len))
             return in->var_val[i];
@@ -472,6 +473,43 @@ static json_t *build_operands(const cf_case *c, int k, json_t *list, trn_error *
     return out;
 }
 
+/* An attribute's literal value with every {"=": EXPR} in it (at the top,
+ * inside lists or objects) replaced by the expression's integer, and the
+ * operands of instruction objects in it (descriptor lists: "inputs",
+ * "outputs", "tensor") renamed like the instruction's own. */
+static json_t *resolve(const cf_case *c, int k, const json_t *v, trn_error *e) {
+    if (json_is_object(v) && json_object_size(v) == 1 && json_object_get(v, "="))
+        return eval_json(&c->inst[k], json_object_get(v, "="), e);
+    if (json_is_object(v)) {
+        json_t *out = json_object(), *x;
+        const char *key;
+        json_object_foreach((json_t *)v, key, x) {
+            bool ops = !strcmp(key, "inputs") || !strcmp(key, "outputs");
+            json_t *y = ops                                           ? build_operands(c, k, x, e)
+                        : !strcmp(key, "tensor") && json_is_string(x) ? build_operand(c, k, x, e)
+                                                                      : resolve(c, k, x, e);
+            if (!y) {
+                json_decref(out);
+                return NULL;
+            }
+            json_object_set_new(out, key, y);
+        }
+        return out;
+    }
+    if (!json_is_array(v)) return json_deep_copy(v);
+    json_t *out = json_array(), *x;
+    size_t i;
+    json_array_foreach(v, i, x) {
+        json_t *y = resolve(c, k, x, e);
+        if (!y) {
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, y);
+    }
+    return out;
+}
+
 static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij, trn_error *e) {
     const cf_instance *in = &c->inst[k];
     json_t *drawn = json_array_get(in->attrs, idx);
@@ -483,10 +521,8 @@ static json_t *build_instruction(const cf_case *c, int k, size_t idx, json_t *ij
             nv = build_operands(c, k, v, e);
         else if (json_object_get(drawn, key))
             nv = json_deep_copy(json_object_get(drawn, key));
-        else if (json_is_object(v) && json_object_get(v, "="))
-            nv = eval_json(in, json_object_get(v, "="), e);
         else
-            nv = json_deep_copy(v);
+            nv = resolve(c, k, v, e);
         if (!nv) {
             json_decref(out);
             return NULL;
@@ -507,14 +543,34 @@ static bool operand_names(const json_t *list, const char *name) {
     return false;
 }
 
+/* Whether v (an instruction, or an attribute holding instruction objects)
+ * names the tensor in an operand position. */
+static bool names_tensor(const json_t *v, const char *name) {
+    if (json_is_array(v)) {
+        json_t *x;
+        size_t i;
+        json_array_foreach(v, i, x) if (names_tensor(x, name)) return true;
+        return false;
+    }
+    if (!json_is_object(v)) return false;
+    const char *key;
+    json_t *x;
+    json_object_foreach((json_t *)v, key, x) {
+        if ((!strcmp(key, "inputs") || !strcmp(key, "outputs")) && operand_names(x, name))
+            return true;
+        if (!strcmp(key, "tensor") && json_is_string(x) && !strcmp(json_string_value(x), name))
+            return true;
+        if (names_tensor(x, name)) return true;
+    }
+    return false;
+}
+
 static bool named_directly(const cf_instance *in, const char *name) {
     json_t *ij;
     size_t i;
     json_array_foreach(json_object_get(in->r->obj, "instructions"), i, ij) {
         if (i < 64 && (in->dropped >> i) & 1) continue;
-        if (operand_names(json_object_get(ij, "inputs"), name) ||
-            operand_names(json_object_get(ij, "outputs"), name))
-            return true;
+        if (names_tensor(ij, name)) return true;
     }
     return false;
 }
@@ -670,15 +726,16 @@ static void element(trn_dtype dt, uint64_t rs, int64_t col, const segment *g, ui
 }
 
 /* Fill one input tensor on every core: rows are the first dimension, and
- * scale and offset change every `tile` elements along the rest. */
-void cf_fill_input(cf_input *t, uint64_t seed) {
+ * scale and offset change every `tile` elements along the rest. Row r gets
+ * the data of row r + row_shift (shrinking moves a differing row to 0). */
+void cf_fill_input(cf_input *t, uint64_t seed, int64_t row_shift) {
     uint32_t w = trn_dtype_width(t->dtype);
     int64_t rows = t->ndim > 1 ? t->shape[0] : 1, row_len = rows ? t->count / rows : 0;
     int64_t tile = (int64_t)1 << (3 + (seed >> 60) % 6); /* 8 .. 256 */
     uint8_t *dst = t->data;
     for (uint32_t c = 0; c < t->cores; ++c)
         for (int64_t r = 0; r < rows; ++r) {
-            uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)c << 40 ^ (uint64_t)r));
+            uint64_t rs = cf_mix(seed ^ cf_mix((uint64_t)c << 40 ^ (uint64_t)(r + row_shift)));
             segment g = {1.0, 0.0};
             for (int64_t col = 0; col < row_len; ++col, dst += w) {
                 if (col % tile == 0) g = segment_of(cf_mix(rs ^ (uint64_t)(col / tile) << 1));

@@ -85,6 +85,8 @@ def mutant(tmp):
     assert len(prog["instructions"]) == 1, prog
     assert prog["instructions"][0]["opcode"] == "Max", prog
     names = {t["name"] for t in prog["tensors"]}
+    # the differing row moved to row 0 and the rows shrunk to that one
+    assert all(t["shape"][0] == 1 for t in prog["tensors"]), prog
     for f in os.listdir(os.path.join(case, "in")):
         assert f[:-4] in names, (f, names)
     for side in ["out-a", "out-b"]:
@@ -102,6 +104,17 @@ def mutant(tmp):
     d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
     assert d.returncode == 1, (line, d.returncode, d.stdout, d.stderr)
     assert d.stdout.startswith("difference at instruction 0"), d.stdout
+    # --config and --set apply to both sides and to the diff line (from another directory)
+    cfg = os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg")
+    out2 = os.path.join(tmp, "out2")
+    r = conform("--config", os.path.relpath(cfg), "--set", "search.duplicate_match_order=descending",
+                "--module", "search=" + opts.mutant, "--cases", "500", "--seed", "2", "--out",
+                out2, rc=1)
+    line = re.search(r"^  (\S+ diff .*)$", r.stdout, re.M).group(1)
+    assert " --config " + os.path.realpath(cfg) + " --set search.duplicate_match_order=descending " \
+        in line, line
+    d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60, cwd="/")
+    assert d.returncode == 1, (line, d.stdout, d.stderr)
 
 
 def keep_going_time(tmp):
@@ -146,6 +159,44 @@ def frontends_bir(tmp):
     assert m and 0 < int(m.group(1)) < 150, r.stdout
 
 
+def check_value_classes(path):
+    """The inputs the Python side received hold every adversarial class."""
+    f32, bf16, ints = [], [], {"int32": set(), "int8": set()}
+    for line in open(path):
+        dt, *vals = line.split()
+        vals = [int(v) for v in vals]
+        if dt == "float32":
+            f32 += vals
+        elif dt == "bfloat16":
+            bf16 += vals
+        else:
+            ints[dt].update(vals)
+    u = np.array(f32, dtype=np.int64).astype(np.uint32)
+    exp, man, sign = (u >> 23) & 0xFF, u & 0x7FFFFF, u >> 31
+    nan = (exp == 0xFF) & (man != 0)
+    classes = {
+        "qNaN with payload": nan & (man & 0x400000 != 0) & (man & 0x3FFFFF != 0),
+        "sNaN": nan & (man & 0x400000 == 0),
+        "negative NaN": nan & (sign == 1),
+        "+0": u == 0, "-0": u == 0x80000000,
+        "subnormal": (exp == 0) & (man != 0),
+        "+Inf": u == 0x7F800000, "-Inf": u == 0xFF800000,
+        "largest finite": (u & 0x7FFFFFFF) == 0x7F7FFFFF,
+        "bf16 tie": (exp != 0xFF) & (u & 0xFFFF == 0x8000),
+        "fp16 tie": (exp != 0xFF) & (u & 0x1FFF == 0x1000),
+        "large exponent": (exp > 127 + 20) & (exp != 0xFF),
+        "small exponent": (exp < 127 - 20) & (exp != 0),
+    }
+    for name, mask in classes.items():
+        assert mask.any(), ("no " + name + " in the float32 inputs", len(u))
+    # repeated values within a row: far more duplicates than random bits give
+    assert len(set(f32)) < 0.95 * len(f32), (len(set(f32)), len(f32))
+    b = np.array(bf16, dtype=np.int64)
+    assert ((b & 0x7F80) == 0x7F80).any() and ((b & 0x7F80) == 0).any(), "bf16 specials"
+    assert {-2**31, 2**31 - 1, 0, -1} <= ints["int32"], sorted(ints["int32"])[:8]
+    assert {-128, 127} <= ints["int8"], sorted(ints["int8"])
+
+
 def frontends_python(tmp):
     """With a stand-in runner (the CLI run on each folder) first on PYTHONPATH."""
     pkg = os.path.join(tmp, "py", "trnsim")
@@ -157,12 +208,19 @@ def frontends_python(tmp):
     env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
                TRNSIM_PYTHON=opts.python, TMPDIR=tmp)
     out = os.path.join(tmp, "out")
+    env["FAKE_INPUTS"] = os.path.join(tmp, "inputs.txt")
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "40", "--seed",
                 "5", "--out", out, env=env)
     assert r.stdout.startswith("conform: 40 cases, 40 agree, 0 differ"), r.stdout
+    check_value_classes(env.pop("FAKE_INPUTS"))
     assert "  B: the Python front end" in r.stdout, r.stdout
     assert not os.path.exists(out)
     assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform-")] == [], "temp left"
+    # all three: cases BIR cannot say (float8_e4m3fn) still run natively for Python
+    r = conform("--family", "search", "--frontends", "native,bir,python", "--cases", "30",
+                "--seed", "5", "--out", out, env=env)
+    assert r.stdout.startswith("conform: 30 cases, 30 agree, 0 differ"), r.stdout
+    assert re.search(r"^  [1-9]\d* cases the BIR writer cannot express", r.stdout, re.M), r.stdout
     # a runner that flips one bit is caught, and its case kept
     env["FAKE_FLIP"] = "1"
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "5", "--seed",
@@ -244,11 +302,17 @@ def recipes(tmp):
     is drawn from its operand roles."""
     cfg = os.path.join(tmp, "ctest.cfg")
     with open(cfg, "w") as f:
-        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+        f.write('plugins = ( { family = "dma"; module = "trnsim-dma"; },\n'
+                '            { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
     args = ["--config", cfg, "--module", "ctest=" + opts.ctest, "--cases", "60", "--seed", "4"]
     j = json.loads(conform(*args, "--json").stdout)
     rec = {(x["opcode"], x["recipe"]): x for x in j["recipes"]}
-    assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestPlain", "schema")}, rec
+    assert set(rec) == {("CTestCopy", "good"), ("CTestCopy", "bad"), ("CTestCopy", "per_core"),
+                        ("CTestCopy", "through_dma"), ("CTestPlain", "schema")}, rec
+    td = rec[("CTestCopy", "through_dma")]  # chained: the descriptors' tensors renamed too
+    assert td["first_error"] is None and td["valid"] == td["programs"] > 1, td
+    pc = rec[("CTestCopy", "per_core")]  # shapes from CORES: valid only when CORES is the count
+    assert pc["first_error"] is None and pc["valid"] == pc["programs"] > 0, pc
     bad, good, plain = rec[("CTestCopy", "bad")], rec[("CTestCopy", "good")], \
         rec[("CTestPlain", "schema")]
     assert bad["programs"] > 0 and bad["valid"] == 0, bad
@@ -257,13 +321,22 @@ def recipes(tmp):
         "differ in elements or dtype"), bad
     assert good["first_error"] is None and good["valid"] == good["programs"] > 0, good
     assert plain["first_error"] is None and plain["valid"] == plain["programs"] > 0, plain
-    fam = j["families"][0]
-    assert fam["family"] == "ctest" and fam["instructions"] - fam["valid"] == bad["programs"], j
+    fams = {f["family"]: f for f in j["families"]}
+    assert set(fams) == {"ctest", "dma"} and fams["dma"]["valid"] == fams["dma"]["instructions"], j
+    fam = fams["ctest"]
+    assert fam["instructions"] - fam["valid"] == bad["programs"], j
     assert j["invalid"] > 0 and j["agree"] + j["invalid"] == 60 and j["differ"] == 0, j
     t = conform(*args).stdout
     assert re.search(r"^recipe CTestCopy/bad: (\d+) of \1 programs invalid; first: .*CTest: input "
                      r"and output differ", t, re.M), t
     assert "recipe CTestCopy/good" not in t, t
+    # one case, refused (seed 2 chains the bad recipe): nothing compared is an error
+    r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+                "--cases", "1", "--seed", "2", rc=2)
+    assert r.stdout.startswith("conform: 1 cases, 0 agree, 0 differ, 1 invalid"), r.stdout
+    assert r.stderr == ("trnsim: conform: none of the 1 cases was compared (1 failed the static "
+                        "check, 0 failed on both sides): nothing is proven; fix the recipes the "
+                        "summary names\n"), r.stderr
 
 
 tests = {"recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,

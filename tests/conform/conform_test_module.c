@@ -1,5 +1,7 @@
 /* A module for trnsim conform's own tests (family "ctest"): CTestCopy
- * (IT 210) has two recipes, one its static check accepts and one it always
+ * (IT 210) has four recipes, three its static check accepts (one shaped by
+ * the variable CORES on 2-3 cores, one through the dma family's descriptor
+ * list, whose tensor names conform must rename) and one it always
  * refuses (an output one element longer than the input: a recipe bug
  * conform must report with the check's message); CTestPlain (IT 211) has
  * none, so conform draws it from its operand roles alone. Both copy their
@@ -43,6 +45,23 @@ static const char copy_recipes[] =
     "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
     "\"N\"]}],"
     "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]},"
+    " {\"name\": \"per_core\", \"cores\": [2, 3], \"vars\": {\"N\": [1, 8]},"
+    "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"int32\","
+    "                 \"shape\": [\"CORES\", \"N\"], \"input\": true},"
+    "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"int32\","
+    "                \"shape\": [\"CORES*2-CORES\", \"N\"]}],"
+    "  \"instructions\": [{\"opcode\": \"CTestCopy\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]},"
+    " {\"name\": \"through_dma\", \"vars\": {\"P\": [1, 8], \"N\": [1, 16]},"
+    "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
+    "                 \"shape\": [\"P\", \"N\"], \"input\": true},"
+    "               {\"name\": \"h\", \"memory\": \"hbm\", \"dtype\": \"float32\","
+    "                \"shape\": [\"P\", \"N\"]},"
+    "               {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
+    "                \"shape\": [\"P\", \"N\"]}],"
+    "  \"instructions\": [{\"opcode\": \"DMABlock\", \"descriptors\": [{\"opcode\": "
+    "      \"DMADescriptorCopy\", \"inputs\": [{\"tensor\": \"x\", \"partitions\": \"P\"}],"
+    "      \"outputs\": [\"h\"]}]},"
+    "    {\"opcode\": \"CTestCopy\", \"inputs\": [\"h\"], \"outputs\": [\"y\"]}]},"
     " {\"name\": \"bad\", \"vars\": {\"P\": [1, 16], \"N\": [1, 64]},"
     "  \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"float32\","
     "                 \"shape\": [\"P\", \"N\"], \"input\": true},"

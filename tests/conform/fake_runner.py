@@ -3,11 +3,26 @@ through the trnsim CLI, its tensors written to out/ as [cores, *shape]."""
 import json, os, subprocess, sys
 import numpy as np
 
+def record_inputs(prog, d, path):
+    """Append each float32 / bfloat16 / int32 input's raw bits to path (FAKE_INPUTS)."""
+    dtypes = {t["name"]: t["dtype"] for t in prog["tensors"]}
+    with open(path, "a") as out:
+        for f in sorted(os.listdir(os.path.join(d, "in"))):
+            dt = dtypes[f[:-4]]
+            if dt in ("float32", "bfloat16", "int32", "int8"):
+                a = np.load(os.path.join(d, "in", f))
+                if a.dtype == np.float32:
+                    a = a.view(np.uint32)
+                out.write("%s %s\n" % (dt, " ".join(str(int(x)) for x in a.reshape(-1))))
+
+
 def main(dirs):
     exe = os.environ["TRNSIM_CLI"]
     flip = os.environ.get("FAKE_FLIP")
     for d in dirs:
         prog = json.load(open(os.path.join(d, "program.json")))
+        if os.environ.get("FAKE_INPUTS"):
+            record_inputs(prog, d, os.environ["FAKE_INPUTS"])
         cores = prog.get("cores", 1)
         args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits"]
         ind = os.path.join(d, "in")
