@@ -38,6 +38,9 @@ typedef struct example_state {
 /* ---- the kernel: a pure function on dense fp32 buffers --------------------- */
 
 static void scale_kernel(float *x, size_t n, float factor, int flush_negative_zero) {
+#ifdef EXAMPLE_PLANTED_BUG /* README step 6: a second build that trnsim conform must catch */
+    if (n > 1) n--;        /* the last element is never scaled */
+#endif
     for (size_t i = 0; i < n; ++i) {
         float y = x[i] * factor;
         /* y == 0.0f is true for both zeros; adding +0.0f turns -0.0 into
@@ -113,8 +116,27 @@ static trn_status op_iota(const trn_host_api *api, trn_ctx *ctx, void *state) {
 
 /* ---- what the module declares --------------------------------------------- */
 
+/* The programs `trnsim conform` generates for Scale (ABI 4; trnsim's
+ * docs/internals/conform.md): x of any fp32-valued dtype filled with
+ * adversarial data, y of the same shape in another dtype, factor one of a
+ * few values (0 and -0 make signed zeros, 1e30 overflows). */
+#define SCALE_RECIPES                                                                              \
+    "[{\"name\": \"scale\", \"vars\": {\"P\": [1, 128], \"N\": [1, 300]},"                         \
+    " \"dtypes\": {\"T\": [\"float32\", \"bfloat16\", \"float16\", \"float8_e4m3\", \"int32\"],"   \
+    "             \"U\": [\"float32\", \"bfloat16\", \"float16\"]},"                               \
+    " \"tensors\": ["                                                                              \
+    "   {\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "     \
+    "\"input\": true},"                                                                            \
+    "   {\"name\": \"y\", \"memory\": \"sbuf\", \"dtype\": \"U\", \"shape\": [\"P\", \"N\"]}],"    \
+    " \"instructions\": [{\"opcode\": \"Scale\", \"inputs\": [\"x\"], \"outputs\": [\"y\"],"       \
+    "   \"factor\": {\"@\": [1.0, -2.0, 0.1, 0.0, -0.0, 3.5, 1e30]}}]}]"
+
 static const trn_opcode_desc example_ops[] = {
+#if TRN_ABI_VERSION >= 4 /* an older kit has no recipes field */
+    {SCALE_IT, "Scale", op_scale, 0, .conform = SCALE_RECIPES},
+#else
     {SCALE_IT, "Scale", op_scale, 0},
+#endif
     {IOTA_IT, "Iota", op_iota, 0},
 };
 

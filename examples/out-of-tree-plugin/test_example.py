@@ -10,12 +10,17 @@ in <prefix>/lib/trnsim, but the reference modules trnsim-*-ref.so). Checks, bit 
 negative_zero = "keep" and "flush", what Iota (IT 241) writes when a BIR file
 (iota.bir.json) names it, that `trnsim opcodes` and `trnsim quirks`
 list the module, and that a bad instruction and a bad setting are refused
-with one error line and no output file. Exit 0 when everything holds.
+with one error line and no output file; and that `trnsim conform` finds
+the module equal to itself on generated Scale programs and, given
+--bug-module (a build with -DEXAMPLE_PLANTED_BUG), finds and shrinks the
+planted bug. Exit 0 when everything holds.
 """
 import argparse
 import ast
 import glob
+import json
 import os
+import shlex
 import struct
 import subprocess
 import sys
@@ -134,11 +139,41 @@ def check_error(trnsim, cmd_tail, tmp, texts, what):
     check(not os.path.exists(out), f"{what}: no output file left")
 
 
+def check_conform(trnsim, cfg, tmp, module, bug_module):
+    """trnsim conform on Scale's recipe: the module against itself agrees on
+    every generated case; a build with EXAMPLE_PLANTED_BUG (the last element
+    never scaled) differs, and the shrunk case's diff line shows it again."""
+    base = [trnsim, "conform", "--config", cfg, "--opcode", "Scale", "--seed", "1", "--json"]
+    p = run(base + ["--module", f"example={module}", "--cases", "100",
+                    "--out", os.path.join(tmp, "conform-same")])
+    s = json.loads(p.stdout) if p.stdout.startswith("{") else {}
+    check(p.returncode == 0 and s.get("agree") == 100 and s.get("differ") == 0,
+          f"conform: the module against itself agrees on 100 generated Scale programs ({p.stderr.strip()})")
+    ratio = [f["valid_ratio"] for f in s.get("families", []) if f.get("family") == "example"]
+    check(ratio and ratio[0] >= 0.9, f"conform: at least 90% of the generated Scale instructions valid ({ratio})")
+    if not bug_module:
+        return
+    p = run(base + ["--module", f"example={bug_module}", "--time", "30",
+                    "--out", os.path.join(tmp, "conform-bug")])
+    s = json.loads(p.stdout) if p.stdout.startswith("{") else {}
+    diffs = s.get("differences") or [{}]
+    case = diffs[0].get("dir", "")
+    check(p.returncode == 1 and os.path.isfile(os.path.join(case, "program.json")),
+          f"conform: the planted bug is found and its case written ({case or p.stderr.strip()})")
+    with open(os.path.join(case, "program.json")) as f:
+        insts = json.load(f)["instructions"]
+    check(len(insts) == 1 and insts[0]["opcode"] in ("Scale", 240), f"the shrunk case is one Scale ({insts})")
+    p = run(shlex.split(diffs[0]["diff_command"]))
+    check(p.returncode == 1 and "difference at instruction 0" in p.stdout,
+          f"the case's trnsim diff line shows the difference again: {p.stdout.strip()[:200]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trnsim", required=True)
     ap.add_argument("--module", required=True, help="path of trnsim-example.so")
     ap.add_argument("--stock", action="append", help="stock family to load beside the example")
+    ap.add_argument("--bug-module", help="a build with -DEXAMPLE_PLANTED_BUG, which conform must catch")
     a = ap.parse_args()
     trnsim, module = os.path.abspath(a.trnsim), os.path.abspath(a.module)
     stock = a.stock
@@ -159,6 +194,7 @@ def main():
             check_scale(trnsim, flush, tmp, "flush")
             check_listings(trnsim, keep, stock)
             check_iota(trnsim, keep, tmp)
+            check_conform(trnsim, keep, tmp, module, a.bug_module and os.path.abspath(a.bug_module))
             bad_prog = os.path.join(tmp, "bad.json")
             with open(bad_prog, "w") as f:
                 f.write('{"tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", "shape": [2, 4], "fill": 1},'
