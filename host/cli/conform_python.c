@@ -199,13 +199,23 @@ static void last_line(const char *path, char *buf, size_t len) {
 
 /* Run the batch's folders through the Python package, its standard error
  * kept in the temporary folder for the message if it fails. */
-static int run_python(cf_python *p, trn_error *e) {
-    char **argv = calloc((size_t)p->n + 4, sizeof *argv), err[PATH_MAX + 32];
+static int run_python(cf_python *p, const config_args *cfg, trn_error *e) {
+    size_t n = 0, cap = (size_t)p->n + 6 + 2 * (size_t)cfg->n_sets;
+    char **argv = calloc(cap, sizeof *argv), err[PATH_MAX + 32];
     if (!argv) return trn_errorf(e, "out of memory");
-    argv[0] = (char *)p->python;
-    argv[1] = "-m";
-    argv[2] = "trnsim.conform_runner";
-    for (int i = 0; i < p->n; ++i) argv[3 + i] = p->cases[i].dir;
+    argv[n++] = (char *)p->python;
+    argv[n++] = "-m";
+    argv[n++] = "trnsim.conform_runner";
+    /* the Python side runs under the same config as the native side A */
+    if (cfg->config) {
+        argv[n++] = "--config";
+        argv[n++] = (char *)cfg->config;
+    }
+    for (int i = 0; i < cfg->n_sets; ++i) {
+        argv[n++] = "--set";
+        argv[n++] = (char *)cfg->sets[i];
+    }
+    for (int i = 0; i < p->n; ++i) argv[n++] = p->cases[i].dir;
     snprintf(err, sizeof err, "%s/stderr.txt", p->tmp);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -319,7 +329,7 @@ static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
 int cf_python_flush(cf_run *R, bool last, trn_error *e) {
     cf_python *p = R->py;
     if (!p || p->n == 0 || (!last && p->n < BATCH)) return 0;
-    int rc = run_python(p, e);
+    int rc = run_python(p, &R->args->cfg, e);
     for (int i = 0; i < p->n && rc == 0; ++i) {
         char why[800];
         if (compare_case(&p->cases[i], why, sizeof why) &&
