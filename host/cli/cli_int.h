@@ -226,6 +226,7 @@ typedef struct cf_run {
     bool native_failed;   /* the current case: A's run failed (the Python side must too) */
     bool run_failed;      /* the current difference: one side failed or refused, the other not */
     uint64_t both_failed; /* cases neither side could run to the end (not compared) */
+    uint64_t nan_payload_only; /* instructions whose outputs differed only in open NaN payloads */
     uint64_t ran, agree, differ, invalid_cases, bir_refused_cases;
     double seconds;
     cf_count counts[CF_MAX_COUNTS];

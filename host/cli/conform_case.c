@@ -538,7 +538,8 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
            ", \"differ\": %" PRIu64 ", \"invalid\": %" PRIu64 ", \"seconds\": %.3f"
            ", \"cases_per_second\": %.1f, ",
            R->args->seed, R->ran, R->agree, R->differ, R->invalid_cases, R->seconds, rate);
-    printf("\"failed_both\": %" PRIu64 ", \"a\": ", R->both_failed);
+    printf("\"failed_both\": %" PRIu64 ", \"nan_payload_only\": %" PRIu64 ", \"a\": ",
+           R->both_failed, R->nan_payload_only);
     json_str(R->side[0].label);
     printf(", \"b\": ");
     json_str(R->side[1].s ? R->side[1].label : "the Python front end");
@@ -618,6 +619,10 @@ void cf_print_summary(cf_run *R) {
     if (R->both_failed)
         printf("  %" PRIu64 " cases failed on both sides alike (counted as agreeing)\n",
                R->both_failed);
+    if (R->nan_payload_only)
+        printf("  %" PRIu64 " instructions differed only in NaN payloads their module leaves open "
+               "(quirk *.unpinned_nan_payload; counted as agreeing)\n",
+               R->nan_payload_only);
     if (R->bir_refused_cases)
         printf("  %" PRIu64 " cases the BIR writer cannot express were run on A only\n",
                R->bir_refused_cases);

@@ -116,9 +116,13 @@ static bool compare_elements(const uint8_t *x, const uint8_t *y, int64_t n, int 
     f->count = n;
     f->differing = 0;
     f->dtype = dt;
+    bool valued = dt >= 0 && !is_packed(dt);
     for (int64_t i = 0; i < n; ++i) {
         if (!memcmp(x + (size_t)i * w, y + (size_t)i * w, w)) continue;
         if (f->differing++ == 0) f->first = i;
+        if (valued && isnan(value_of(dt, load_bits(x + (size_t)i * w, w))) &&
+            isnan(value_of(dt, load_bits(y + (size_t)i * w, w))))
+            ++f->nan_pairs;
     }
     if (!f->differing) return false;
     f->bits[0] = load_bits(x + (size_t)f->first * w, w);

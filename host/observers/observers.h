@@ -166,9 +166,10 @@ typedef struct trn_diff_found {
     int64_t tensor_index[TRN_MAX_SHAPE];
     uint64_t bits[2]; /* A's and B's bit pattern of that element */
     double value[2];
-    bool has_value; /* false for packed dtypes */
-    bool ulp_known; /* false when a side is NaN or the dtype is packed */
-    uint64_t ulp;   /* float: ULP distance; integer: |A - B| */
+    bool has_value;    /* false for packed dtypes */
+    bool ulp_known;    /* false when a side is NaN or the dtype is packed */
+    uint64_t ulp;      /* float: ULP distance; integer: |A - B| */
+    int64_t nan_pairs; /* VALUE: of the differing elements, those where both sides hold a NaN */
 } trn_diff_found;
 
 /* A copy of what the instruction st describes (just completed by s,
@@ -250,6 +251,12 @@ typedef struct trn_lockstep_report {
     void (*found)(void *arg, const trn_step *st, const trn_diff_found *f, int n);
     /* The two runs did not complete the same instructions. */
     void (*diverged)(void *arg, const char *what);
+    /* Optional: whether st's opcode leaves a NaN's payload and sign open
+     * (a module's documented *.unpinned_nan_payload quirk). Its outputs then
+     * compare NaN equal to any NaN; such instructions are counted in
+     * trn_lockstep.nan_payload_only, and so are the run's final tensors when
+     * their only differences are NaN against NaN after one. */
+    bool (*nan_payload_open)(void *arg, const trn_step *st);
 } trn_lockstep_report;
 
 typedef struct trn_lockstep {
@@ -257,9 +264,10 @@ typedef struct trn_lockstep {
     const char *label[2]; /* how an error names each side: "A (LABEL)" */
     bool keep_going;      /* false: stop at the first differing instruction */
     trn_lockstep_report report;
-    uint64_t compared;  /* instructions both completed */
-    uint64_t differing; /* of them, with a difference */
-    int failed_side;    /* after -1: the side whose instruction failed, or -1 */
+    uint64_t compared;         /* instructions both completed */
+    uint64_t differing;        /* of them, with a difference */
+    uint64_t nan_payload_only; /* of them, differing only in NaN payloads left open */
+    int failed_side;           /* after -1: the side whose instruction failed, or -1 */
 } trn_lockstep;
 
 /* 0: identical, 1: a difference (reported), -1: an error in e. */

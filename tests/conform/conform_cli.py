@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """trnsim conform through the real CLI. Usage:
 conform_cli.py --trnsim T --mutant MUTANT.so --python PY TEST
-TEST: search_ref mutant repeat frontends_bir frontends_python json bad_inputs"""
+TEST: search_ref mutant nan_payloads repeat frontends_bir frontends_python json bad_inputs"""
 import argparse
 import json
 import os
@@ -272,6 +272,30 @@ def json_summary(tmp):
     assert os.path.isdir(d["dir"]) and d["diff_command"].split()[1] == "diff", d
 
 
+def nan_payloads(tmp):
+    """bn documents its NaN payloads as open (quirk bn.unpinned_nan_payload): against its
+    reference module, outputs that differ only NaN against NaN are counted, not a
+    difference; trnsim diff, which promises bits, still reports such a case."""
+    out = os.path.join(tmp, "out")
+    r = conform("--family", "bn", "--against-module", "bn=trnsim-bn-ref", "--cases", "300",
+                "--seed", "1", "--out", out, "--json")
+    j = json.loads(r.stdout)
+    assert j["differ"] == 0 and j["agree"] == 300, j
+    assert j["nan_payload_only"] > 0, j
+    t = conform("--family", "bn", "--against-module", "bn=trnsim-bn-ref", "--cases", "300",
+                "--seed", "1", "--out", out)
+    assert "differed only in NaN payloads their module leaves open" in t.stdout, t.stdout
+    assert not os.path.exists(out)
+    # trnsim diff promises bits: a case conform counted (a BNGradients whose fast and
+    # reference NaNs differ in sign, from conform seed 1 before NaNs were compared open)
+    case = os.path.join(HERE, "nan_case")
+    d = subprocess.run([T, "diff", os.path.join(case, "program.json"), "--against-module",
+                        "bn=trnsim-bn-ref"] + [a for n in ("x", "dy", "m", "vf") for a in
+                                               ("--input", f"{n}={case}/{n}.npy")],
+                       capture_output=True, text=True, timeout=60)
+    assert d.returncode == 1 and "BNGradients" in d.stdout and "NaN" in d.stdout, d.stdout
+
+
 def bad_inputs(tmp):
     out = os.path.join(tmp, "out")
     cases = [
@@ -339,7 +363,7 @@ def recipes(tmp):
                         "summary names\n"), r.stderr
 
 
-tests = {"recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
+tests = {"nan_payloads": nan_payloads, "recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
          "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
          "bad_inputs": bad_inputs}
 with tempfile.TemporaryDirectory() as tmp:
