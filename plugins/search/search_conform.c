@@ -33,7 +33,7 @@ const char search_conform_max[] =
     "                  \"offset\": 1, \"ap\": [[2, \"H\"]]}],"
     "    \"outputs\": [{\"tensor\": \"v\", \"partition\": \"P/2\", \"partitions\": \"P-P/2\"}]}]},"
     " {\"name\": \"max_partition_step\","
-    "  \"vars\": {\"P\": [1, 64], \"H\": [8, 512], \"S\": [2, 3]},"
+    "  \"vars\": {\"P\": [1, 42], \"H\": [8, 512], \"S\": [2, 3]},"
     "  \"dtypes\": {\"T\": " SEARCH_DTYPES "},"
     "  \"tensors\": ["
     "    {\"name\": \"d\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P*S\", \"H*2\"], "
