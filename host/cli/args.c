@@ -10,6 +10,20 @@
 #include "cli/cli_int.h"
 #include "observers/observers.h"
 
+/* s as a JSON string on stdout (the --json reports of diff and conform). */
+void cli_print_json_string(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
 /* The one stderr line of a failure. A message can quote input (a tensor name,
  * a config string, a path) holding a newline or other control byte; those
  * are printed escaped so the message stays one line. The line goes out in

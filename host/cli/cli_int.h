@@ -107,6 +107,7 @@ int cli_parse_config_arg(int argc, char **argv, int *i, config_args *c, trn_erro
 int cli_open_sim(trnsim_sim **s, const run_args *a, trn_error *e);
 int cli_api_error(trn_error *e);
 int cli_fail(const char *msg);
+void cli_print_json_string(const char *s);
 
 /* dumps.c: --dump-at, --dump-on-error, --restore (docs/cli.md) */
 int cli_parse_dump_arg(int argc, char **argv, int *i, run_args *a, trn_error *e);

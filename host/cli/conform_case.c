@@ -495,19 +495,6 @@ int cf_report_difference(cf_run *R, cf_case *c, trn_error *e) {
 
 /* ---- the summary ---- */
 
-static void json_str(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
 /* The command line that repeats this run: its options with --cases and --seed fixed. */
 static void repeat_command(const cf_run *R, char *buf, size_t len) {
     const cf_args *a = R->args;
@@ -540,24 +527,24 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
            R->args->seed, R->ran, R->agree, R->differ, R->invalid_cases, R->seconds, rate);
     printf("\"failed_both\": %" PRIu64 ", \"nan_payload_only\": %" PRIu64 ", \"a\": ",
            R->both_failed, R->nan_payload_only);
-    json_str(R->side[0].label);
+    cli_print_json_string(R->side[0].label);
     printf(", \"b\": ");
-    json_str(R->side[1].s ? R->side[1].label : "the Python front end");
+    cli_print_json_string(R->side[1].s ? R->side[1].label : "the Python front end");
     printf(", \"frontends\": [\"native\"%s%s], \"bir_refused\": %" PRIu64 ", \"per_opcode\": [",
            R->args->fe_bir ? ", \"bir\"" : "", R->args->fe_python ? ", \"python\"" : "",
            R->bir_refused_cases);
     for (int i = 0; i < R->n_counts; ++i) {
         printf("%s{\"opcode\": ", i ? ", " : "");
-        json_str(R->counts[i].opcode);
+        cli_print_json_string(R->counts[i].opcode);
         printf(", \"dtypes\": ");
-        json_str(R->counts[i].dtypes);
+        cli_print_json_string(R->counts[i].dtypes);
         printf(", \"cases\": %" PRIu64 "}", R->counts[i].cases);
     }
     printf("], \"families\": [");
     for (int i = 0; i < R->n_fams; ++i) {
         const cf_family *f = &R->fams[i];
         printf("%s{\"family\": ", i ? ", " : "");
-        json_str(f->family);
+        cli_print_json_string(f->family);
         printf(", \"instructions\": %" PRIu64 ", \"valid\": %" PRIu64 ", \"valid_ratio\": %.4f}",
                f->instructions, f->valid,
                f->instructions ? (double)f->valid / (double)f->instructions : 1.0);
@@ -568,13 +555,13 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
         for (int j = 0; j < R->g.ops[i].n_recipes; ++j) {
             const cf_recipe *r = &R->g.ops[i].recipes[j];
             printf("%s{\"opcode\": ", k++ ? ", " : "");
-            json_str(R->g.ops[i].name);
+            cli_print_json_string(R->g.ops[i].name);
             printf(", \"recipe\": ");
-            json_str(r->name);
+            cli_print_json_string(r->name);
             printf(", \"programs\": %" PRIu64 ", \"valid\": %" PRIu64 ", \"first_error\": ",
                    r->programs, r->valid);
             if (r->first_error[0])
-                json_str(r->first_error);
+                cli_print_json_string(r->first_error);
             else
                 printf("null");
             printf("}");
@@ -583,16 +570,16 @@ static void summary_json(const cf_run *R, const char *repeat, double rate) {
     for (int i = 0; i < R->n_shown; ++i) {
         const cf_shown *s = &R->shown[i];
         printf("%s{\"case\": %" PRIu64 ", \"what\": ", i ? ", " : "", s->index);
-        json_str(s->what);
+        cli_print_json_string(s->what);
         printf(", \"instructions\": %d, \"reproducible\": %s, \"dir\": ", s->instructions,
                s->history ? "false" : "true");
-        json_str(s->dir);
+        cli_print_json_string(s->dir);
         printf(", \"diff_command\": ");
-        json_str(s->command);
+        cli_print_json_string(s->command);
         printf("}");
     }
     printf("], \"repeat\": ");
-    json_str(repeat);
+    cli_print_json_string(repeat);
     printf("}\n");
 }
 

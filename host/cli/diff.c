@@ -204,25 +204,12 @@ static void print_found_text(const diff_run *r, const trn_diff_found *x) {
            written ? " hold bytes one side wrote and the other did not" : "");
 }
 
-static void json_str(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
 static void print_found_json(const trn_diff_found *x) {
     printf("\"kind\": \"%s\", \"operand\": ", x->kind == TRN_DIFF_WRITTEN ? "written" : "value");
-    json_str(x->operand);
+    cli_print_json_string(x->operand);
     printf(", \"tensor\": ");
     if (x->tensor)
-        json_str(x->tensor);
+        cli_print_json_string(x->tensor);
     else
         printf("null");
     printf(", \"dtype\": \"%s\", \"elements\": %" PRId64 ", \"differing\": %" PRId64
@@ -275,7 +262,7 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
                        "null, \"it\": null, "
                        "\"family\": null, \"where\": ");
             if (st && st->inst->where)
-                json_str(st->inst->where);
+                cli_print_json_string(st->inst->where);
             else
                 printf("null");
             printf(", ");
@@ -332,7 +319,7 @@ static void report(diff_run *r, const trn_step *st, const trn_diff_found *f, int
 static void report_diverged(diff_run *r, const char *what) {
     if (r->args->json) {
         printf("%s\n  {\"diverged\": ", r->printed++ ? "," : "");
-        json_str(what);
+        cli_print_json_string(what);
         printf("}");
         return;
     }
@@ -342,9 +329,9 @@ static void report_diverged(diff_run *r, const char *what) {
 static void print_header(const diff_run *r) {
     if (!r->args->json) return;
     printf("{\"a\": ");
-    json_str(r->sides[0].label);
+    cli_print_json_string(r->sides[0].label);
     printf(", \"b\": ");
-    json_str(r->sides[1].label);
+    cli_print_json_string(r->sides[1].label);
     printf(", \"differences\": [");
 }
 
