@@ -253,8 +253,37 @@ static int64_t data_need(const int64_t *o) {
     return need;
 }
 
+/* The elements ap visits, or -1 when its fields make no AP (overflow-checked:
+ * they come from the file). */
+static int64_t ap_visits(const trn_ap *ap) {
+    if (ap->ndims > TRN_AP_MAX_DIMS) return -1;
+    int64_t n = ap->part_count;
+    for (uint32_t d = 0; d < ap->ndims; ++d)
+        if (ap->dims[d].num < 0 || __builtin_mul_overflow(n, ap->dims[d].num, &n)) return -1;
+    return n;
+}
+
+/* The handlers size their buffers by a record's counts and move its APs'
+ * elements, so the two must agree before a record is trusted. Every slot,
+ * used or not: a handler reads the slots its kind has, whatever n_in / n_out
+ * the file claims, and a record leaves the slots it lacks zero. */
+static bool counts_match(const coll_record *rec, char *why, size_t whylen) {
+    const trn_ap *ap[3] = {&rec->in[0], &rec->in[1], &rec->out};
+    const int64_t count[3] = {rec->in_count[0], rec->in_count[1], rec->out_count};
+    static const char *const name[3] = {"input 0", "input 1", "output"};
+    for (int k = 0; k < 3; ++k) {
+        int64_t n = ap_visits(ap[k]);
+        if (n == count[k]) continue;
+        snprintf(why, whylen,
+                 ": its %s count %lld is not the %lld elements its access pattern visits", name[k],
+                 (long long)count[k], (long long)n);
+        return false;
+    }
+    return true;
+}
+
 static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n_data,
-                                uint32_t cores) {
+                                uint32_t cores, char *why, size_t whylen) {
     int64_t need = data_need(o), at = o[REC_DATA_AT];
     if (need < 0 || at < 0 || at > n_data || need > n_data - at || o[REC_CORE] < 0 ||
         o[REC_CORE] >= cores || o[REC_N_IN] < 0 || o[REC_N_IN] > 2 || o[REC_N_OUT] < 0 ||
@@ -289,6 +318,10 @@ static coll_record *record_from(const int64_t *o, const int64_t *data, int64_t n
     ap_in(o + REC_AP_IN0, &rec->in[0]);
     ap_in(o + REC_AP_IN1, &rec->in[1]);
     ap_in(o + REC_AP_OUT, &rec->out);
+    if (!counts_match(rec, why, whylen)) {
+        free(rec);
+        return NULL;
+    }
     const int64_t *d = data + at;
     rec->restored = true;
     sp->groups.ids = ids ? malloc((size_t)ids * sizeof *sp->groups.ids) : NULL;
@@ -308,15 +341,16 @@ static trn_status restore_records(coll_state *st, const int64_t *recs, int64_t n
                                   const int64_t *data, int64_t n_data, char *err, size_t errlen) {
     for (int64_t i = 0; i < n; ++i) {
         const int64_t *o = recs + i * REC_COLS;
-        coll_record *rec = record_from(o, data, n_data, st->cores);
+        char why[160] = "";
+        coll_record *rec = record_from(o, data, n_data, st->cores, why, sizeof why);
         /* posted (the registry owns it) only where the list expects that number */
         if (!rec || o[REC_SEQ] < 0 ||
             coll_registry_restore_post(st->reg, (int)o[REC_LIST], (uint64_t)o[REC_KEY],
                                        (uint64_t)o[REC_SEQ], rec)) {
             snprintf(err, errlen,
-                     "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)",
+                     "records[%lld] is not a record of this run (list %lld, key %lld, seq %lld)%s",
                      (long long)i, (long long)o[REC_LIST], (long long)o[REC_KEY],
-                     (long long)o[REC_SEQ]);
+                     (long long)o[REC_SEQ], why);
             coll_record_free(rec);
             return TRN_ERR;
         }

@@ -112,8 +112,20 @@ def module_cases(d):
         (recs, set_cell(p, 25 + 2, 4), "collective #5 of core 1", "records.npy", "another input dtype",
          "the dump does not match the program"),
         (recs, set_cell(p, 25 + 16 + 16 + 2, 4), "another output dtype"),
-        (recs, set_cell(p, 25 + 16 + 16 + 9, 3), "another operand shape"),
-        (recs, set_cell(p, 12, 3), "another operand shape"),
+        # a count and its AP disagree: refused on reading (handlers size buffers by the count)
+        (recs, set_cell(p, 25 + 16 + 16 + 9, 3), f"records[{p}] is not a record of this run",
+         "its output count 4 is not the 3 elements its access pattern visits"),
+        (recs, set_cell(p, 12, 3), f"records[{p}] is not a record of this run",
+         "its output count 3 is not the 4 elements its access pattern visits"),
+        # the fuzz_dump finding: no inputs claimed, an input AP of 15794176 partitions and a
+        # count of 8 (a Send's copy then overflowed its 8-element buffer)
+        (recs, lambda a: (a.__setitem__((p, 8), 0), a.__setitem__((p, 25 + 4), 15794176),
+                          a.__setitem__((p, 25 + 7), 0), a.__setitem__((p, 10), 8)),
+         f"records[{p}] is not a record of this run",
+         "its input 0 count 8 is not the 15794176 elements its access pattern visits"),
+        # the same operand shape in both, another than the instruction's
+        (recs, lambda a: (a.__setitem__((p, 12), 2), a.__setitem__((p, 25 + 16 + 16 + 9), 2)),
+         "another operand shape"),
         (recs, set_cell(p, 25 + 6, 2 ** 40), "another operand place"),
         (recs, set_cell(p, 19, 2 ** 40), f"records[{p}] is not a record of this run"),
         (recs, lambda a: (a.__setitem__((p, 19), 2 ** 62), a.__setitem__((p, 20), 2 ** 62)),
