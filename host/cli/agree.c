@@ -188,9 +188,8 @@ int cli_agree_run(trn_sim *hs, const run_args *a, trn_error *e) {
     uint32_t r = 1;
     for (; r < ranks && rc == 0 && bad < 0; ++r)
         if (!(rc = differs(&all[0], &all[r], r, e))) bad = input_differs(&all[0], &all[r]);
-    if (bad >= 0)
-        rc = report_input(hs, a, all, r - 1, bad, e);
-    else if (rc && r > 1) {
+    if (bad >= 0) rc = report_input(hs, a, all, r - 1, bad, e);
+    if (rc && r > 1) {
         /* Every process found the same difference. None tells the others
          * (the failure's notice) before each has the data: a notice stops a
          * slower process mid-exchange, and the line would then name the
