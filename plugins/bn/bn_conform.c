@@ -17,6 +17,30 @@
     "\"float8_e4m3\", \"float8_e4m3fn\", \"float8_e8m0fnu\", \"float8_e5m2\", \"bfloat16\", "      \
     "\"float16\", \"float32\", \"float32r\"]"
 
+/* The forward-backward chain (BNStats, BNStatsAggregate, BNGradients, both
+ * dx applies), one recipe in each of the four recipe lists it exercises. */
+#define BN_FORWARD_BACKWARD                                                                        \
+    "{\"name\": \"forward_backward\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1024]}, "             \
+    "\"dtypes\": {\"T\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_OUT "}, \"tensors\": [{"   \
+    "\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", \"N\"], "         \
+    "\"input\": true}, {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"U\", "                \
+    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"st\", \"memory\": \"sbuf\", "       \
+    "\"dtype\": \"float32\", \"shape\": [\"P\", 6]}, {\"name\": \"mv\", \"memory\": \"sbuf\", "    \
+    "\"dtype\": \"float32\", \"shape\": [\"P\", 2]}, {\"name\": \"g\", \"memory\": \"sbuf\", "     \
+    "\"dtype\": \"float32\", \"shape\": [\"P\", 3]}, {\"name\": \"dx\", \"memory\": \"sbuf\", "    \
+    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}, {\"name\": \"dx2\", \"memory\": \"psum\", "     \
+    "\"dtype\": \"float32\", \"shape\": [\"P\", \"N\"]}], "                                        \
+    "\"instructions\": [{\"opcode\": \"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}, "   \
+    "{\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}, "            \
+    "{\"opcode\": \"BNGradients\", \"inputs\": [\"x\", \"dy\", {\"tensor\": \"mv\", "              \
+    "\"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"mv\", \"offset\": 1, \"ap\": [[1, 1]]}], "   \
+    "\"outputs\": [\"g\"]}, {\"opcode\": \"BNBackprop\", \"inputs\": [\"x\", \"dy\", "             \
+    "{\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, \"g\"], \"outputs\": [\"dx\"], "       \
+    "\"total_elements\": \"@\"}, {\"opcode\": \"BNBackprop2\", \"inputs\": [\"x\", \"dy\", "       \
+    "{\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"g\", \"offset\": 0, "   \
+    "\"ap\": [[1, 2]]}, {\"tensor\": \"g\", \"offset\": 2, \"ap\": [[1, 1]]}], "                   \
+    "\"outputs\": [\"dx2\"], \"total_elements\": {\"@\": [1, 2, 7, 1024, 16777217, 0.5]}}]}"
+
 /* BNStats: SBUF, PSUM and HBM operands, strided, partition-offset and
  * partition-step APs, multi-dim free APs, the 32x32 tile transpose. */
 const char bn_conform_stats[] =
@@ -104,25 +128,7 @@ const char bn_conform_aggregate[] =
     "\"outputs\": [{\"tensor\": \"st\", \"offset\": 6, \"ap\": [[1, 6]]}]}, {\"opcode\": "
     "\"BNStats\", \"inputs\": [\"x2\"], \"outputs\": [{\"tensor\": \"st\", \"offset\": 12, \"ap\": "
     "[[1, 6]]}]}, {\"opcode\": \"BNStatsAggregate\", \"inputs\": [\"st\"], \"outputs\": [\"mv\"]}]}"
-    ", {\"name\": \"forward_backward\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1024]}, \"dtypes\": "
-    "{\"T\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_OUT
-    "}, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"st\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 6]}, {\"name\": \"mv\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 2]}, {\"name\": \"g\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 3]}, {\"name\": \"dx\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}, {\"name\": \"dx2\", \"memory\": \"psum\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}, {\"opcode\": \"BNStatsAggregate\", "
-    "\"inputs\": [\"st\"], \"outputs\": [\"mv\"]}, {\"opcode\": \"BNGradients\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"mv\", "
-    "\"offset\": 1, \"ap\": [[1, 1]]}], \"outputs\": [\"g\"]}, {\"opcode\": \"BNBackprop\", "
-    "\"inputs\": [\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, \"g\"], "
-    "\"outputs\": [\"dx\"], \"total_elements\": \"@\"}, {\"opcode\": \"BNBackprop2\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"g\", "
-    "\"offset\": 0, \"ap\": [[1, 2]]}, {\"tensor\": \"g\", \"offset\": 2, \"ap\": [[1, 1]]}], "
-    "\"outputs\": [\"dx2\"], \"total_elements\": {\"@\": [1, 2, 7, 1024, 16777217, 0.5]}}]}]";
+    ", " BN_FORWARD_BACKWARD "]";
 
 /* BNGradients: every input dtype, strided and offset APs, HBM. */
 const char bn_conform_gradients[] =
@@ -156,25 +162,7 @@ const char bn_conform_gradients[] =
     "\"float32\", \"shape\": [1, 1], \"input\": true}, {\"name\": \"g\", \"memory\": \"hbm\", "
     "\"dtype\": \"float32\", \"shape\": [3]}], \"instructions\": [{\"opcode\": \"BNGradients\", "
     "\"inputs\": [\"x\", \"dy\", \"m\", \"vf\"], \"outputs\": [\"g\"]}]}"
-    ", {\"name\": \"forward_backward\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1024]}, \"dtypes\": "
-    "{\"T\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_OUT
-    "}, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"st\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 6]}, {\"name\": \"mv\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 2]}, {\"name\": \"g\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 3]}, {\"name\": \"dx\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}, {\"name\": \"dx2\", \"memory\": \"psum\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}, {\"opcode\": \"BNStatsAggregate\", "
-    "\"inputs\": [\"st\"], \"outputs\": [\"mv\"]}, {\"opcode\": \"BNGradients\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"mv\", "
-    "\"offset\": 1, \"ap\": [[1, 1]]}], \"outputs\": [\"g\"]}, {\"opcode\": \"BNBackprop\", "
-    "\"inputs\": [\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, \"g\"], "
-    "\"outputs\": [\"dx\"], \"total_elements\": \"@\"}, {\"opcode\": \"BNBackprop2\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"g\", "
-    "\"offset\": 0, \"ap\": [[1, 2]]}, {\"tensor\": \"g\", \"offset\": 2, \"ap\": [[1, 1]]}], "
-    "\"outputs\": [\"dx2\"], \"total_elements\": {\"@\": [1, 2, 7, 1024, 16777217, 0.5]}}]}]";
+    ", " BN_FORWARD_BACKWARD "]";
 
 /* BNBackprop: coef [P][3]; in place over x or dy. */
 const char bn_conform_backprop[] =
@@ -217,25 +205,7 @@ const char bn_conform_backprop[] =
     "\"dtype\": \"T\", \"shape\": [\"N\"]}], \"instructions\": [{\"opcode\": \"BNBackprop\", "
     "\"inputs\": [\"x\", \"dy\", \"m\", \"coef\"], \"outputs\": [\"dx\"], \"total_elements\": "
     "\"@\"}]}"
-    ", {\"name\": \"forward_backward\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1024]}, \"dtypes\": "
-    "{\"T\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_OUT
-    "}, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"st\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 6]}, {\"name\": \"mv\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 2]}, {\"name\": \"g\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 3]}, {\"name\": \"dx\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}, {\"name\": \"dx2\", \"memory\": \"psum\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}, {\"opcode\": \"BNStatsAggregate\", "
-    "\"inputs\": [\"st\"], \"outputs\": [\"mv\"]}, {\"opcode\": \"BNGradients\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"mv\", "
-    "\"offset\": 1, \"ap\": [[1, 1]]}], \"outputs\": [\"g\"]}, {\"opcode\": \"BNBackprop\", "
-    "\"inputs\": [\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, \"g\"], "
-    "\"outputs\": [\"dx\"], \"total_elements\": \"@\"}, {\"opcode\": \"BNBackprop2\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"g\", "
-    "\"offset\": 0, \"ap\": [[1, 2]]}, {\"tensor\": \"g\", \"offset\": 2, \"ap\": [[1, 1]]}], "
-    "\"outputs\": [\"dx2\"], \"total_elements\": {\"@\": [1, 2, 7, 1024, 16777217, 0.5]}}]}]";
+    ", " BN_FORWARD_BACKWARD "]";
 
 /* BNBackprop2: ab [P][2] and scale [P][1]. */
 const char bn_conform_backprop2[] =
@@ -284,22 +254,4 @@ const char bn_conform_backprop2[] =
     "\"hbm\", \"dtype\": \"T\", \"shape\": [\"N\"]}], \"instructions\": [{\"opcode\": "
     "\"BNBackprop2\", \"inputs\": [\"x\", \"dy\", \"m\", \"ab\", \"sc\"], \"outputs\": [\"dx\"], "
     "\"total_elements\": \"@\"}]}"
-    ", {\"name\": \"forward_backward\", \"vars\": {\"P\": [1, 128], \"N\": [1, 1024]}, \"dtypes\": "
-    "{\"T\": " CF_FP32V ", \"U\": " CF_FP32V ", \"D\": " CF_OUT
-    "}, \"tensors\": [{\"name\": \"x\", \"memory\": \"sbuf\", \"dtype\": \"T\", \"shape\": [\"P\", "
-    "\"N\"], \"input\": true}, {\"name\": \"dy\", \"memory\": \"sbuf\", \"dtype\": \"U\", "
-    "\"shape\": [\"P\", \"N\"], \"input\": true}, {\"name\": \"st\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 6]}, {\"name\": \"mv\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 2]}, {\"name\": \"g\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", 3]}, {\"name\": \"dx\", \"memory\": \"sbuf\", "
-    "\"dtype\": \"D\", \"shape\": [\"P\", \"N\"]}, {\"name\": \"dx2\", \"memory\": \"psum\", "
-    "\"dtype\": \"float32\", \"shape\": [\"P\", \"N\"]}], \"instructions\": [{\"opcode\": "
-    "\"BNStats\", \"inputs\": [\"x\"], \"outputs\": [\"st\"]}, {\"opcode\": \"BNStatsAggregate\", "
-    "\"inputs\": [\"st\"], \"outputs\": [\"mv\"]}, {\"opcode\": \"BNGradients\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"mv\", "
-    "\"offset\": 1, \"ap\": [[1, 1]]}], \"outputs\": [\"g\"]}, {\"opcode\": \"BNBackprop\", "
-    "\"inputs\": [\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, \"g\"], "
-    "\"outputs\": [\"dx\"], \"total_elements\": \"@\"}, {\"opcode\": \"BNBackprop2\", \"inputs\": "
-    "[\"x\", \"dy\", {\"tensor\": \"mv\", \"offset\": 0, \"ap\": [[1, 1]]}, {\"tensor\": \"g\", "
-    "\"offset\": 0, \"ap\": [[1, 2]]}, {\"tensor\": \"g\", \"offset\": 2, \"ap\": [[1, 1]]}], "
-    "\"outputs\": [\"dx2\"], \"total_elements\": {\"@\": [1, 2, 7, 1024, 16777217, 0.5]}}]}]";
+    ", " BN_FORWARD_BACKWARD "]";

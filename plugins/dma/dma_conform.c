@@ -431,45 +431,19 @@
 /* The opcodes' lists, one recipe macro after another (the formatter cannot
  * lay out string concatenations of macro calls). */
 // clang-format off
-/* AbstractCopy: the plain copy (raw, cast, accumulate,
- * overlap, reshape, streamed, remote). */
-const char dma_conform_abstractcopy[] =
-    "[" DMA_R_COPY_RAW("AbstractCopy") ", " DMA_R_COPY_CAST_STRIDED("AbstractCopy")
-    ", " DMA_R_COPY_ACCUMULATE("AbstractCopy") ", " DMA_R_COPY_OVERLAP("AbstractCopy")
-    ", " DMA_R_COPY_RESHAPE_REVERSE("AbstractCopy") ", " DMA_R_COPY_MULTIDIM("AbstractCopy")
-    ", " DMA_R_COPY_LARGE_CAST("AbstractCopy") ", " DMA_R_COPY_REMOTE("AbstractCopy") "]";
+/* The plain copy (raw, cast, accumulate, overlap, reshape, streamed, remote)
+ * as opcode OP: AbstractCopy, Load, Save, TensorCopy and GenericCopy alike. */
+#define DMA_PLAIN_COPY_RECIPES(OP)                                                                 \
+    "[" DMA_R_COPY_RAW(OP) ", " DMA_R_COPY_CAST_STRIDED(OP)                                        \
+    ", " DMA_R_COPY_ACCUMULATE(OP) ", " DMA_R_COPY_OVERLAP(OP)                                     \
+    ", " DMA_R_COPY_RESHAPE_REVERSE(OP) ", " DMA_R_COPY_MULTIDIM(OP)                               \
+    ", " DMA_R_COPY_LARGE_CAST(OP) ", " DMA_R_COPY_REMOTE(OP) "]"
 
-/* Load: the plain copy (raw, cast, accumulate,
- * overlap, reshape, streamed, remote). */
-const char dma_conform_load[] =
-    "[" DMA_R_COPY_RAW("Load") ", " DMA_R_COPY_CAST_STRIDED("Load")
-    ", " DMA_R_COPY_ACCUMULATE("Load") ", " DMA_R_COPY_OVERLAP("Load")
-    ", " DMA_R_COPY_RESHAPE_REVERSE("Load") ", " DMA_R_COPY_MULTIDIM("Load")
-    ", " DMA_R_COPY_LARGE_CAST("Load") ", " DMA_R_COPY_REMOTE("Load") "]";
-
-/* Save: the plain copy (raw, cast, accumulate,
- * overlap, reshape, streamed, remote). */
-const char dma_conform_save[] =
-    "[" DMA_R_COPY_RAW("Save") ", " DMA_R_COPY_CAST_STRIDED("Save")
-    ", " DMA_R_COPY_ACCUMULATE("Save") ", " DMA_R_COPY_OVERLAP("Save")
-    ", " DMA_R_COPY_RESHAPE_REVERSE("Save") ", " DMA_R_COPY_MULTIDIM("Save")
-    ", " DMA_R_COPY_LARGE_CAST("Save") ", " DMA_R_COPY_REMOTE("Save") "]";
-
-/* TensorCopy: the plain copy (raw, cast, accumulate,
- * overlap, reshape, streamed, remote). */
-const char dma_conform_tensorcopy[] =
-    "[" DMA_R_COPY_RAW("TensorCopy") ", " DMA_R_COPY_CAST_STRIDED("TensorCopy")
-    ", " DMA_R_COPY_ACCUMULATE("TensorCopy") ", " DMA_R_COPY_OVERLAP("TensorCopy")
-    ", " DMA_R_COPY_RESHAPE_REVERSE("TensorCopy") ", " DMA_R_COPY_MULTIDIM("TensorCopy")
-    ", " DMA_R_COPY_LARGE_CAST("TensorCopy") ", " DMA_R_COPY_REMOTE("TensorCopy") "]";
-
-/* GenericCopy: the plain copy (raw, cast, accumulate,
- * overlap, reshape, streamed, remote). */
-const char dma_conform_genericcopy[] =
-    "[" DMA_R_COPY_RAW("GenericCopy") ", " DMA_R_COPY_CAST_STRIDED("GenericCopy")
-    ", " DMA_R_COPY_ACCUMULATE("GenericCopy") ", " DMA_R_COPY_OVERLAP("GenericCopy")
-    ", " DMA_R_COPY_RESHAPE_REVERSE("GenericCopy") ", " DMA_R_COPY_MULTIDIM("GenericCopy")
-    ", " DMA_R_COPY_LARGE_CAST("GenericCopy") ", " DMA_R_COPY_REMOTE("GenericCopy") "]";
+const char dma_conform_abstractcopy[] = DMA_PLAIN_COPY_RECIPES("AbstractCopy");
+const char dma_conform_load[] = DMA_PLAIN_COPY_RECIPES("Load");
+const char dma_conform_save[] = DMA_PLAIN_COPY_RECIPES("Save");
+const char dma_conform_tensorcopy[] = DMA_PLAIN_COPY_RECIPES("TensorCopy");
+const char dma_conform_genericcopy[] = DMA_PLAIN_COPY_RECIPES("GenericCopy");
 
 /* DMACopy: every mode, gather and scatter. */
 const char dma_conform_dmacopy[] =
