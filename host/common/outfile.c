@@ -221,9 +221,10 @@ int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn
     sigset_t old;
     block_signals(true, &old);
     track(o);
+    bool tracked = o->slot >= 0; /* untrack below forgets it */
     o->fd = open_unnamed(dir);
     o->unnamed = o->fd >= 0;
-    if (o->fd < 0 && o->slot >= 0) { /* no O_TMPFILE here: an exclusive, unguessable name */
+    if (o->fd < 0 && tracked) { /* no O_TMPFILE here: an exclusive, unguessable name */
         o->fd = mkostemp(o->tmp, O_CLOEXEC);
         o->named = o->fd >= 0;
     }
@@ -232,7 +233,7 @@ int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn
     block_signals(false, &old);
     if (o->fd < 0)
         return trn_errorf(e, "%s: cannot create a file next to %s: %s", option, path,
-                          o->slot < 0 && !o->unnamed ? "too many files at once" : strerror(err));
+                          tracked ? strerror(err) : "too many files at once");
     set_mode(o->fd, path);
     return 0;
 }
