@@ -197,7 +197,9 @@ static void set_mode(int fd, const char *path) {
 static int hidden_name(trn_outfile *o, trn_error *e) {
     char dir[PATH_MAX], base[256];
     split(o->path, dir, sizeof dir, base, sizeof base);
-    int n = snprintf(o->tmp, sizeof o->tmp, "%s/.%s.trnsim-XXXXXX", dir, base);
+    /* at most 200 bytes of the name: the temporary's own name (and its ~
+     * link) must stay within NAME_MAX for any target name that does */
+    int n = snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.trnsim-XXXXXX", dir, base);
     if (n < 0 || (size_t)n >= sizeof o->tmp)
         return trn_errorf(e, "%s: path too long: %s", o->option, o->path);
     return 0;

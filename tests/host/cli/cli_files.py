@@ -192,6 +192,20 @@ def no_inode_left(d):
             assert read(y) == b"OLD" and listing(full) == ["y.npy"], listing(full)
 
 
+def longest_name(d):
+    """A target whose name has 250 bytes (NAME_MAX is 255): written, with
+    and without O_TMPFILE, nothing left beside it (before: the temporary's
+    name, .NAME.trnsim-XXXXXX, was past NAME_MAX, and the run failed after
+    it ended: 'File name too long')."""
+    y = os.path.join(d, "y" * 246 + ".npy")
+    for env in (None, NO_TMPFILE):
+        r = subprocess.run([trnsim, "run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={y}"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        assert read(y).startswith(b"\x93NUMPY") and listing(d) == [os.path.basename(y)], listing(d)
+        os.unlink(y)
+
+
 def long_program(d, trips=100000000):
     p = os.path.join(d, f"long{trips}.json")
     with open(p, "w") as f:
@@ -341,6 +355,7 @@ for name, fn in (("inputs are never targets", inputs_never_targets), ("two targe
                  ("a full disk", full_disk_outputs), ("SIGKILL leaves nothing", sigkill_leaves_nothing),
                  ("SIGINT / SIGTERM remove trace and timeline", signals_remove_trace),
                  ("mkostemp fallback (TRNSIM_TEST_NO_TMPFILE)", mkostemp_fallback),
-                 ("no inode left for a temporary", no_inode_left)):
+                 ("no inode left for a temporary", no_inode_left),
+                 ("a 250-byte file name", longest_name)):
     case(name, fn)
 sys.exit(finish())
