@@ -57,8 +57,11 @@ static void digest_int(trn_digest *d, int64_t v) { trn_digest_update(d, &v, size
 
 static input_id identify_input(const binding *b) {
     input_id id = {0};
-    int fd = open(b->path, O_RDONLY | O_CLOEXEC);
     struct stat st;
+    /* A FIFO is not opened here: the open would wait for its writer, and
+     * the bytes that writer sends are the load's, once. */
+    if (stat(b->path, &st) == 0 && !S_ISREG(st.st_mode)) return id.err = NOT_REGULAR, id;
+    int fd = open(b->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0)
         id.err = errno ? errno : EIO;
     else if (!S_ISREG(st.st_mode))

@@ -197,7 +197,9 @@ static void set_mode(int fd, const char *path) {
 static int hidden_name(trn_outfile *o, trn_error *e) {
     char dir[PATH_MAX], base[256];
     split(o->path, dir, sizeof dir, base, sizeof base);
-    int n = snprintf(o->tmp, sizeof o->tmp, "%s/.%s.trnsim-XXXXXX", dir, base);
+    /* at most 200 bytes of the name: the temporary's own name (and its ~
+     * link) must stay within NAME_MAX for any target name that does */
+    int n = snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.trnsim-XXXXXX", dir, base);
     if (n < 0 || (size_t)n >= sizeof o->tmp)
         return trn_errorf(e, "%s: path too long: %s", o->option, o->path);
     return 0;
@@ -221,9 +223,10 @@ int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn
     sigset_t old;
     block_signals(true, &old);
     track(o);
+    bool tracked = o->slot >= 0; /* untrack below forgets it */
     o->fd = open_unnamed(dir);
     o->unnamed = o->fd >= 0;
-    if (o->fd < 0 && o->slot >= 0) { /* no O_TMPFILE here: an exclusive, unguessable name */
+    if (o->fd < 0 && tracked) { /* no O_TMPFILE here: an exclusive, unguessable name */
         o->fd = mkostemp(o->tmp, O_CLOEXEC);
         o->named = o->fd >= 0;
     }
@@ -232,7 +235,7 @@ int trn_outfile_create(trn_outfile *o, const char *option, const char *path, trn
     block_signals(false, &old);
     if (o->fd < 0)
         return trn_errorf(e, "%s: cannot create a file next to %s: %s", option, path,
-                          o->slot < 0 && !o->unnamed ? "too many files at once" : strerror(err));
+                          tracked ? strerror(err) : "too many files at once");
     set_mode(o->fd, path);
     return 0;
 }

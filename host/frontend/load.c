@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frontend/bir/bir.h"
 #include "frontend/native/native.h"
@@ -70,8 +71,12 @@ static int summarize(trn_program *p, uint64_t limit, trn_error *e) {
 
 static int finish(trn_program *p, const trn_load_opts *o, trn_error *e);
 
-/* The file's bytes (NULL when it cannot be read: the document reader says why). */
+/* The file's bytes (NULL when it cannot be read: the document reader says
+ * why). Only a regular file: opening a FIFO again would wait for a writer
+ * that may never come, and its bytes are the document reader's once. */
 static char *slurp(const char *path, size_t *len) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *buf = NULL;

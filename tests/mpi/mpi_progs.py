@@ -1181,6 +1181,53 @@ def inputs_agree_whole():
 
 
 @case
+def fifo_inputs():
+    """Each process's --input a FIFO (docs/mpi.md: read once, by the load,
+    not digested): the run reads each once and succeeds (before: the
+    agreement opened each FIFO to look at it, which took the writer's one
+    rendezvous, and the load's own open then waited for a writer for ever;
+    rank 0 hung, 2 of 2 tries)."""
+    import threading
+    prog = P(2, [T("x", (1, 4)), T("y", (1, 4))], [{"opcode": "TensorCopy", "inputs": ["x"], "outputs": ["y"]}])
+    with tempfile.TemporaryDirectory(prefix="mpi-") as d:
+        x = np.arange(8, dtype=np.float32).reshape(2, 1, 4)
+        xp = os.path.join(d, "x.npy")
+        np.save(xp, x)
+        with open(xp, "rb") as f:
+            data = f.read()
+        fifos = [os.path.join(d, f"x{r}.fifo") for r in range(2)]
+
+        def feed(path):
+            try:
+                with open(path, "wb") as w:
+                    w.write(data)
+            except OSError:
+                pass
+        threads = []
+        for fp in fifos:
+            os.mkfifo(fp)
+            threads.append(threading.Thread(target=feed, args=(fp,), daemon=True))
+            threads[-1].start()
+        y = os.path.join(d, "y.npy")
+        try:
+            r = mpmd(d, "fifo", prog, [["--input", f"x={fp}", "--output", f"y={y}"] for fp in fifos],
+                     {"mpi_timeout": 10})
+        except subprocess.TimeoutExpired:
+            r = None
+        finally:
+            for fp in fifos:  # a reader still waiting in open: let it go
+                try:
+                    os.close(os.open(fp, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass
+            for t in threads:
+                t.join(5)
+        if r is None or r.returncode != 0:
+            raise Fail("FIFO inputs: " + ("timed out" if r is None else f"exit {r.returncode}:\n{r.stderr}"))
+        same_bits("FIFO inputs y", y, x)
+
+
+@case
 def traces_survive_any_failure():
     """Whichever processes fail (all of them at the same instruction, only
     process 0, only the last), the merged trace and timeline are kept, as

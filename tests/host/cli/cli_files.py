@@ -39,10 +39,12 @@ def listing(d):
 
 
 @contextlib.contextmanager
-def tmpfs(size, ro=False):
-    """A small tmpfs of its own (a full disk, a read-only file system)."""
+def tmpfs(size, ro=False, inodes=None):
+    """A small tmpfs of its own (a full disk, a read-only file system, one
+    without free inodes)."""
     d = tempfile.mkdtemp()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}" + (",ro" if ro else ""), "tmpfs", d], check=True)
+    opts = f"size={size}" + (",ro" if ro else "") + (f",nr_inodes={inodes}" if inodes else "")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", d], check=True)
     try:
         yield d
     finally:
@@ -172,6 +174,36 @@ def full_disk_outputs(d):
         r = run("run", long_program(d, 5000), "--config", cfg, "--trace", t, rc=1)
         one_line_error(r, f"--trace {t}: writing failed: No space left on device")
         assert read(t) == b"OLD" and listing(full) == ["big.npy", "t.jsonl"], listing(full)
+
+
+def no_inode_left(d):
+    """No inode left for a temporary (the folder passes the checks before
+    the run): the OS's reason, with and without O_TMPFILE (before: "too
+    many files at once", whatever the reason); the old file stays, nothing
+    is left."""
+    with tmpfs("64k", inodes=2) as full:  # the folder and y.npy
+        y = os.path.join(full, "y.npy")
+        write(y, b"OLD")
+        for env in (None, NO_TMPFILE):
+            r = subprocess.run([trnsim, "run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={y}"],
+                               capture_output=True, text=True, timeout=120, env=env)
+            assert r.returncode == 1, r
+            one_line_error(r, f"--output y: cannot create a file next to {y}: No space left on device")
+            assert read(y) == b"OLD" and listing(full) == ["y.npy"], listing(full)
+
+
+def longest_name(d):
+    """A target whose name has 250 bytes (NAME_MAX is 255): written, with
+    and without O_TMPFILE, nothing left beside it (before: the temporary's
+    name, .NAME.trnsim-XXXXXX, was past NAME_MAX, and the run failed after
+    it ended: 'File name too long')."""
+    y = os.path.join(d, "y" * 246 + ".npy")
+    for env in (None, NO_TMPFILE):
+        r = subprocess.run([trnsim, "run", f"{progs}/copy.json", "--config", cfg, "--output", f"y={y}"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        assert read(y).startswith(b"\x93NUMPY") and listing(d) == [os.path.basename(y)], listing(d)
+        os.unlink(y)
 
 
 def long_program(d, trips=100000000):
@@ -322,6 +354,8 @@ for name, fn in (("inputs are never targets", inputs_never_targets), ("two targe
                  ("folders checked before the run", folders_checked_first), ("convert -o", convert_target),
                  ("a full disk", full_disk_outputs), ("SIGKILL leaves nothing", sigkill_leaves_nothing),
                  ("SIGINT / SIGTERM remove trace and timeline", signals_remove_trace),
-                 ("mkostemp fallback (TRNSIM_TEST_NO_TMPFILE)", mkostemp_fallback)):
+                 ("mkostemp fallback (TRNSIM_TEST_NO_TMPFILE)", mkostemp_fallback),
+                 ("no inode left for a temporary", no_inode_left),
+                 ("a 250-byte file name", longest_name)):
     case(name, fn)
 sys.exit(finish())

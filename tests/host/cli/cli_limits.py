@@ -199,12 +199,38 @@ def integers_named_as_written(d):
         "too big negative integer near '-99999999999999999999'")
 
 
+def big_integer_from_a_pipe(d):
+    """A program read from a FIFO whose integer is past int64: one line from
+    the JSON reader, at once (before: the reader's message looked for the
+    number by opening the path again, which for a FIFO whose writer had
+    finished waits for a new writer for ever)."""
+    fifo = os.path.join(d, "p.fifo")
+    os.mkfifo(fifo)
+    text = ('{"cores": 1, "tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32", '
+            '"shape": [1, 4], "partition": -99999999999999999999}], "instructions": []}')
+
+    def feed():
+        try:
+            with open(fifo, "w") as w:
+                w.write(text)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    r = run("check", fifo, "--config", cfg, rc=1, timeout=20)
+    one_line_error(r, f"{fifo}:1:", "too big negative integer")
+    t.join(5)
+    assert os.listdir(d) == ["p.fifo"], os.listdir(d)
+
+
 CASES = [("machine budget, default", machine_budget_default), ("machine budget, config", machine_budget_config),
          ("untouched memory is free", lazy_memory), ("instruction working-memory budget", instruction_budget),
          ("--max-instructions", max_instructions), ("--timeout", timeout),
          ("sparse .npy refused from its header", sparse_input_refused_at_once),
          ("endless input stream ends", endless_input_stream),
-         ("integers named as written", integers_named_as_written)]
+         ("integers named as written", integers_named_as_written),
+         ("a too big integer from a FIFO", big_integer_from_a_pipe)]
 for name, fn in CASES:
     case(name, fn)
 sys.exit(finish())
