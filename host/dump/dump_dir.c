@@ -43,8 +43,11 @@ int trn_dump_dir_temp(const char *dir, char *tmp, size_t len, trn_error *e) {
     const char *slash = memrchr(dir, '/', n);
     int dirlen = slash ? (int)(slash - dir) + 1 : 0;
     const char *base = slash ? slash + 1 : dir;
+    /* at most 200 bytes of the name, as for output files (common/outfile.c):
+     * the private name must stay within NAME_MAX for any target name that does */
+    size_t baselen = n - (size_t)(base - dir);
     int w = snprintf(tmp, len, "%.*s.%.*s.trnsim-XXXXXX", dirlen, dir,
-                     (int)(n - (size_t)(base - dir)), base);
+                     (int)(baselen < 200 ? baselen : 200), base);
     if (w < 0 || (size_t)w >= len) return trn_errorf(e, "path too long: %s", dir);
     if (!mkdtemp(tmp)) {
         int err = errno;

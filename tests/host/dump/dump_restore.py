@@ -389,7 +389,20 @@ def host_case():
             assert b.tobytes() == x.tobytes()
             assert np.load(f"{dump}/registers.npy").shape == (1, 64)
 
+    def longest_name():
+        """A dump folder whose name has 250 bytes (NAME_MAX is 255) is written and
+        restored (before: its private name, .NAME.trnsim-XXXXXX, was past NAME_MAX,
+        and the run was refused: 'cannot create a directory in ... File name too long')."""
+        with tempfile.TemporaryDirectory() as d:
+            dump = os.path.join(d, "d" * 250)
+            run(["run", copy, *cfg, "--dump-at", f"0={dump}"])
+            assert os.listdir(d) == ["d" * 250] and os.path.exists(f"{dump}/manifest.json"), os.listdir(d)
+            y = f"{d}/y.npy"
+            run(["run", copy, *cfg, "--restore", dump, "--output", f"y={y}"])
+            assert np.load(y).shape == (2, 4)
+
     case("bad directories: one line, nothing left", bad_dirs)
+    case("a 250-byte dump folder name", longest_name)
     case("restore refuses another program or config", mismatch)
     case("numpy reads the dump", npy_values)
 
