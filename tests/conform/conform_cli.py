@@ -363,7 +363,51 @@ def recipes(tmp):
                         "summary names\n"), r.stderr
 
 
-tests = {"nan_payloads": nan_payloads, "recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
+def recipe_overflow(tmp):
+    """Recipe values anywhere in int64 (the ctest module built with its recipes from
+    CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
+    divides INT64_MIN by -1 (which trapped: SIGFPE), is one error line naming the recipe
+    and the expression; so is a range or core count that cannot be drawn. Before, a
+    wrapped product gave a small valid shape and the run passed."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    out = os.path.join(tmp, "out")
+
+    def recipe(name, vars, dim, cores=None):
+        r = {"name": name, "vars": vars,
+             "tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32",
+                          "shape": [1, dim], "input": True},
+                         {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [1, 4]}],
+             "instructions": [{"opcode": "CTestCopy", "inputs": ["x"], "outputs": ["y"]}]}
+        if cores:
+            r["cores"] = cores
+        return json.dumps([r])
+
+    def run(recipes, want):
+        env = dict(os.environ, CTEST_RECIPES=recipes)
+        r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+                    "--cases", "3", "--seed", "1", "--out", out, env=env, rc=2)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("trnsim: conform: "), r.stderr
+        assert want in r.stderr, (want, r.stderr)
+        assert r.stdout == "" and not os.path.exists(out), (r.stdout, want)
+
+    lo, hi = -2**63, 2**63 - 1
+    # the control: a plain recipe of this shape runs and agrees
+    env = dict(os.environ, CTEST_RECIPES=recipe("plain", {"N": [4, 4]}, "N"))
+    conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+            "--cases", "3", "--seed", "1", "--out", out, env=env)
+    run(recipe("min_div", {"A": [lo, lo], "B": [-1, -1]}, "A/B"),
+        "recipe 'min_div': cannot evaluate \"A/B\"")
+    run(recipe("mul_wraps", {"A": [2**62 + 1, 2**62 + 1]}, "A*4"), "cannot evaluate \"A*4\"")
+    run(recipe("big_literal", {}, "99999999999999999999-9223372036854775807+4"),
+        "cannot evaluate \"99999999999999999999-9223372036854775807+4\"")
+    run(recipe("sum_wraps", {"A": [hi, hi]}, "A+A-A"), "cannot evaluate \"A+A-A\"")
+    run(recipe("wide", {"A": [lo, hi]}, 4), "recipe 'wide': var A: expected")
+    run(recipe("no_cores", {}, 4, cores=[0, 2]), "recipe 'no_cores': cores: expected")
+
+
+tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
          "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
          "bad_inputs": bad_inputs}
 with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,8 @@
  * list, whose tensor names conform must rename) and one it always
  * refuses (an output one element longer than the input: a recipe bug
  * conform must report with the check's message); CTestPlain (IT 211) has
- * none, so conform draws it from its operand roles alone. Both copy their
+ * none, so conform draws it from its operand roles alone. Built a second time
+ * as trnsim-ctest-env (below), its recipes come from the environment. Both copy their
  * input's raw bits. Built only for the tests; never installed. */
 #include <stdlib.h>
 
@@ -75,6 +76,21 @@ static const trn_operand_desc copy_operands[] = {
     {TRN_OUT, "y", 0, "as x"},
 };
 
+/* Built with CTEST_RECIPES_FROM_ENV (trnsim-ctest-env): CTestCopy's recipes
+ * are the text of the environment variable CTEST_RECIPES, so a test can give
+ * conform any recipe, a broken one included. */
+#ifdef CTEST_RECIPES_FROM_ENV
+#include <stdio.h>
+static char env_recipes[65536];
+__attribute__((constructor)) static void recipes_from_env(void) {
+    snprintf(env_recipes, sizeof env_recipes, "%s",
+             getenv("CTEST_RECIPES") ? getenv("CTEST_RECIPES") : copy_recipes);
+}
+#define CTEST_RECIPES env_recipes
+#else
+#define CTEST_RECIPES copy_recipes
+#endif
+
 static const trn_opcode_desc ctest_ops[] = {
     {.it = 210,
      .name = "CTestCopy",
@@ -82,7 +98,7 @@ static const trn_opcode_desc ctest_ops[] = {
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, copy_operands),
      .check = copy_check,
-     .conform = copy_recipes},
+     .conform = CTEST_RECIPES},
     {.it = 211,
      .name = "CTestPlain",
      .handler = copy,
