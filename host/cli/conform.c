@@ -113,6 +113,43 @@ static int parse_one(int argc, char **argv, int *i, cf_args *a, trn_error *e) {
     return 0;
 }
 
+/* --out is checked before any case runs, as every output target is
+ * (docs/cli.md, "Files a command writes"): a difference found after hours
+ * must not be lost to a path that cannot take it. The folder itself is
+ * created only when a case differs (its missing parents too), so this is
+ * the path or its nearest existing ancestor: a directory, writable. */
+static int check_out(const char *out, trn_error *e) {
+    if (!*out)
+        return trn_errorf(e, "--out '': expected a directory to write differing cases to "
+                             "(default conform-out)");
+    char path[PATH_MAX];
+    if (strlen(out) >= sizeof path - 64)
+        return trn_errorf(e, "--out %.200s...: the path is too long; name a shorter one", out);
+    snprintf(path, sizeof path, "%s", out);
+    struct stat st;
+    while (stat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return trn_errorf(e, "--out %s: cannot create it: %s (at %s); name a directory path",
+                              out, strerror(errno), path);
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/') path[--n] = 0;
+        char *slash = strrchr(path, '/');
+        if (!slash)
+            snprintf(path, sizeof path, ".");
+        else
+            slash[slash == path] = 0; /* "/x" -> "/" */
+    }
+    if (!S_ISDIR(st.st_mode))
+        return trn_errorf(e,
+                          "--out %s: %s exists and is not a directory; name a directory (new or "
+                          "existing) for the differing cases",
+                          out, path);
+    if (access(path, W_OK | X_OK) != 0)
+        return trn_errorf(e, "--out %s: cannot create folders in %s: %s; name a writable place",
+                          out, path, strerror(errno));
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cf_args *a, trn_error *e) {
     a->cases = 100;
     a->out = "conform-out";
@@ -132,6 +169,7 @@ static int parse_args(int argc, char **argv, cf_args *a, trn_error *e) {
     }
     for (int i = 0; i < a->n_swaps && a->swap_family[i][0]; ++i)
         a->g.families[a->g.n_families++] = a->swap_family[i];
+    if (check_out(a->out, e)) return -1;
     if (!a->seed_given) a->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     a->argv = argv;
     a->argc = argc;
@@ -584,7 +622,12 @@ int cli_cmd_conform(int argc, char **argv) {
     if (rc == 0 && R.g.n_ops == 0) rc = trn_errorf(&e, "no opcode selected");
     if (rc == 0) rc = run_cases(&R, &e);
     if (rc == 0) cf_print_summary(&R);
-    if (rc == 0 && R.ran && R.agree + R.differ == R.both_failed)
+    if (rc == 0 && R.ran == 0) /* only --time can end a run before its first case */
+        rc = trn_errorf(&e,
+                        "--time %g: no case started within it: nothing is proven; give more "
+                        "seconds",
+                        a.time);
+    if (rc == 0 && R.agree + R.differ == R.both_failed)
         rc = trn_errorf(&e,
                         "none of the %" PRIu64 " cases was compared (%" PRIu64
                         " failed the static check, %" PRIu64

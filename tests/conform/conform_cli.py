@@ -363,6 +363,35 @@ def recipes(tmp):
                         "summary names\n"), r.stderr
 
 
+def out_checked(tmp):
+    """--out is checked before the first case (a mutant that differs at once): an empty
+    path wrote to /case-N, and a regular file failed only after the difference was found
+    and shrunk, losing it. A run --time ends before its first case proves nothing: exit 2
+    (it passed with 0 cases)."""
+    mut = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "50",
+           "--seed", "1"]
+    f = os.path.join(tmp, "afile")
+    with open(f, "w") as g:
+        g.write("mine\n")
+    for out, want in [("", "--out '': expected a directory"),
+                      (f, "--out %s: %s exists and is not a directory" % (f, f)),
+                      (os.path.join(f, "sub"), "--out %s/sub: cannot create it: Not a directory"
+                       % f)]:
+        r = conform(*mut, "--out", out, rc=2)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("trnsim: conform: "), r.stderr
+        assert want in r.stderr, (want, r.stderr)
+        assert r.stdout == "", r.stdout
+    assert open(f).read() == "mine\n"
+    # missing parents are still created, when a case differs
+    nested = os.path.join(tmp, "a", "b", "c")
+    r = conform(*mut, "--out", nested, rc=1)
+    assert [d for d in os.listdir(nested) if d.startswith("case-")], os.listdir(nested)
+    r = conform(*REF, "--time", "1e-9", "--seed", "1", rc=2)
+    assert r.stdout.startswith("conform: 0 cases"), r.stdout
+    assert r.stderr == ("trnsim: conform: --time 1e-09: no case started within it: nothing is "
+                        "proven; give more seconds\n"), r.stderr
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -407,9 +436,10 @@ def recipe_overflow(tmp):
     run(recipe("no_cores", {}, 4, cores=[0, 2]), "recipe 'no_cores': cores: expected")
 
 
-tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
-         "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
-         "bad_inputs": bad_inputs}
+tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "recipes": recipes,
+         "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant,
+         "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
+         "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
