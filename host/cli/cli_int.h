@@ -207,7 +207,7 @@ typedef struct cf_shown {
     uint64_t index;
     int instructions; /* after shrinking */
     bool history;     /* agrees in a new process: not shrunk, its diff line may not show it */
-    char what[1100], dir[PATH_MAX], command[8192];
+    char what[1100], dir[PATH_MAX], command[32768];
 } cf_shown;
 
 /* One conform run: its sides, the case being run and the tallies. */
@@ -256,5 +256,6 @@ int cf_python_setup(cf_run *R, trn_error *e);
 int cf_python_add(cf_run *R, const cf_case *c, trn_error *e);
 int cf_python_flush(cf_run *R, bool last, trn_error *e);
 void cf_python_free(cf_run *R);
+void cf_remove_tree(const char *path); /* a folder and everything in it */
 
 #endif

@@ -2,6 +2,7 @@
  * instructions, smallest variables and cores, fewest non-zero inputs),
  * written to --out DIR/case-N/ with the `trnsim diff` line that repeats it,
  * and the run's summary (text or --json). docs/internals/conform.md. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -258,8 +259,9 @@ static const char *self_exe(char *buf, size_t len) {
     return buf;
 }
 
-/* The one `trnsim diff` line that shows the difference of the case in dir. */
-static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len) {
+/* The one `trnsim diff` line that shows the difference of the case in dir;
+ * false when it does not fit in buf (a cut line would not reproduce it). */
+static bool diff_command(const cf_run *R, const char *dir, char *buf, size_t len) {
     char exe[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
     size_t n = 0;
     buf[0] = 0;
@@ -306,6 +308,7 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
         quote(buf, len, &n, path);
     }
     memmove(buf, buf + 1, strlen(buf)); /* the leading space */
+    return n < len;
 }
 
 /* Run both sides of the (shrunk, just run) case to their ends. */
@@ -340,10 +343,27 @@ static int dump_program(const json_t *prog, const char *path) {
     return fclose(f) ? -1 : 0;
 }
 
+/* The .npy files in DIR/sub: a folder written again (an earlier run's case
+ * of the same number) holds only this case's tensors. */
+static void remove_npy(const char *dir, const char *sub) {
+    char path[PATH_MAX + 600];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    DIR *d = opendir(path);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".npy")) continue;
+        snprintf(path, sizeof path, "%s/%s/%s", dir, sub, de->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
 /* program.json, in/NAME.npy and diff-command.txt of the case just run. */
 static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
     char path[PATH_MAX + 64];
     if (make_dir(dir, e)) return -1;
+    const char *subs[] = {"in", "out", "out-a", "out-b"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; ++i) remove_npy(dir, subs[i]);
     snprintf(path, sizeof path, "%s/program.json", dir);
     if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
@@ -354,7 +374,11 @@ static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e)
         snprintf(path, sizeof path, "%s/in/%s.npy", dir, in->name);
         if (write_npy(path, in->dtype, in->ndim, in->shape, in->cores, in->data, e)) return -1;
     }
-    diff_command(R, dir, sh->command, sizeof sh->command);
+    if (!diff_command(R, dir, sh->command, sizeof sh->command))
+        return trn_errorf(e,
+                          "--out: the diff line of the case in %s is longer than %zu characters; "
+                          "give a shorter --out path",
+                          dir, sizeof sh->command - 1);
     snprintf(path, sizeof path, "%s/diff-command.txt", dir);
     FILE *f = fopen(path, "w");
     if (!f || fprintf(f, "%s\n", sh->command) < 0 || fclose(f))
@@ -392,19 +416,26 @@ static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
  * `trnsim diff` line in a new process (exit 1; a failing side: any error). */
 static bool reproduces(cf_run *R, const cf_case *c) {
     if (R->args->fe_bir) return true; /* diff compares modules, not front ends */
-    char dir[PATH_MAX], abs[PATH_MAX];
+    (void)c;
+    /* a scratch folder, not the case's own: a candidate's inputs (other
+     * names when it has fewer instances) must not stay in the case folder */
+    char dir[PATH_MAX];
     static cf_shown sh;
     trn_error e;
-    case_dir(R, c, dir, sizeof dir);
-    if (make_dir(dir, &e)) return false;
-    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
-    if (write_program(R, dir, &sh, &e)) return false;
-    char cmd[sizeof sh.command + 32];
-    snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
-    fflush(stdout);
-    int st = system(cmd);
-    int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return code == 1 || (R->run_failed && code == 2);
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/trnsim-conform-check-XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(dir)) return false;
+    bool ok = false;
+    if (!write_program(R, dir, &sh, &e)) {
+        char cmd[sizeof sh.command + 32];
+        snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
+        fflush(stdout);
+        int st = system(cmd);
+        int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        ok = code == 1 || (R->run_failed && code == 2);
+    }
+    cf_remove_tree(dir);
+    return ok;
 }
 
 static void shrink_reset(shrink *sh) {

@@ -112,6 +112,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path);
 }
 
+void cf_remove_tree(const char *path) {
+    if (access(path, F_OK) == 0) nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void free_case(py_case *pc) {
     for (int i = 0; i < pc->n_tensors; ++i) free(pc->tensors[i].data);
     free(pc->tensors);
@@ -123,7 +127,7 @@ void cf_python_free(cf_run *R) {
     cf_python *p = R->py;
     if (!p) return;
     for (int i = 0; i < p->n; ++i) free_case(&p->cases[i]);
-    if (p->tmp[0] && access(p->tmp, F_OK) == 0) nftw(p->tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (p->tmp[0]) cf_remove_tree(p->tmp);
     free(p);
     R->py = NULL;
 }

@@ -392,6 +392,46 @@ def out_checked(tmp):
                         "proven; give more seconds\n"), r.stderr
 
 
+def case_folder(tmp):
+    """Each case folder holds exactly its shrunk case: in/ had the unshrunk case's inputs
+    too (i0_d.npy beside d.npy), written there by the new-process checks during shrinking,
+    and a folder written again kept an earlier run's tensors. A long --out path cut the
+    diff line at 8191 characters, so the check failed and the case was reported 'not
+    shrunk: in a new process the case agrees'."""
+    def check(out, stdout):
+        assert "not shrunk" not in stdout, stdout
+        found = re.findall(r"^difference in case (\d+) ", stdout, re.M)
+        assert len(found) > 10, stdout
+        for n in found:
+            case = os.path.join(out, "case-" + n)
+            line = open(os.path.join(case, "diff-command.txt")).read()
+            given = set(re.findall(r"--input (\w+)=", line))
+            prog = json.load(open(os.path.join(case, "program.json")))
+            names = {t["name"] for t in prog["tensors"]}
+            files = {f[:-4] for f in os.listdir(os.path.join(case, "in"))}
+            assert files == given and files <= names, (case, sorted(files), sorted(given))
+            for side in ["out-a", "out-b"]:
+                assert {f[:-4] for f in os.listdir(os.path.join(case, side))} == names, case
+        return found
+
+    args = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "120",
+            "--seed", "3", "--keep-going"]
+    env = dict(os.environ, TMPDIR=tmp)  # conform's scratch folders: none may be left
+    out = os.path.join(tmp, "out")
+    found = check(out, conform(*args, "--out", out, rc=1, env=env).stdout)
+    stale = os.path.join(out, "case-" + found[0])
+    for sub in ["in", "out-a"]:
+        np.save(os.path.join(stale, sub, "old_run.npy"), np.zeros(1, np.float32))
+    check(out, conform(*args, "--out", out, rc=1, env=env).stdout)
+    # a long (valid) --out path: every case shrunk, its diff line whole and reproducing
+    deep = os.path.join(tmp, *(["d" * 200] * 7), "out")
+    found = check(deep, conform(*args, "--out", deep, rc=1, env=env).stdout)
+    line = open(os.path.join(deep, "case-" + found[-1], "diff-command.txt")).read()
+    d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
+    assert d.returncode == 1, (d.stdout, d.stderr)
+    assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform")] == [], os.listdir(tmp)
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -439,7 +479,8 @@ def recipe_overflow(tmp):
 tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "recipes": recipes,
          "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant,
          "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
-         "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked}
+         "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
+         "case_folder": case_folder}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
