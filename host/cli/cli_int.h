@@ -251,6 +251,10 @@ void cf_case_free_inputs(cf_run *R);
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);
 void cf_print_summary(cf_run *R);
 void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
+/* DIR (and its missing parents) made, with no .npy of an earlier case left in it */
+int cf_make_case_dir(const char *dir, trn_error *e);
+/* " S" appended to buf at *n, single-quoted for a shell unless plain; *n >= len: cut */
+void cf_quote(char *buf, size_t len, size_t *n, const char *s);
 /* conform_python.c: the Python front end, a batch of cases per process */
 int cf_python_setup(cf_run *R, trn_error *e);
 int cf_python_add(cf_run *R, const cf_case *c, trn_error *e);

@@ -236,7 +236,7 @@ static int write_outputs(trn_sim *s, const char *dir, trn_error *e) {
     return 0;
 }
 
-static void quote(char *buf, size_t len, size_t *n, const char *s) {
+void cf_quote(char *buf, size_t len, size_t *n, const char *s) {
     bool plain = *s != 0;
     for (const char *p = s; *p; ++p)
         plain &= !!strchr(
@@ -266,25 +266,25 @@ static bool diff_command(const cf_run *R, const char *dir, char *buf, size_t len
     size_t n = 0;
     buf[0] = 0;
     const cf_args *a = R->args;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
+    cf_quote(buf, len, &n, self_exe(exe, sizeof exe));
     /* --frontends ...,bir: diff compares configs, not front ends; the line
      * is then side B's own run, whose tensors out-b/ holds */
-    quote(buf, len, &n, a->fe_bir ? "run" : "diff");
+    cf_quote(buf, len, &n, a->fe_bir ? "run" : "diff");
     snprintf(path, sizeof path, "%s/program%s.json", dir, a->fe_bir ? ".bir" : "");
-    quote(buf, len, &n, path);
+    cf_quote(buf, len, &n, path);
     if (a->cfg.config) {
-        quote(buf, len, &n, "--config");
-        quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
+        cf_quote(buf, len, &n, "--config");
+        cf_quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
     }
     for (int i = 0; i < a->cfg.n_sets; ++i) {
-        quote(buf, len, &n, "--set");
-        quote(buf, len, &n, a->cfg.sets[i]);
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, a->cfg.sets[i]);
     }
     uint32_t cores = R->side[0].s ? trn_sim_cores(R->side[0].s) : 1;
     if (a->fe_bir && cores > 1) {
         snprintf(abs, sizeof abs, "machine.cores=%u", cores);
-        quote(buf, len, &n, "--set");
-        quote(buf, len, &n, abs);
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, abs);
     }
     const trn_registry *rb = R->side[1].s ? trn_sim_registry(R->side[1].s) : NULL;
     for (int i = 0; i < a->n_swaps; ++i) {
@@ -299,13 +299,13 @@ static bool diff_command(const cf_run *R, const char *dir, char *buf, size_t len
         char abs_mod[PATH_MAX];
         if (where[0] != '/' && strchr(where, '/') && realpath(where, abs_mod)) where = abs_mod;
         snprintf(path, sizeof path, "%.*s=%s", (int)(eq - a->swaps[i]), a->swaps[i], where);
-        quote(buf, len, &n, "--against-module");
-        quote(buf, len, &n, path);
+        cf_quote(buf, len, &n, "--against-module");
+        cf_quote(buf, len, &n, path);
     }
     for (int i = 0; i < R->n_inputs; ++i) {
         snprintf(path, sizeof path, "%s=%s/in/%s.npy", R->inputs[i].name, dir, R->inputs[i].name);
-        quote(buf, len, &n, "--input");
-        quote(buf, len, &n, path);
+        cf_quote(buf, len, &n, "--input");
+        cf_quote(buf, len, &n, path);
     }
     memmove(buf, buf + 1, strlen(buf)); /* the leading space */
     return n < len;
@@ -358,12 +358,17 @@ static void remove_npy(const char *dir, const char *sub) {
     if (d) closedir(d);
 }
 
-/* program.json, in/NAME.npy and diff-command.txt of the case just run. */
-static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
-    char path[PATH_MAX + 64];
+int cf_make_case_dir(const char *dir, trn_error *e) {
     if (make_dir(dir, e)) return -1;
     const char *subs[] = {"in", "out", "out-a", "out-b"};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; ++i) remove_npy(dir, subs[i]);
+    return 0;
+}
+
+/* program.json, in/NAME.npy and diff-command.txt of the case just run. */
+static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
+    char path[PATH_MAX + 64];
+    if (cf_make_case_dir(dir, e)) return -1;
     snprintf(path, sizeof path, "%s/program.json", dir);
     if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
@@ -532,22 +537,22 @@ static void repeat_command(const cf_run *R, char *buf, size_t len) {
     char exe[PATH_MAX], v[64];
     size_t n = 0;
     buf[0] = 0;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
-    quote(buf, len, &n, "conform");
+    cf_quote(buf, len, &n, self_exe(exe, sizeof exe));
+    cf_quote(buf, len, &n, "conform");
     for (int i = 0; i < a->argc; ++i) {
         const char *s = a->argv[i];
         if (!strcmp(s, "--seed") || !strcmp(s, "--cases") || !strcmp(s, "--time")) {
             ++i;
             continue;
         }
-        quote(buf, len, &n, s);
+        cf_quote(buf, len, &n, s);
     }
-    quote(buf, len, &n, "--cases");
+    cf_quote(buf, len, &n, "--cases");
     snprintf(v, sizeof v, "%" PRIu64, R->ran ? R->ran : 1);
-    quote(buf, len, &n, v);
-    quote(buf, len, &n, "--seed");
+    cf_quote(buf, len, &n, v);
+    cf_quote(buf, len, &n, "--seed");
     snprintf(v, sizeof v, "%" PRIu64, a->seed);
-    quote(buf, len, &n, v);
+    cf_quote(buf, len, &n, v);
     memmove(buf, buf + 1, strlen(buf));
 }
 

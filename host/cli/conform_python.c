@@ -302,15 +302,53 @@ static int compare_case(const py_case *pc, char *why, size_t len) {
     return 0;
 }
 
+/* Run argv (no shell: the paths are the user's) to its end; 0 when it exits 0. */
+static int spawn_wait(char *const argv[]) {
+    pid_t pid;
+    int st = 0;
+    fflush(stdout);
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)) return -1;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The runner's command line for the kept folder dir: the same config and
+ * settings as the batch's run (run_python). */
+static bool runner_command(const cf_run *R, const char *dir, char *buf, size_t len) {
+    const config_args *cfg = &R->args->cfg;
+    char arg[3 * PATH_MAX + 16], abs[PATH_MAX];
+    size_t n = 0;
+    buf[0] = 0;
+    snprintf(arg, sizeof arg, "PYTHONPATH=%s", R->py->pythonpath);
+    cf_quote(buf, len, &n, "env"); /* a quoted NAME=VALUE is env's argument, not a command */
+    cf_quote(buf, len, &n, arg);
+    cf_quote(buf, len, &n, R->py->python);
+    cf_quote(buf, len, &n, "-m");
+    cf_quote(buf, len, &n, "trnsim.conform_runner");
+    if (cfg->config) {
+        cf_quote(buf, len, &n, "--config");
+        cf_quote(buf, len, &n, realpath(cfg->config, abs) ? abs : cfg->config);
+    }
+    for (int i = 0; i < cfg->n_sets; ++i) {
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, cfg->sets[i]);
+    }
+    cf_quote(buf, len, &n, dir);
+    if (n < len) memmove(buf, buf + 1, strlen(buf)); /* the leading space */
+    return n < len;
+}
+
 /* A differing case's folder kept under --out (not shrunk: the Python side
  * runs whole programs only). */
 static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
-    char dir[PATH_MAX], cmd[PATH_MAX * 4];
+    char dir[PATH_MAX], src[PATH_MAX + 8], dst[PATH_MAX + 8], abs[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/case-%" PRIu64, R->args->out, pc->c.index);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s'/. '%s'/", dir, pc->dir, dir);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
-        return trn_errorf(e, "--out: cannot copy the case to %s", dir);
+    if (cf_make_case_dir(dir, e)) return -1;
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
+    snprintf(src, sizeof src, "%s/.", pc->dir);
+    snprintf(dst, sizeof dst, "%s/", dir);
+    char *cp[] = {"cp", "-r", src, dst, NULL};
+    if (spawn_wait(cp)) return trn_errorf(e, "--out: cannot copy the case to %s", dir);
     ++R->differ;
     --R->agree;
     cf_shown *s = R->n_shown < CF_MAX_SHOWN ? &R->shown[R->n_shown++] : NULL;
@@ -320,9 +358,11 @@ static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
         s->history = true; /* no diff line: diff compares modules, not front ends */
         snprintf(s->what, sizeof s->what, "Python front end: %s", why);
         snprintf(s->dir, sizeof s->dir, "%s", dir);
-        snprintf(s->command, sizeof s->command,
-                 "PYTHONPATH='%.2000s' %.1000s -m trnsim.conform_runner %.4000s", R->py->pythonpath,
-                 R->py->python, dir);
+        if (!runner_command(R, dir, s->command, sizeof s->command))
+            return trn_errorf(e,
+                              "--out: the runner's command line for %s is longer than %zu "
+                              "characters; give a shorter --out path",
+                              dir, sizeof s->command - 1);
     }
     if (!R->args->json)
         printf("difference in case %" PRIu64 " (%s): Python front end: %s\n  written to %s\n",

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -432,6 +433,42 @@ def case_folder(tmp):
     assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform")] == [], os.listdir(tmp)
 
 
+def python_kept_case(tmp):
+    """A case the Python side differs on is copied to --out without a shell (an --out
+    holding a quote went to another path: it's/ became its/, and the path reached a
+    shell), and its runner line, run as printed, repeats the batch's run: the same
+    --config and --set (they were left out)."""
+    pkg = os.path.join(tmp, "py", "trnsim")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    with open(os.path.join(HERE, "fake_runner.py")) as f, \
+            open(os.path.join(pkg, "conform_runner.py"), "w") as g:
+        g.write(f.read())
+    args_log = os.path.join(tmp, "args.jsonl")
+    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, FAKE_FLIP="1", FAKE_ARGS=args_log)
+    cfg = os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg")
+    out = os.path.join(tmp, "it's out")
+    conf = ["--config", cfg, "--set", "search.duplicate_match_order=descending"]
+    r = conform("--family", "search", "--frontends", "native,python", *conf, "--cases", "3",
+                "--seed", "5", "--out", out, "--json", env=env, rc=1)
+    j = json.loads(r.stdout)
+    d = j["differences"][0]
+    assert d["dir"] == os.path.join(os.path.realpath(out), "case-%d" % d["case"]), d
+    assert sorted(os.listdir(d["dir"])) == ["in", "out", "program.json"], os.listdir(d["dir"])
+    assert os.listdir(tmp).count("its out") == 0, os.listdir(tmp)
+    batch = json.loads(open(args_log).readline())
+    assert batch[:4] == conf, batch
+    # the printed line runs the runner on the kept folder, as the batch ran it
+    os.remove(args_log)
+    shutil.rmtree(os.path.join(d["dir"], "out"))
+    p = subprocess.run(d["diff_command"], shell=True, capture_output=True, text=True, env=env,
+                       timeout=120, cwd="/")
+    assert p.returncode == 0, (d["diff_command"], p.stdout, p.stderr)
+    assert json.loads(open(args_log).readline()) == conf + [d["dir"]], open(args_log).read()
+    assert os.listdir(os.path.join(d["dir"], "out")), "the runner wrote no tensor"
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -480,7 +517,7 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant,
          "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
          "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
-         "case_folder": case_folder}
+         "case_folder": case_folder, "python_kept_case": python_kept_case}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
