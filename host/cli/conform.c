@@ -470,7 +470,10 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
-        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) return -1;
+        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) {
+            cf_instance_free(in); /* not counted in n_inst: its partial draws */
+            return -1;
+        }
         in->origin = k;
         ++c->n_inst;
     }
