@@ -376,9 +376,11 @@ int cf_python_flush(cf_run *R, bool last, trn_error *e) {
     int rc = run_python(p, &R->args->cfg, e);
     for (int i = 0; i < p->n && rc == 0; ++i) {
         char why[800];
-        if (compare_case(&p->cases[i], why, sizeof why) &&
-            (rc = keep_case(R, &p->cases[i], why, e)) == 0 && !R->args->keep_going)
-            break;
+        if (compare_case(&p->cases[i], why, sizeof why)) {
+            if ((rc = keep_case(R, &p->cases[i], why, e)) == 0 && !R->args->keep_going) break;
+        } else if (p->cases[i].native_failed && !R->side[1].s) {
+            ++R->both_failed; /* not compared (with a side B, counted there already) */
+        }
     }
     for (int i = 0; i < p->n; ++i) {
         nftw(p->cases[i].dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);

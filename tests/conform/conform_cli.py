@@ -469,6 +469,34 @@ def python_kept_case(tmp):
     assert os.listdir(os.path.join(d["dir"], "out")), "the runner wrote no tensor"
 
 
+def python_both_failed(tmp):
+    """Against the Python front end alone, a case both sides fail (a recipe reading a
+    tensor nothing wrote) is counted as failed on both sides, and a run of only such
+    cases proved nothing: exit 2, as against a module (it said '3 agree', exit 0)."""
+    pkg = os.path.join(tmp, "py", "trnsim")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    shutil.copy(os.path.join(HERE, "fake_runner.py"), os.path.join(pkg, "conform_runner.py"))
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float32", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "unwritten", "vars": {},
+                           "tensors": [dict(t, name="x"), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, CTEST_RECIPES=recipes)
+    for fe in ["native,python", "native,bir,python"]:
+        r = conform("--config", cfg, "--frontends", fe, "--opcode", "CTestCopy", "--cases", "3",
+                    "--seed", "1", env=env, rc=2)
+        assert r.stdout.startswith("conform: 3 cases, 3 agree, 0 differ"), r.stdout
+        assert "  3 cases failed on both sides alike" in r.stdout, (fe, r.stdout)
+        assert r.stderr == ("trnsim: conform: none of the 3 cases was compared (0 failed the "
+                            "static check, 3 failed on both sides): nothing is proven; fix the "
+                            "recipes the summary names\n"), r.stderr
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -522,7 +550,8 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant,
          "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
          "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
-         "case_folder": case_folder, "python_kept_case": python_kept_case}
+         "case_folder": case_folder, "python_kept_case": python_kept_case,
+         "python_both_failed": python_both_failed}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
