@@ -47,6 +47,7 @@ typedef struct py_case {
     cf_case c; /* its instances (attrs held) for the report */
     char dir[PATH_MAX];
     bool native_failed;
+    bool bir_refused; /* with --frontends ...,bir: B never ran it, only Python compares it */
     py_tensor *tensors;
     int n_tensors;
 } py_case;
@@ -173,6 +174,7 @@ int cf_python_add(cf_run *R, const cf_case *c, trn_error *e) {
     pc->c = *c;
     for (int k = 0; k < c->n_inst; ++k) json_incref(pc->c.inst[k].attrs);
     pc->native_failed = R->native_failed;
+    pc->bir_refused = R->bir_refused;
     snprintf(pc->dir, sizeof pc->dir, "%s/case-%" PRIu64, p->tmp, c->index);
     char path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/in", pc->dir);
@@ -378,8 +380,8 @@ int cf_python_flush(cf_run *R, bool last, trn_error *e) {
         char why[800];
         if (compare_case(&p->cases[i], why, sizeof why)) {
             if ((rc = keep_case(R, &p->cases[i], why, e)) == 0 && !R->args->keep_going) break;
-        } else if (p->cases[i].native_failed && !R->side[1].s) {
-            ++R->both_failed; /* not compared (with a side B, counted there already) */
+        } else if (p->cases[i].native_failed && (!R->side[1].s || p->cases[i].bir_refused)) {
+            ++R->both_failed; /* not compared (when side B ran it, counted there already) */
         }
     }
     for (int i = 0; i < p->n; ++i) {

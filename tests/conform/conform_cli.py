@@ -497,6 +497,29 @@ def python_both_failed(tmp):
                             "recipes the summary names\n"), r.stderr
 
 
+def bir_refused_all(tmp):
+    """--frontends native,bir where the BIR writer can say no case (float8_e4m3fn): every
+    case ran on A alone, so nothing was compared: exit 2 (it said '3 agree', exit 0). With
+    Python too, Python compares them."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float8_e4m3fn", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "fn", "vars": {},
+                           "tensors": [dict(t, name="x", input=True), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    env = dict(os.environ, CTEST_RECIPES=recipes)
+    r = conform("--config", cfg, "--frontends", "native,bir", "--opcode", "CTestCopy", "--cases",
+                "3", "--seed", "1", env=env, rc=2)
+    assert "  3 cases the BIR writer cannot express were run on A only" in r.stdout, r.stdout
+    assert "failed on both sides alike" not in r.stdout, r.stdout
+    assert r.stderr == ("trnsim: conform: none of the 3 cases was compared (0 failed the static "
+                        "check, 0 failed on both sides, 3 the BIR writer cannot express (run on "
+                        "A only)): nothing is proven; fix the recipes the summary names\n"), \
+        r.stderr
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -551,7 +574,7 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
          "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
          "case_folder": case_folder, "python_kept_case": python_kept_case,
-         "python_both_failed": python_both_failed}
+         "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
