@@ -421,15 +421,15 @@ static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
  * `trnsim diff` line in a new process (exit 1; a failing side: any error). */
 static bool reproduces(cf_run *R, const cf_case *c) {
     if (R->args->fe_bir) return true; /* diff compares modules, not front ends */
-    (void)c;
-    /* a scratch folder, not the case's own: a candidate's inputs (other
-     * names when it has fewer instances) must not stay in the case folder */
-    char dir[PATH_MAX];
+    /* a scratch folder beside the case's own, not the case's folder: a
+     * candidate's inputs (other names when it has fewer instances) must not
+     * stay there. Under --out, which was checked before the run (a folder
+     * that cannot be made would read as "does not reproduce"). */
+    char dir[PATH_MAX + 64];
     static cf_shown sh;
     trn_error e;
-    const char *t = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/trnsim-conform-check-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(dir)) return false;
+    snprintf(dir, sizeof dir, "%s/.check-case-%" PRIu64 "-XXXXXX", R->args->out, c->index);
+    if (make_dir(R->args->out, &e) || !mkdtemp(dir)) return false;
     bool ok = false;
     if (!write_program(R, dir, &sh, &e)) {
         char cmd[sizeof sh.command + 32];

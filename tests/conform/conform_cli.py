@@ -415,7 +415,7 @@ def case_folder(tmp):
                 assert {f[:-4] for f in os.listdir(os.path.join(case, side))} == names, case
         return found
 
-    args = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "120",
+    args = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "50",
             "--seed", "3", "--keep-going"]
     env = dict(os.environ, TMPDIR=tmp)  # conform's scratch folders: none may be left
     out = os.path.join(tmp, "out")
@@ -431,6 +431,8 @@ def case_folder(tmp):
     d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
     assert d.returncode == 1, (d.stdout, d.stderr)
     assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform")] == [], os.listdir(tmp)
+    for o in [out, deep]:  # the new-process checks' scratch folders are gone
+        assert all(f.startswith("case-") for f in os.listdir(o)), os.listdir(o)
 
 
 def python_kept_case(tmp):
