@@ -430,6 +430,8 @@ static bool reproduces(cf_run *R, const cf_case *c) {
     trn_error e;
     snprintf(dir, sizeof dir, "%s/.check-case-%" PRIu64 "-XXXXXX", R->args->out, c->index);
     if (make_dir(R->args->out, &e) || !mkdtemp(dir)) return false;
+    char abs[PATH_MAX];
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs); /* as the case folder's line */
     bool ok = false;
     if (!write_program(R, dir, &sh, &e)) {
         char cmd[sizeof sh.command + 32];
