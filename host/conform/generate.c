@@ -270,8 +270,11 @@ static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
         return json_real(v);
     }
     if (a->types & TRN_ATTR_LIST) {
-        uint32_t hi = a->len_max ? a->len_max : a->len_min + 4;
-        int64_t n = cf_range(st, a->len_min, hi);
+        /* near the least length: a schema's bound is what a module accepts,
+         * not a length to draw up to (2^32-1 would be billions of values) */
+        int64_t lo = a->len_min, hi = a->len_max ? a->len_max : lo + 4;
+        if (hi > lo + 64) hi = lo + 64;
+        int64_t n = cf_range(st, lo, hi);
         json_t *l = json_array();
         for (int64_t i = 0; i < n; ++i)
             json_array_append_new(

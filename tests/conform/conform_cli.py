@@ -522,6 +522,21 @@ def bir_refused_all(tmp):
         r.stderr
 
 
+def long_list_attr(tmp):
+    """A required list attribute drawn from its schema ("@"; CTestList has no recipes) whose
+    len_max is large (2^20) gets a short list, not one of up to len_max elements (a
+    len_max of 2^32-1 drew billions: gigabytes and minutes per case)."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestList",
+                "--cases", "20", "--seed", "1", "--json")
+    j = json.loads(r.stdout)
+    rec = [x for x in j["recipes"] if x["opcode"] == "CTestList"]
+    assert rec and rec[0]["first_error"] is None and rec[0]["valid"] == rec[0]["programs"] > 0, \
+        rec
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -576,7 +591,8 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
          "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
          "case_folder": case_folder, "python_kept_case": python_kept_case,
-         "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all}
+         "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all,
+         "long_list_attr": long_list_attr}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)

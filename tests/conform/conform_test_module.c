@@ -91,6 +91,28 @@ __attribute__((constructor)) static void recipes_from_env(void) {
 #define CTEST_RECIPES copy_recipes
 #endif
 
+#ifdef CTEST_RECIPES_FROM_ENV
+/* CTestList (IT 212, trnsim-ctest-env only): no recipes, a required list
+ * attribute whose schema allows 2^20 elements; its check refuses more than
+ * 68, the most conform should draw for a list it has no reason to make long. */
+static const trn_attr_desc list_attrs[] = {
+    {.name = "l",
+     .types = TRN_ATTR_LIST,
+     .elem = TRN_ATTR_INT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .len_max = 1u << 20,
+     .help = "any integers"},
+};
+
+static trn_status list_check(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    trn_ap in, out;
+    size_t n = api->value_len(api->attr(ctx, "l"));
+    if (n > 68) return api->error(ctx, "CTestList: l has %zu elements", n);
+    return operands(api, ctx, &in, &out);
+}
+#endif
+
 static const trn_opcode_desc ctest_ops[] = {
     {.it = 210,
      .name = "CTestCopy",
@@ -105,6 +127,14 @@ static const trn_opcode_desc ctest_ops[] = {
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, copy_operands),
      .check = copy_check},
+#ifdef CTEST_RECIPES_FROM_ENV
+    {.it = 212,
+     .name = "CTestList",
+     .handler = copy,
+     TRN_ARRAY(attrs, list_attrs),
+     TRN_ARRAY(operands, copy_operands),
+     .check = list_check},
+#endif
 };
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {
