@@ -198,7 +198,7 @@ typedef struct cf_family {
 typedef struct cf_python cf_python;
 
 #define CF_MAX_INPUTS 64
-#define CF_MAX_CORES  17 /* core counts a recipe may ask for, plus one */
+#define CF_MAX_CORES  1025 /* a program's core counts (1..1024, docs/programs.md), plus one */
 #define CF_MAX_COUNTS 512
 #define CF_MAX_SHOWN  64 /* differences listed in the summary */
 enum { CF_AGREE = 0, CF_DIFFER = 1, CF_INVALID = 2 };

@@ -207,7 +207,9 @@ static int open_side(cf_side *sd, const cf_args *a, bool swapped, uint32_t cores
 
 /* The BIR side for `cores` cores (opened once, kept in R->bir) as side B. */
 static int bir_side(cf_run *R, uint32_t cores, trn_error *e) {
-    if (cores >= CF_MAX_CORES) return trn_errorf(e, "a recipe asks for %u cores", cores);
+    if (cores >= CF_MAX_CORES)
+        return trn_errorf(e, "--frontends bir: a case of %u cores; a program has at most %d", cores,
+                          CF_MAX_CORES - 1);
     cf_side *sd = &R->bir[cores];
     if (!sd->h && open_side(sd, R->args, false, cores, e))
         return trn_error_prefix(e, "side B (the BIR front end)");
@@ -357,11 +359,12 @@ static int write_bir(cf_run *R, const cf_case *c, trn_error *e) {
     return rc ? 1 : 0;
 }
 
-/* Side B's program: the same document, or its BIR translation read back. */
+/* Side B's program: the same document, or its BIR translation read back.
+ * -2: the BIR side could not be opened (conform's error, not B's verdict). */
 static int load_b(cf_run *R, const cf_case *c, const char *name, trn_error *e) {
     if (!R->args->fe_bir)
         return trn_sim_load_program_document(R->side[1].s, json_incref(R->prog), name, e);
-    if (bir_side(R, 1, e) || bir_side(R, c->cores, e)) return -1;
+    if (bir_side(R, 1, e) || bir_side(R, c->cores, e)) return -2;
     int rc = write_bir(R, c, e);
     if (rc) {
         R->bir_refused = rc == 1;
@@ -411,7 +414,12 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
         return CF_AGREE;
     }
-    if (load_b(R, c, name, &le)) {
+    int lb = load_b(R, c, name, &le);
+    if (lb == -2) {
+        *e = le;
+        return -1;
+    }
+    if (lb) {
         if (R->bir_refused) { /* counted: BIR cannot say it; A runs alone (for Python) */
             R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
             return CF_AGREE;

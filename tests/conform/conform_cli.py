@@ -537,6 +537,26 @@ def long_list_attr(tmp):
         rec
 
 
+def bir_many_cores(tmp):
+    """A recipe of 20 cores through the BIR front end runs on a BIR side of 20 cores (the
+    BIR sides stopped at 16, and the 17th was reported as a difference of the BIR front
+    end, 'B refused the program A accepted: a recipe asks for 20 cores', exit 1, with a
+    run line naming a program.bir.json that was never written)."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float32", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "many", "cores": [20, 20], "vars": {},
+                           "tensors": [dict(t, name="x", input=True), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    out = os.path.join(tmp, "out")
+    r = conform("--config", cfg, "--frontends", "native,bir", "--opcode", "CTestCopy", "--cases",
+                "3", "--seed", "1", "--out", out, env=dict(os.environ, CTEST_RECIPES=recipes))
+    assert r.stdout.startswith("conform: 3 cases, 3 agree, 0 differ, 0 invalid"), r.stdout
+    assert "cannot express" not in r.stdout and not os.path.exists(out), r.stdout
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -592,7 +612,7 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
          "case_folder": case_folder, "python_kept_case": python_kept_case,
          "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all,
-         "long_list_attr": long_list_attr}
+         "long_list_attr": long_list_attr, "bir_many_cores": bir_many_cores}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
