@@ -337,15 +337,16 @@ static int set_inputs(cf_run *R, trn_sim *s, trn_error *e) {
     return 0;
 }
 
-/* The loaded program of A as BIR text in R->bir_text; a multi-core one is
- * written from a 1-core copy (BIR has no core count). 1: BIR cannot say it. */
+/* The loaded program of A as BIR text in R->bir_text. BIR has no core
+ * count: a multi-core one is written from the BIR side of its core count,
+ * whose machine.cores matches it (a 1-core copy failed the static check of
+ * every instruction whose attributes name ranks, and such a case was
+ * counted as one BIR cannot say). 1: BIR cannot say it. */
 static int write_bir(cf_run *R, const cf_case *c, trn_error *e) {
     trn_sim *w = R->side[0].s;
     if (c->cores > 1) {
-        json_t *one = json_deep_copy(R->prog);
-        json_object_set_new(one, "cores", json_integer(1));
-        w = R->bir[1].s;
-        if (trn_sim_load_program_document(w, one, "conform case (1 core)", e)) return 1;
+        w = R->bir[c->cores].s;
+        if (trn_sim_load_program_document(w, json_incref(R->prog), "conform case", e)) return 1;
     }
     char *text = NULL;
     size_t len = 0;
