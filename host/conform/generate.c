@@ -250,6 +250,12 @@ static double adversarial_float(uint64_t *st) {
     return ldexp(cf_unit(st) * 2 - 1, (int)cf_range(st, -30, 30));
 }
 
+/* A schema bound as an int64: a double beyond int64 (an infinite bound for
+ * "any integer") would not convert (undefined; x86 gives INT64_MIN). */
+static int64_t bound_i64(double v) {
+    return v >= 0x1p63 ? INT64_MAX : v <= -0x1p63 ? INT64_MIN : (int64_t)v;
+}
+
 /* A JSON value for an attribute drawn from its schema ("@"). */
 static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
     bool ranged = a->min < a->max;
@@ -257,7 +263,7 @@ static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
         return json_string(a->enums[cf_next(st) % a->n_enums].name);
     if (a->types & TRN_ATTR_BOOL) return json_boolean(cf_next(st) % 2);
     if (a->types & TRN_ATTR_INT)
-        return json_integer(ranged ? cf_range(st, (int64_t)a->min, (int64_t)a->max)
+        return json_integer(ranged ? cf_range(st, bound_i64(a->min), bound_i64(a->max))
                                    : cf_range(st, -4, 64));
     if (a->types & TRN_ATTR_FLOAT) {
         double v = adversarial_float(st);
@@ -278,7 +284,7 @@ static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
         json_t *l = json_array();
         for (int64_t i = 0; i < n; ++i)
             json_array_append_new(
-                l, json_integer(ranged ? cf_range(st, (int64_t)a->min, (int64_t)a->max)
+                l, json_integer(ranged ? cf_range(st, bound_i64(a->min), bound_i64(a->max))
                                        : cf_range(st, 0, 8)));
         return l;
     }

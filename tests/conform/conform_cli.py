@@ -525,7 +525,9 @@ def bir_refused_all(tmp):
 def long_list_attr(tmp):
     """A required list attribute drawn from its schema ("@"; CTestList has no recipes) whose
     len_max is large (2^20) gets a short list, not one of up to len_max elements (a
-    len_max of 2^32-1 drew billions: gigabytes and minutes per case)."""
+    len_max of 2^32-1 drew billions: gigabytes and minutes per case); an int attribute
+    with infinite bounds is drawn within int64 (the bounds converted to INT64_MIN, an
+    undefined conversion, so every draw was INT64_MIN)."""
     cfg = os.path.join(tmp, "ctest.cfg")
     with open(cfg, "w") as f:
         f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)

@@ -92,9 +92,13 @@ __attribute__((constructor)) static void recipes_from_env(void) {
 #endif
 
 #ifdef CTEST_RECIPES_FROM_ENV
+#include <math.h>
+#include <stdint.h>
+
 /* CTestList (IT 212, trnsim-ctest-env only): no recipes, a required list
  * attribute whose schema allows 2^20 elements; its check refuses more than
- * 68, the most conform should draw for a list it has no reason to make long. */
+ * 68, the most conform should draw for a list it has no reason to make long,
+ * and an integer k with infinite bounds, which must not all become INT64_MIN. */
 static const trn_attr_desc list_attrs[] = {
     {.name = "l",
      .types = TRN_ATTR_LIST,
@@ -102,6 +106,12 @@ static const trn_attr_desc list_attrs[] = {
      .flags = TRN_ATTRF_REQUIRED,
      .len_max = 1u << 20,
      .help = "any integers"},
+    {.name = "k",
+     .types = TRN_ATTR_INT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .min = -INFINITY,
+     .max = INFINITY,
+     .help = "any integer"},
 };
 
 static trn_status list_check(const trn_host_api *api, trn_ctx *ctx, void *state) {
@@ -109,6 +119,9 @@ static trn_status list_check(const trn_host_api *api, trn_ctx *ctx, void *state)
     trn_ap in, out;
     size_t n = api->value_len(api->attr(ctx, "l"));
     if (n > 68) return api->error(ctx, "CTestList: l has %zu elements", n);
+    int64_t k; /* drawn across all of int64, INT64_MIN is as rare as any value */
+    if (api->attr_int(ctx, "k", &k) == TRN_FOUND && k == INT64_MIN)
+        return api->error(ctx, "CTestList: k = INT64_MIN (an infinite bound converted)");
     return operands(api, ctx, &in, &out);
 }
 #endif
