@@ -629,11 +629,17 @@ static int by_opcode(const void *x, const void *y) {
 
 void cf_print_summary(cf_run *R) {
     qsort(R->counts, (size_t)R->n_counts, sizeof R->counts[0], by_opcode);
-    static char repeat[16384];
-    repeat_command(R, repeat, sizeof repeat);
+    /* room for every argument quoted at its longest (each ' becomes 4
+     * characters), so the line is never cut: it is what repeats the run */
+    size_t len = 4 * (size_t)PATH_MAX + 256;
+    for (int i = 0; i < R->args->argc; ++i) len += 4 * strlen(R->args->argv[i]) + 4;
+    char *repeat = malloc(len);
+    if (!repeat) len = 0, repeat = (char *)"(out of memory)";
+    if (len) repeat_command(R, repeat, len);
     double rate = R->seconds > 0 ? (double)R->ran / R->seconds : 0;
     if (R->args->json) {
         summary_json(R, repeat, rate);
+        if (len) free(repeat);
         return;
     }
     printf("conform: %" PRIu64 " cases, %" PRIu64 " agree, %" PRIu64 " differ, %" PRIu64
@@ -670,4 +676,5 @@ void cf_print_summary(cf_run *R) {
                        r->first_error);
         }
     printf("repeat: %s\n", repeat);
+    if (len) free(repeat);
 }

@@ -571,6 +571,25 @@ def frontends_bir_multicore(tmp):
     assert j["agree"] == 100 and j["bir_refused"] <= 30, (j["agree"], j["bir_refused"])
 
 
+def repeat_long(tmp):
+    """The repeat line is whole however long the command (it was cut at 16383 characters:
+    here long --config / --out / --module paths and many --family / --opcode / --set)."""
+    deep = os.path.join(tmp, *(["r" * 200] * 8))
+    os.makedirs(deep)
+    cfg = os.path.join(deep, "search.cfg")
+    shutil.copy(os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg"), cfg)
+    ref = os.path.join(os.path.dirname(T), "trnsim-search-ref.so")
+    mod = os.path.join(deep, "ref.so")
+    shutil.copy(ref, mod)
+    args = ["--config", cfg, "--module", "search=" + mod, "--out", os.path.join(deep, "out")]
+    args += ["--family", "search"] * 256 + ["--opcode", "Max"] * 200
+    args += ["--set", "search.duplicate_match_order=ascending"] * 200
+    r = conform(*args, "--cases", "5", "--seed", "3")
+    rep = re.search(r"^repeat: (.*)$", r.stdout, re.M).group(1)
+    assert len(rep) > 16384, len(rep)
+    assert shlex.split(rep)[1:] == ["conform", *args, "--cases", "5", "--seed", "3"], rep[-200:]
+
+
 def recipe_overflow(tmp):
     """Recipe values anywhere in int64 (the ctest module built with its recipes from
     CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
@@ -627,7 +646,7 @@ tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "reci
          "case_folder": case_folder, "python_kept_case": python_kept_case,
          "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all,
          "long_list_attr": long_list_attr, "bir_many_cores": bir_many_cores,
-         "frontends_bir_multicore": frontends_bir_multicore}
+         "frontends_bir_multicore": frontends_bir_multicore, "repeat_long": repeat_long}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)
