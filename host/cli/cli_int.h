@@ -198,7 +198,7 @@ typedef struct cf_family {
 typedef struct cf_python cf_python;
 
 #define CF_MAX_INPUTS 64
-#define CF_MAX_CORES  17 /* core counts a recipe may ask for, plus one */
+#define CF_MAX_CORES  1025 /* a program's core counts (1..1024, docs/programs.md), plus one */
 #define CF_MAX_COUNTS 512
 #define CF_MAX_SHOWN  64 /* differences listed in the summary */
 enum { CF_AGREE = 0, CF_DIFFER = 1, CF_INVALID = 2 };
@@ -207,7 +207,7 @@ typedef struct cf_shown {
     uint64_t index;
     int instructions; /* after shrinking */
     bool history;     /* agrees in a new process: not shrunk, its diff line may not show it */
-    char what[1100], dir[PATH_MAX], command[8192];
+    char what[1100], dir[PATH_MAX], command[32768];
 } cf_shown;
 
 /* One conform run: its sides, the case being run and the tallies. */
@@ -251,10 +251,15 @@ void cf_case_free_inputs(cf_run *R);
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);
 void cf_print_summary(cf_run *R);
 void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
+/* DIR (and its missing parents) made, with no .npy of an earlier case left in it */
+int cf_make_case_dir(const char *dir, trn_error *e);
+/* " S" appended to buf at *n, single-quoted for a shell unless plain; *n >= len: cut */
+void cf_quote(char *buf, size_t len, size_t *n, const char *s);
 /* conform_python.c: the Python front end, a batch of cases per process */
 int cf_python_setup(cf_run *R, trn_error *e);
 int cf_python_add(cf_run *R, const cf_case *c, trn_error *e);
 int cf_python_flush(cf_run *R, bool last, trn_error *e);
 void cf_python_free(cf_run *R);
+void cf_remove_tree(const char *path); /* a folder and everything in it */
 
 #endif

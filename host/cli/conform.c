@@ -113,6 +113,43 @@ static int parse_one(int argc, char **argv, int *i, cf_args *a, trn_error *e) {
     return 0;
 }
 
+/* --out is checked before any case runs, as every output target is
+ * (docs/cli.md, "Files a command writes"): a difference found after hours
+ * must not be lost to a path that cannot take it. The folder itself is
+ * created only when a case differs (its missing parents too), so this is
+ * the path or its nearest existing ancestor: a directory, writable. */
+static int check_out(const char *out, trn_error *e) {
+    if (!*out)
+        return trn_errorf(e, "--out '': expected a directory to write differing cases to "
+                             "(default conform-out)");
+    char path[PATH_MAX];
+    if (strlen(out) >= sizeof path - 64)
+        return trn_errorf(e, "--out %.200s...: the path is too long; name a shorter one", out);
+    snprintf(path, sizeof path, "%s", out);
+    struct stat st;
+    while (stat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return trn_errorf(e, "--out %s: cannot create it: %s (at %s); name a directory path",
+                              out, strerror(errno), path);
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/') path[--n] = 0;
+        char *slash = strrchr(path, '/');
+        if (!slash)
+            snprintf(path, sizeof path, ".");
+        else
+            slash[slash == path] = 0; /* "/x" -> "/" */
+    }
+    if (!S_ISDIR(st.st_mode))
+        return trn_errorf(e,
+                          "--out %s: %s exists and is not a directory; name a directory (new or "
+                          "existing) for the differing cases",
+                          out, path);
+    if (access(path, W_OK | X_OK) != 0)
+        return trn_errorf(e, "--out %s: cannot create folders in %s: %s; name a writable place",
+                          out, path, strerror(errno));
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cf_args *a, trn_error *e) {
     a->cases = 100;
     a->out = "conform-out";
@@ -132,6 +169,7 @@ static int parse_args(int argc, char **argv, cf_args *a, trn_error *e) {
     }
     for (int i = 0; i < a->n_swaps && a->swap_family[i][0]; ++i)
         a->g.families[a->g.n_families++] = a->swap_family[i];
+    if (check_out(a->out, e)) return -1;
     if (!a->seed_given) a->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     a->argv = argv;
     a->argc = argc;
@@ -169,7 +207,9 @@ static int open_side(cf_side *sd, const cf_args *a, bool swapped, uint32_t cores
 
 /* The BIR side for `cores` cores (opened once, kept in R->bir) as side B. */
 static int bir_side(cf_run *R, uint32_t cores, trn_error *e) {
-    if (cores >= CF_MAX_CORES) return trn_errorf(e, "a recipe asks for %u cores", cores);
+    if (cores >= CF_MAX_CORES)
+        return trn_errorf(e, "--frontends bir: a case of %u cores; a program has at most %d", cores,
+                          CF_MAX_CORES - 1);
     cf_side *sd = &R->bir[cores];
     if (!sd->h && open_side(sd, R->args, false, cores, e))
         return trn_error_prefix(e, "side B (the BIR front end)");
@@ -297,15 +337,16 @@ static int set_inputs(cf_run *R, trn_sim *s, trn_error *e) {
     return 0;
 }
 
-/* The loaded program of A as BIR text in R->bir_text; a multi-core one is
- * written from a 1-core copy (BIR has no core count). 1: BIR cannot say it. */
+/* The loaded program of A as BIR text in R->bir_text. BIR has no core
+ * count: a multi-core one is written from the BIR side of its core count,
+ * whose machine.cores matches it (a 1-core copy failed the static check of
+ * every instruction whose attributes name ranks, and such a case was
+ * counted as one BIR cannot say). 1: BIR cannot say it. */
 static int write_bir(cf_run *R, const cf_case *c, trn_error *e) {
     trn_sim *w = R->side[0].s;
     if (c->cores > 1) {
-        json_t *one = json_deep_copy(R->prog);
-        json_object_set_new(one, "cores", json_integer(1));
-        w = R->bir[1].s;
-        if (trn_sim_load_program_document(w, one, "conform case (1 core)", e)) return 1;
+        w = R->bir[c->cores].s;
+        if (trn_sim_load_program_document(w, json_incref(R->prog), "conform case", e)) return 1;
     }
     char *text = NULL;
     size_t len = 0;
@@ -319,11 +360,12 @@ static int write_bir(cf_run *R, const cf_case *c, trn_error *e) {
     return rc ? 1 : 0;
 }
 
-/* Side B's program: the same document, or its BIR translation read back. */
+/* Side B's program: the same document, or its BIR translation read back.
+ * -2: the BIR side could not be opened (conform's error, not B's verdict). */
 static int load_b(cf_run *R, const cf_case *c, const char *name, trn_error *e) {
     if (!R->args->fe_bir)
         return trn_sim_load_program_document(R->side[1].s, json_incref(R->prog), name, e);
-    if (bir_side(R, 1, e) || bir_side(R, c->cores, e)) return -1;
+    if (bir_side(R, 1, e) || bir_side(R, c->cores, e)) return -2;
     int rc = write_bir(R, c, e);
     if (rc) {
         R->bir_refused = rc == 1;
@@ -373,7 +415,12 @@ int cf_run_case(cf_run *R, cf_case *c, trn_error *e) {
         R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
         return CF_AGREE;
     }
-    if (load_b(R, c, name, &le)) {
+    int lb = load_b(R, c, name, &le);
+    if (lb == -2) {
+        *e = le;
+        return -1;
+    }
+    if (lb) {
         if (R->bir_refused) { /* counted: BIR cannot say it; A runs alone (for Python) */
             R->native_failed = trn_sim_run(R->side[0].s, &le) != 0;
             return CF_AGREE;
@@ -432,7 +479,10 @@ int cf_draw_case(cf_run *R, uint64_t index, cf_case *c, trn_error *e) {
             if (!r) continue;
         }
         cf_instance *in = &c->inst[c->n_inst];
-        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) return -1;
+        if (cf_draw_instance(in, r, reg, &st, k == 0 ? (int64_t)turn : -1, e)) {
+            cf_instance_free(in); /* not counted in n_inst: its partial draws */
+            return -1;
+        }
         in->origin = k;
         ++c->n_inst;
     }
@@ -539,7 +589,8 @@ static int one_case(cf_run *R, uint64_t i, trn_error *e) {
     if (rc == CF_INVALID) ++R->invalid_cases;
     if (rc == CF_AGREE) {
         ++R->agree;
-        R->both_failed += R->native_failed && R->side[1].s; /* not compared */
+        /* not compared; a case BIR cannot say never ran on B (counted below) */
+        R->both_failed += R->native_failed && R->side[1].s && !R->bir_refused;
         if (R->bir_refused) ++R->bir_refused_cases;
         if (R->args->fe_python && cf_python_add(R, &c, e)) rc = -1;
     }
@@ -584,13 +635,24 @@ int cli_cmd_conform(int argc, char **argv) {
     if (rc == 0 && R.g.n_ops == 0) rc = trn_errorf(&e, "no opcode selected");
     if (rc == 0) rc = run_cases(&R, &e);
     if (rc == 0) cf_print_summary(&R);
-    if (rc == 0 && R.ran && R.agree + R.differ == R.both_failed)
+    if (rc == 0 && R.ran == 0) /* only --time can end a run before its first case */
+        rc = trn_errorf(&e,
+                        "--time %g: no case started within it: nothing is proven; give more "
+                        "seconds",
+                        a.time);
+    /* without Python, a case the BIR writer cannot say ran on A alone */
+    uint64_t a_only = a.fe_python ? 0 : R.bir_refused_cases;
+    char a_only_text[96] = "";
+    if (a_only)
+        snprintf(a_only_text, sizeof a_only_text,
+                 ", %" PRIu64 " the BIR writer cannot express (run on A only)", a_only);
+    if (rc == 0 && R.agree + R.differ == R.both_failed + a_only)
         rc = trn_errorf(&e,
                         "none of the %" PRIu64 " cases was compared (%" PRIu64
                         " failed the static check, %" PRIu64
-                        " failed on both sides): nothing is proven; fix the recipes the summary "
+                        " failed on both sides%s): nothing is proven; fix the recipes the summary "
                         "names",
-                        R.ran, R.invalid_cases, R.both_failed);
+                        R.ran, R.invalid_cases, R.both_failed, a_only_text);
     cf_case_free_inputs(&R);
     json_decref(R.prog);
     free(R.bir_text);

@@ -2,6 +2,7 @@
  * instructions, smallest variables and cores, fewest non-zero inputs),
  * written to --out DIR/case-N/ with the `trnsim diff` line that repeats it,
  * and the run's summary (text or --json). docs/internals/conform.md. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -235,7 +236,7 @@ static int write_outputs(trn_sim *s, const char *dir, trn_error *e) {
     return 0;
 }
 
-static void quote(char *buf, size_t len, size_t *n, const char *s) {
+void cf_quote(char *buf, size_t len, size_t *n, const char *s) {
     bool plain = *s != 0;
     for (const char *p = s; *p; ++p)
         plain &= !!strchr(
@@ -258,31 +259,32 @@ static const char *self_exe(char *buf, size_t len) {
     return buf;
 }
 
-/* The one `trnsim diff` line that shows the difference of the case in dir. */
-static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len) {
+/* The one `trnsim diff` line that shows the difference of the case in dir;
+ * false when it does not fit in buf (a cut line would not reproduce it). */
+static bool diff_command(const cf_run *R, const char *dir, char *buf, size_t len) {
     char exe[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
     size_t n = 0;
     buf[0] = 0;
     const cf_args *a = R->args;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
+    cf_quote(buf, len, &n, self_exe(exe, sizeof exe));
     /* --frontends ...,bir: diff compares configs, not front ends; the line
      * is then side B's own run, whose tensors out-b/ holds */
-    quote(buf, len, &n, a->fe_bir ? "run" : "diff");
+    cf_quote(buf, len, &n, a->fe_bir ? "run" : "diff");
     snprintf(path, sizeof path, "%s/program%s.json", dir, a->fe_bir ? ".bir" : "");
-    quote(buf, len, &n, path);
+    cf_quote(buf, len, &n, path);
     if (a->cfg.config) {
-        quote(buf, len, &n, "--config");
-        quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
+        cf_quote(buf, len, &n, "--config");
+        cf_quote(buf, len, &n, realpath(a->cfg.config, abs) ? abs : a->cfg.config);
     }
     for (int i = 0; i < a->cfg.n_sets; ++i) {
-        quote(buf, len, &n, "--set");
-        quote(buf, len, &n, a->cfg.sets[i]);
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, a->cfg.sets[i]);
     }
     uint32_t cores = R->side[0].s ? trn_sim_cores(R->side[0].s) : 1;
     if (a->fe_bir && cores > 1) {
         snprintf(abs, sizeof abs, "machine.cores=%u", cores);
-        quote(buf, len, &n, "--set");
-        quote(buf, len, &n, abs);
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, abs);
     }
     const trn_registry *rb = R->side[1].s ? trn_sim_registry(R->side[1].s) : NULL;
     for (int i = 0; i < a->n_swaps; ++i) {
@@ -297,15 +299,16 @@ static void diff_command(const cf_run *R, const char *dir, char *buf, size_t len
         char abs_mod[PATH_MAX];
         if (where[0] != '/' && strchr(where, '/') && realpath(where, abs_mod)) where = abs_mod;
         snprintf(path, sizeof path, "%.*s=%s", (int)(eq - a->swaps[i]), a->swaps[i], where);
-        quote(buf, len, &n, "--against-module");
-        quote(buf, len, &n, path);
+        cf_quote(buf, len, &n, "--against-module");
+        cf_quote(buf, len, &n, path);
     }
     for (int i = 0; i < R->n_inputs; ++i) {
         snprintf(path, sizeof path, "%s=%s/in/%s.npy", R->inputs[i].name, dir, R->inputs[i].name);
-        quote(buf, len, &n, "--input");
-        quote(buf, len, &n, path);
+        cf_quote(buf, len, &n, "--input");
+        cf_quote(buf, len, &n, path);
     }
     memmove(buf, buf + 1, strlen(buf)); /* the leading space */
+    return n < len;
 }
 
 /* Run both sides of the (shrunk, just run) case to their ends. */
@@ -340,10 +343,32 @@ static int dump_program(const json_t *prog, const char *path) {
     return fclose(f) ? -1 : 0;
 }
 
+/* The .npy files in DIR/sub: a folder written again (an earlier run's case
+ * of the same number) holds only this case's tensors. */
+static void remove_npy(const char *dir, const char *sub) {
+    char path[PATH_MAX + 600];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    DIR *d = opendir(path);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".npy")) continue;
+        snprintf(path, sizeof path, "%s/%s/%s", dir, sub, de->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
+int cf_make_case_dir(const char *dir, trn_error *e) {
+    if (make_dir(dir, e)) return -1;
+    const char *subs[] = {"in", "out", "out-a", "out-b"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; ++i) remove_npy(dir, subs[i]);
+    return 0;
+}
+
 /* program.json, in/NAME.npy and diff-command.txt of the case just run. */
 static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
     char path[PATH_MAX + 64];
-    if (make_dir(dir, e)) return -1;
+    if (cf_make_case_dir(dir, e)) return -1;
     snprintf(path, sizeof path, "%s/program.json", dir);
     if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
@@ -354,7 +379,11 @@ static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e)
         snprintf(path, sizeof path, "%s/in/%s.npy", dir, in->name);
         if (write_npy(path, in->dtype, in->ndim, in->shape, in->cores, in->data, e)) return -1;
     }
-    diff_command(R, dir, sh->command, sizeof sh->command);
+    if (!diff_command(R, dir, sh->command, sizeof sh->command))
+        return trn_errorf(e,
+                          "--out: the diff line of the case in %s is longer than %zu characters; "
+                          "give a shorter --out path",
+                          dir, sizeof sh->command - 1);
     snprintf(path, sizeof path, "%s/diff-command.txt", dir);
     FILE *f = fopen(path, "w");
     if (!f || fprintf(f, "%s\n", sh->command) < 0 || fclose(f))
@@ -392,19 +421,28 @@ static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
  * `trnsim diff` line in a new process (exit 1; a failing side: any error). */
 static bool reproduces(cf_run *R, const cf_case *c) {
     if (R->args->fe_bir) return true; /* diff compares modules, not front ends */
-    char dir[PATH_MAX], abs[PATH_MAX];
+    /* a scratch folder beside the case's own, not the case's folder: a
+     * candidate's inputs (other names when it has fewer instances) must not
+     * stay there. Under --out, which was checked before the run (a folder
+     * that cannot be made would read as "does not reproduce"). */
+    char dir[PATH_MAX + 64];
     static cf_shown sh;
     trn_error e;
-    case_dir(R, c, dir, sizeof dir);
-    if (make_dir(dir, &e)) return false;
-    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
-    if (write_program(R, dir, &sh, &e)) return false;
-    char cmd[sizeof sh.command + 32];
-    snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
-    fflush(stdout);
-    int st = system(cmd);
-    int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return code == 1 || (R->run_failed && code == 2);
+    snprintf(dir, sizeof dir, "%s/.check-case-%" PRIu64 "-XXXXXX", R->args->out, c->index);
+    if (make_dir(R->args->out, &e) || !mkdtemp(dir)) return false;
+    char abs[PATH_MAX];
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs); /* as the case folder's line */
+    bool ok = false;
+    if (!write_program(R, dir, &sh, &e)) {
+        char cmd[sizeof sh.command + 32];
+        snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
+        fflush(stdout);
+        int st = system(cmd);
+        int code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        ok = code == 1 || (R->run_failed && code == 2);
+    }
+    cf_remove_tree(dir);
+    return ok;
 }
 
 static void shrink_reset(shrink *sh) {
@@ -501,22 +539,22 @@ static void repeat_command(const cf_run *R, char *buf, size_t len) {
     char exe[PATH_MAX], v[64];
     size_t n = 0;
     buf[0] = 0;
-    quote(buf, len, &n, self_exe(exe, sizeof exe));
-    quote(buf, len, &n, "conform");
+    cf_quote(buf, len, &n, self_exe(exe, sizeof exe));
+    cf_quote(buf, len, &n, "conform");
     for (int i = 0; i < a->argc; ++i) {
         const char *s = a->argv[i];
         if (!strcmp(s, "--seed") || !strcmp(s, "--cases") || !strcmp(s, "--time")) {
             ++i;
             continue;
         }
-        quote(buf, len, &n, s);
+        cf_quote(buf, len, &n, s);
     }
-    quote(buf, len, &n, "--cases");
+    cf_quote(buf, len, &n, "--cases");
     snprintf(v, sizeof v, "%" PRIu64, R->ran ? R->ran : 1);
-    quote(buf, len, &n, v);
-    quote(buf, len, &n, "--seed");
+    cf_quote(buf, len, &n, v);
+    cf_quote(buf, len, &n, "--seed");
     snprintf(v, sizeof v, "%" PRIu64, a->seed);
-    quote(buf, len, &n, v);
+    cf_quote(buf, len, &n, v);
     memmove(buf, buf + 1, strlen(buf));
 }
 
@@ -591,11 +629,17 @@ static int by_opcode(const void *x, const void *y) {
 
 void cf_print_summary(cf_run *R) {
     qsort(R->counts, (size_t)R->n_counts, sizeof R->counts[0], by_opcode);
-    static char repeat[16384];
-    repeat_command(R, repeat, sizeof repeat);
+    /* room for every argument quoted at its longest (each ' becomes 4
+     * characters), so the line is never cut: it is what repeats the run */
+    size_t len = 4 * (size_t)PATH_MAX + 256;
+    for (int i = 0; i < R->args->argc; ++i) len += 4 * strlen(R->args->argv[i]) + 4;
+    char *repeat = malloc(len);
+    if (!repeat) len = 0, repeat = (char *)"(out of memory)";
+    if (len) repeat_command(R, repeat, len);
     double rate = R->seconds > 0 ? (double)R->ran / R->seconds : 0;
     if (R->args->json) {
         summary_json(R, repeat, rate);
+        if (len) free(repeat);
         return;
     }
     printf("conform: %" PRIu64 " cases, %" PRIu64 " agree, %" PRIu64 " differ, %" PRIu64
@@ -632,4 +676,5 @@ void cf_print_summary(cf_run *R) {
                        r->first_error);
         }
     printf("repeat: %s\n", repeat);
+    if (len) free(repeat);
 }

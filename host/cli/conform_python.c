@@ -47,6 +47,7 @@ typedef struct py_case {
     cf_case c; /* its instances (attrs held) for the report */
     char dir[PATH_MAX];
     bool native_failed;
+    bool bir_refused; /* with --frontends ...,bir: B never ran it, only Python compares it */
     py_tensor *tensors;
     int n_tensors;
 } py_case;
@@ -112,6 +113,10 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path);
 }
 
+void cf_remove_tree(const char *path) {
+    if (access(path, F_OK) == 0) nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void free_case(py_case *pc) {
     for (int i = 0; i < pc->n_tensors; ++i) free(pc->tensors[i].data);
     free(pc->tensors);
@@ -123,7 +128,7 @@ void cf_python_free(cf_run *R) {
     cf_python *p = R->py;
     if (!p) return;
     for (int i = 0; i < p->n; ++i) free_case(&p->cases[i]);
-    if (p->tmp[0] && access(p->tmp, F_OK) == 0) nftw(p->tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (p->tmp[0]) cf_remove_tree(p->tmp);
     free(p);
     R->py = NULL;
 }
@@ -169,6 +174,7 @@ int cf_python_add(cf_run *R, const cf_case *c, trn_error *e) {
     pc->c = *c;
     for (int k = 0; k < c->n_inst; ++k) json_incref(pc->c.inst[k].attrs);
     pc->native_failed = R->native_failed;
+    pc->bir_refused = R->bir_refused;
     snprintf(pc->dir, sizeof pc->dir, "%s/case-%" PRIu64, p->tmp, c->index);
     char path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/in", pc->dir);
@@ -298,15 +304,53 @@ static int compare_case(const py_case *pc, char *why, size_t len) {
     return 0;
 }
 
+/* Run argv (no shell: the paths are the user's) to its end; 0 when it exits 0. */
+static int spawn_wait(char *const argv[]) {
+    pid_t pid;
+    int st = 0;
+    fflush(stdout);
+    if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)) return -1;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The runner's command line for the kept folder dir: the same config and
+ * settings as the batch's run (run_python). */
+static bool runner_command(const cf_run *R, const char *dir, char *buf, size_t len) {
+    const config_args *cfg = &R->args->cfg;
+    char arg[3 * PATH_MAX + 16], abs[PATH_MAX];
+    size_t n = 0;
+    buf[0] = 0;
+    snprintf(arg, sizeof arg, "PYTHONPATH=%s", R->py->pythonpath);
+    cf_quote(buf, len, &n, "env"); /* a quoted NAME=VALUE is env's argument, not a command */
+    cf_quote(buf, len, &n, arg);
+    cf_quote(buf, len, &n, R->py->python);
+    cf_quote(buf, len, &n, "-m");
+    cf_quote(buf, len, &n, "trnsim.conform_runner");
+    if (cfg->config) {
+        cf_quote(buf, len, &n, "--config");
+        cf_quote(buf, len, &n, realpath(cfg->config, abs) ? abs : cfg->config);
+    }
+    for (int i = 0; i < cfg->n_sets; ++i) {
+        cf_quote(buf, len, &n, "--set");
+        cf_quote(buf, len, &n, cfg->sets[i]);
+    }
+    cf_quote(buf, len, &n, dir);
+    if (n < len) memmove(buf, buf + 1, strlen(buf)); /* the leading space */
+    return n < len;
+}
+
 /* A differing case's folder kept under --out (not shrunk: the Python side
  * runs whole programs only). */
 static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
-    char dir[PATH_MAX], cmd[PATH_MAX * 4];
+    char dir[PATH_MAX], src[PATH_MAX + 8], dst[PATH_MAX + 8], abs[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/case-%" PRIu64, R->args->out, pc->c.index);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s'/. '%s'/", dir, pc->dir, dir);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
-        return trn_errorf(e, "--out: cannot copy the case to %s", dir);
+    if (cf_make_case_dir(dir, e)) return -1;
+    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
+    snprintf(src, sizeof src, "%s/.", pc->dir);
+    snprintf(dst, sizeof dst, "%s/", dir);
+    char *cp[] = {"cp", "-r", src, dst, NULL};
+    if (spawn_wait(cp)) return trn_errorf(e, "--out: cannot copy the case to %s", dir);
     ++R->differ;
     --R->agree;
     cf_shown *s = R->n_shown < CF_MAX_SHOWN ? &R->shown[R->n_shown++] : NULL;
@@ -316,9 +360,11 @@ static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
         s->history = true; /* no diff line: diff compares modules, not front ends */
         snprintf(s->what, sizeof s->what, "Python front end: %s", why);
         snprintf(s->dir, sizeof s->dir, "%s", dir);
-        snprintf(s->command, sizeof s->command,
-                 "PYTHONPATH='%.2000s' %.1000s -m trnsim.conform_runner %.4000s", R->py->pythonpath,
-                 R->py->python, dir);
+        if (!runner_command(R, dir, s->command, sizeof s->command))
+            return trn_errorf(e,
+                              "--out: the runner's command line for %s is longer than %zu "
+                              "characters; give a shorter --out path",
+                              dir, sizeof s->command - 1);
     }
     if (!R->args->json)
         printf("difference in case %" PRIu64 " (%s): Python front end: %s\n  written to %s\n",
@@ -332,9 +378,11 @@ int cf_python_flush(cf_run *R, bool last, trn_error *e) {
     int rc = run_python(p, &R->args->cfg, e);
     for (int i = 0; i < p->n && rc == 0; ++i) {
         char why[800];
-        if (compare_case(&p->cases[i], why, sizeof why) &&
-            (rc = keep_case(R, &p->cases[i], why, e)) == 0 && !R->args->keep_going)
-            break;
+        if (compare_case(&p->cases[i], why, sizeof why)) {
+            if ((rc = keep_case(R, &p->cases[i], why, e)) == 0 && !R->args->keep_going) break;
+        } else if (p->cases[i].native_failed && (!R->side[1].s || p->cases[i].bir_refused)) {
+            ++R->both_failed; /* not compared (when side B ran it, counted there already) */
+        }
     }
     for (int i = 0; i < p->n; ++i) {
         nftw(p->cases[i].dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -3,6 +3,7 @@
  * drawn (variables, dtypes, attributes), the native program built, and the
  * adversarial input data. Everything is drawn from the case's own seed, so
  * a case is the same whenever it is built again (shrinking rebuilds it). */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +26,12 @@ uint64_t cf_next(uint64_t *st) {
     return cf_mix(*st);
 }
 
-/* Uniform in [lo, hi]. */
+/* Uniform in [lo, hi]; unsigned arithmetic, as hi - lo can exceed INT64_MAX. */
 int64_t cf_range(uint64_t *st, int64_t lo, int64_t hi) {
     if (hi <= lo) return lo;
-    return lo + (int64_t)(cf_next(st) % (uint64_t)(hi - lo + 1));
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0: all of int64 */
+    uint64_t x = span ? cf_next(st) % span : cf_next(st);
+    return (int64_t)((uint64_t)lo + x);
 }
 
 static double cf_unit(uint64_t *st) { return (double)(cf_next(st) >> 11) * 0x1.0p-53; }
@@ -49,7 +52,9 @@ static int64_t term(const cf_instance *in, const char **p, bool *ok) {
     while (*s == ' ') ++s;
     int64_t v = 0;
     if (*s >= '0' && *s <= '9') {
+        errno = 0;
         v = strtoll(s, (char **)&s, 10);
+        if (errno) *ok = false; /* beyond int64 */
     } else {
         const char *b = s;
         while ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_' ||
@@ -68,12 +73,15 @@ static int64_t product(const cf_instance *in, const char **p, bool *ok) {
     while (**p == '*' || **p == '/') {
         char op = *(*p)++;
         int64_t w = term(in, p, ok);
-        if (op == '*')
-            v *= w;
-        else if (w == 0)
+        /* a recipe's values can be any int64: overflow (and INT64_MIN / -1,
+         * which traps) makes the expression invalid instead */
+        if (op == '*') {
+            if (__builtin_mul_overflow(v, w, &v)) *ok = false;
+        } else if (w == 0 || (v == INT64_MIN && w == -1)) {
             *ok = false;
-        else
+        } else {
             v /= w;
+        }
     }
     return v;
 }
@@ -86,7 +94,8 @@ bool cf_eval(const cf_instance *in, const char *expr, int64_t *out) {
     while (*p == '+' || *p == '-') {
         char op = *p++;
         int64_t w = product(in, &p, &ok);
-        v = op == '+' ? v + w : v - w;
+        if (op == '+' ? __builtin_add_overflow(v, w, &v) : __builtin_sub_overflow(v, w, &v))
+            ok = false;
     }
     *out = v;
     return ok && *p == 0;
@@ -97,7 +106,9 @@ static json_t *eval_json(const cf_instance *in, const json_t *v, trn_error *e) {
     if (!json_is_string(v)) return json_deep_copy(v);
     int64_t x;
     if (!cf_eval(in, json_string_value(v), &x)) {
-        trn_errorf(e, "recipe '%s': cannot evaluate \"%s\" (integers, variables, + - * /)",
+        trn_errorf(e,
+                   "recipe '%s': cannot evaluate \"%s\" (expected integers, variables, + - * /, "
+                   "no division by 0, every step within int64); fix the module's recipe",
                    in->r->name, json_string_value(v));
         return NULL;
     }
@@ -114,7 +125,8 @@ static int var_bounds(const json_t *v, int64_t b[3]) {
         b[i] = json_integer_value(json_array_get(v, i));
     }
     if (n == 2) b[2] = 1;
-    return b[2] > 0 && b[0] <= b[1] ? 0 : -1;
+    int64_t span; /* drawing takes max - min: it must be an int64 */
+    return b[2] > 0 && b[0] <= b[1] && !__builtin_sub_overflow(b[1], b[0], &span) ? 0 : -1;
 }
 
 static int check_recipe(const cf_opcode *op, json_t *r, trn_error *e) {
@@ -128,7 +140,7 @@ static int check_recipe(const cf_opcode *op, json_t *r, trn_error *e) {
         if (var_bounds(v, b))
             return trn_errorf(e,
                               "opcode %s, recipe '%s': var %s: expected [min, max] or [min, "
-                              "max, step] integers, min <= max",
+                              "max, step] integers, min <= max, step > 0, max - min within int64",
                               op->name, name, k);
     }
     if (!json_is_array(json_object_get(r, "tensors")) ||
@@ -189,9 +201,11 @@ static int add_recipes(cf_opcode *op, trn_error *e) {
         r->name = json_string_value(json_object_get(r->obj, "name"));
         int64_t c[3] = {1, 1, 1};
         json_t *cores = json_object_get(r->obj, "cores");
-        if (cores && var_bounds(cores, c))
-            return trn_errorf(e, "opcode %s, recipe '%s': cores: expected [min, max]", op->name,
-                              r->name);
+        if (cores && (var_bounds(cores, c) || c[0] < 1 || c[1] > INT32_MAX))
+            return trn_errorf(e,
+                              "opcode %s, recipe '%s': cores: expected [min, max] integers, 1 <= "
+                              "min <= max",
+                              op->name, r->name);
         r->cores_min = (uint32_t)c[0];
         r->cores_max = (uint32_t)c[1];
     }
@@ -236,6 +250,12 @@ static double adversarial_float(uint64_t *st) {
     return ldexp(cf_unit(st) * 2 - 1, (int)cf_range(st, -30, 30));
 }
 
+/* A schema bound as an int64: a double beyond int64 (an infinite bound for
+ * "any integer") would not convert (undefined; x86 gives INT64_MIN). */
+static int64_t bound_i64(double v) {
+    return v >= 0x1p63 ? INT64_MAX : v <= -0x1p63 ? INT64_MIN : (int64_t)v;
+}
+
 /* A JSON value for an attribute drawn from its schema ("@"). */
 static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
     bool ranged = a->min < a->max;
@@ -243,7 +263,7 @@ static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
         return json_string(a->enums[cf_next(st) % a->n_enums].name);
     if (a->types & TRN_ATTR_BOOL) return json_boolean(cf_next(st) % 2);
     if (a->types & TRN_ATTR_INT)
-        return json_integer(ranged ? cf_range(st, (int64_t)a->min, (int64_t)a->max)
+        return json_integer(ranged ? cf_range(st, bound_i64(a->min), bound_i64(a->max))
                                    : cf_range(st, -4, 64));
     if (a->types & TRN_ATTR_FLOAT) {
         double v = adversarial_float(st);
@@ -256,12 +276,15 @@ static json_t *draw_attr(const trn_attr_desc *a, uint64_t *st) {
         return json_real(v);
     }
     if (a->types & TRN_ATTR_LIST) {
-        uint32_t hi = a->len_max ? a->len_max : a->len_min + 4;
-        int64_t n = cf_range(st, a->len_min, hi);
+        /* near the least length: a schema's bound is what a module accepts,
+         * not a length to draw up to (2^32-1 would be billions of values) */
+        int64_t lo = a->len_min, hi = a->len_max ? a->len_max : lo + 4;
+        if (hi > lo + 64) hi = lo + 64;
+        int64_t n = cf_range(st, lo, hi);
         json_t *l = json_array();
         for (int64_t i = 0; i < n; ++i)
             json_array_append_new(
-                l, json_integer(ranged ? cf_range(st, (int64_t)a->min, (int64_t)a->max)
+                l, json_integer(ranged ? cf_range(st, bound_i64(a->min), bound_i64(a->max))
                                        : cf_range(st, 0, 8)));
         return l;
     }

@@ -9,7 +9,9 @@ program through the package's own front end, and write DIR/out/NAME.npy for
 every tensor of the program, shaped [cores, *shape]; or, when the package
 refuses the program or a run fails, DIR/error.txt with the package's error
 message (one line) and no out/ files. Then the next DIR. The exit status is 0
-unless the runner itself failed (bad arguments, an unreadable folder: 2).
+unless the runner itself failed (bad arguments, an unreadable folder, a
+program it cannot take: 2, after one line on standard error naming the DIR).
+A DIR run again loses its earlier out/ and error.txt first.
 DIR/config.cfg, when present, is the config of that case (else --config,
 else the embedded default); --set overrides apply to every case.
 --verbose prints, and the environment variable TRNSIM_CONFORM_RUNNER_LOG
@@ -66,6 +68,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -682,8 +685,11 @@ def run_case(directory, config=None, settings=None):
                 inputs[fn[:-4]] = np.load(os.path.join(in_dir, fn), allow_pickle=False)
     out_dir = os.path.join(directory, "out")
     err_path = os.path.join(directory, "error.txt")
+    # a folder run again (a kept case) holds only this run's result
     if os.path.exists(err_path):
         os.remove(err_path)
+    if os.path.isdir(out_dir):
+        shutil.rmtree(out_dir)
     try:
         outputs = execute(program, inputs, config, settings, prog_path)
     except errors.Error as exc:
@@ -759,6 +765,13 @@ def main(argv=None):
             result = run_case(d, args.config, settings)
         except (OSError, ValueError) as exc:
             print("trnsim.conform_runner: %s: %s" % (d, exc), file=sys.stderr)
+            failed = True
+            continue
+        except Exception as exc:  # pylint: disable=broad-except
+            # a folder the runner cannot take (a program without a tensor's
+            # shape): one line naming it, not a traceback, and the next folder
+            print("trnsim.conform_runner: %s: cannot run this case: %s: %s" %
+                  (d, type(exc).__name__, exc), file=sys.stderr)
             failed = True
             continue
         log = os.environ.get("TRNSIM_CONFORM_RUNNER_LOG")

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -363,9 +364,289 @@ def recipes(tmp):
                         "summary names\n"), r.stderr
 
 
-tests = {"nan_payloads": nan_payloads, "recipes": recipes, "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant, "repeat": repeat,
-         "frontends_bir": frontends_bir, "frontends_python": frontends_python, "json": json_summary,
-         "bad_inputs": bad_inputs}
+def out_checked(tmp):
+    """--out is checked before the first case (a mutant that differs at once): an empty
+    path wrote to /case-N, and a regular file failed only after the difference was found
+    and shrunk, losing it. A run --time ends before its first case proves nothing: exit 2
+    (it passed with 0 cases)."""
+    mut = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "50",
+           "--seed", "1"]
+    f = os.path.join(tmp, "afile")
+    with open(f, "w") as g:
+        g.write("mine\n")
+    for out, want in [("", "--out '': expected a directory"),
+                      (f, "--out %s: %s exists and is not a directory" % (f, f)),
+                      (os.path.join(f, "sub"), "--out %s/sub: cannot create it: Not a directory"
+                       % f)]:
+        r = conform(*mut, "--out", out, rc=2)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("trnsim: conform: "), r.stderr
+        assert want in r.stderr, (want, r.stderr)
+        assert r.stdout == "", r.stdout
+    assert open(f).read() == "mine\n"
+    # missing parents are still created, when a case differs
+    nested = os.path.join(tmp, "a", "b", "c")
+    r = conform(*mut, "--out", nested, rc=1)
+    assert [d for d in os.listdir(nested) if d.startswith("case-")], os.listdir(nested)
+    r = conform(*REF, "--time", "1e-9", "--seed", "1", rc=2)
+    assert r.stdout.startswith("conform: 0 cases"), r.stdout
+    assert r.stderr == ("trnsim: conform: --time 1e-09: no case started within it: nothing is "
+                        "proven; give more seconds\n"), r.stderr
+
+
+def case_folder(tmp):
+    """Each case folder holds exactly its shrunk case: in/ had the unshrunk case's inputs
+    too (i0_d.npy beside d.npy), written there by the new-process checks during shrinking,
+    and a folder written again kept an earlier run's tensors. A long --out path cut the
+    diff line at 8191 characters, so the check failed and the case was reported 'not
+    shrunk: in a new process the case agrees'."""
+    def check(out, stdout):
+        assert "not shrunk" not in stdout, stdout
+        found = re.findall(r"^difference in case (\d+) ", stdout, re.M)
+        assert len(found) > 10, stdout
+        for n in found:
+            case = os.path.join(out, "case-" + n)
+            line = open(os.path.join(case, "diff-command.txt")).read()
+            given = set(re.findall(r"--input (\w+)=", line))
+            prog = json.load(open(os.path.join(case, "program.json")))
+            names = {t["name"] for t in prog["tensors"]}
+            files = {f[:-4] for f in os.listdir(os.path.join(case, "in"))}
+            assert files == given and files <= names, (case, sorted(files), sorted(given))
+            for side in ["out-a", "out-b"]:
+                assert {f[:-4] for f in os.listdir(os.path.join(case, side))} == names, case
+        return found
+
+    args = ["--family", "search", "--module", "search=" + opts.mutant, "--cases", "50",
+            "--seed", "3", "--keep-going"]
+    env = dict(os.environ, TMPDIR=tmp)  # conform's scratch folders: none may be left
+    out = os.path.join(tmp, "out")
+    found = check(out, conform(*args, "--out", out, rc=1, env=env).stdout)
+    stale = os.path.join(out, "case-" + found[0])
+    for sub in ["in", "out-a"]:
+        np.save(os.path.join(stale, sub, "old_run.npy"), np.zeros(1, np.float32))
+    check(out, conform(*args, "--out", out, rc=1, env=env).stdout)
+    # a long (valid) --out path: every case shrunk, its diff line whole and reproducing
+    deep = os.path.join(tmp, *(["d" * 200] * 7), "out")
+    found = check(deep, conform(*args, "--out", deep, rc=1, env=env).stdout)
+    line = open(os.path.join(deep, "case-" + found[-1], "diff-command.txt")).read()
+    d = subprocess.run(shlex.split(line), capture_output=True, text=True, timeout=60)
+    assert d.returncode == 1, (d.stdout, d.stderr)
+    assert [f for f in os.listdir(tmp) if f.startswith("trnsim-conform")] == [], os.listdir(tmp)
+    for o in [out, deep]:  # the new-process checks' scratch folders are gone
+        assert all(f.startswith("case-") for f in os.listdir(o)), os.listdir(o)
+
+
+def python_kept_case(tmp):
+    """A case the Python side differs on is copied to --out without a shell (an --out
+    holding a quote went to another path: it's/ became its/, and the path reached a
+    shell), and its runner line, run as printed, repeats the batch's run: the same
+    --config and --set (they were left out)."""
+    pkg = os.path.join(tmp, "py", "trnsim")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    with open(os.path.join(HERE, "fake_runner.py")) as f, \
+            open(os.path.join(pkg, "conform_runner.py"), "w") as g:
+        g.write(f.read())
+    args_log = os.path.join(tmp, "args.jsonl")
+    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, FAKE_FLIP="1", FAKE_ARGS=args_log)
+    cfg = os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg")
+    out = os.path.join(tmp, "it's out")
+    conf = ["--config", cfg, "--set", "search.duplicate_match_order=descending"]
+    r = conform("--family", "search", "--frontends", "native,python", *conf, "--cases", "3",
+                "--seed", "5", "--out", out, "--json", env=env, rc=1)
+    j = json.loads(r.stdout)
+    d = j["differences"][0]
+    assert d["dir"] == os.path.join(os.path.realpath(out), "case-%d" % d["case"]), d
+    assert sorted(os.listdir(d["dir"])) == ["in", "out", "program.json"], os.listdir(d["dir"])
+    assert os.listdir(tmp).count("its out") == 0, os.listdir(tmp)
+    batch = json.loads(open(args_log).readline())
+    assert batch[:4] == conf, batch
+    # the printed line runs the runner on the kept folder, as the batch ran it
+    os.remove(args_log)
+    shutil.rmtree(os.path.join(d["dir"], "out"))
+    p = subprocess.run(d["diff_command"], shell=True, capture_output=True, text=True, env=env,
+                       timeout=120, cwd="/")
+    assert p.returncode == 0, (d["diff_command"], p.stdout, p.stderr)
+    assert json.loads(open(args_log).readline()) == conf + [d["dir"]], open(args_log).read()
+    assert os.listdir(os.path.join(d["dir"], "out")), "the runner wrote no tensor"
+
+
+def python_both_failed(tmp):
+    """Against the Python front end alone, a case both sides fail (a recipe reading a
+    tensor nothing wrote) is counted as failed on both sides, and a run of only such
+    cases proved nothing: exit 2, as against a module (it said '3 agree', exit 0)."""
+    pkg = os.path.join(tmp, "py", "trnsim")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    shutil.copy(os.path.join(HERE, "fake_runner.py"), os.path.join(pkg, "conform_runner.py"))
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float32", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "unwritten", "vars": {},
+                           "tensors": [dict(t, name="x"), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, CTEST_RECIPES=recipes)
+    for fe in ["native,python", "native,bir,python"]:
+        r = conform("--config", cfg, "--frontends", fe, "--opcode", "CTestCopy", "--cases", "3",
+                    "--seed", "1", env=env, rc=2)
+        assert r.stdout.startswith("conform: 3 cases, 3 agree, 0 differ"), r.stdout
+        assert "  3 cases failed on both sides alike" in r.stdout, (fe, r.stdout)
+        assert r.stderr == ("trnsim: conform: none of the 3 cases was compared (0 failed the "
+                            "static check, 3 failed on both sides): nothing is proven; fix the "
+                            "recipes the summary names\n"), r.stderr
+
+
+def bir_refused_all(tmp):
+    """--frontends native,bir where the BIR writer can say no case (float8_e4m3fn): every
+    case ran on A alone, so nothing was compared: exit 2 (it said '3 agree', exit 0). With
+    Python too, Python compares them."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float8_e4m3fn", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "fn", "vars": {},
+                           "tensors": [dict(t, name="x", input=True), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    env = dict(os.environ, CTEST_RECIPES=recipes)
+    r = conform("--config", cfg, "--frontends", "native,bir", "--opcode", "CTestCopy", "--cases",
+                "3", "--seed", "1", env=env, rc=2)
+    assert "  3 cases the BIR writer cannot express were run on A only" in r.stdout, r.stdout
+    assert "failed on both sides alike" not in r.stdout, r.stdout
+    assert r.stderr == ("trnsim: conform: none of the 3 cases was compared (0 failed the static "
+                        "check, 0 failed on both sides, 3 the BIR writer cannot express (run on "
+                        "A only)): nothing is proven; fix the recipes the summary names\n"), \
+        r.stderr
+
+
+def long_list_attr(tmp):
+    """A required list attribute drawn from its schema ("@"; CTestList has no recipes) whose
+    len_max is large (2^20) gets a short list, not one of up to len_max elements (a
+    len_max of 2^32-1 drew billions: gigabytes and minutes per case); an int attribute
+    with infinite bounds is drawn within int64 (the bounds converted to INT64_MIN, an
+    undefined conversion, so every draw was INT64_MIN)."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestList",
+                "--cases", "20", "--seed", "1", "--json")
+    j = json.loads(r.stdout)
+    rec = [x for x in j["recipes"] if x["opcode"] == "CTestList"]
+    assert rec and rec[0]["first_error"] is None and rec[0]["valid"] == rec[0]["programs"] > 0, \
+        rec
+
+
+def bir_many_cores(tmp):
+    """A recipe of 20 cores through the BIR front end runs on a BIR side of 20 cores (the
+    BIR sides stopped at 16, and the 17th was reported as a difference of the BIR front
+    end, 'B refused the program A accepted: a recipe asks for 20 cores', exit 1, with a
+    run line naming a program.bir.json that was never written)."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    t = {"memory": "sbuf", "dtype": "float32", "shape": [1, 4]}
+    recipes = json.dumps([{"name": "many", "cores": [20, 20], "vars": {},
+                           "tensors": [dict(t, name="x", input=True), dict(t, name="y")],
+                           "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
+                                             "outputs": ["y"]}]}])
+    out = os.path.join(tmp, "out")
+    r = conform("--config", cfg, "--frontends", "native,bir", "--opcode", "CTestCopy", "--cases",
+                "3", "--seed", "1", "--out", out, env=dict(os.environ, CTEST_RECIPES=recipes))
+    assert r.stdout.startswith("conform: 3 cases, 3 agree, 0 differ, 0 invalid"), r.stdout
+    assert "cannot express" not in r.stdout and not os.path.exists(out), r.stdout
+
+
+def frontends_bir_multicore(tmp):
+    """Multi-core programs are written as BIR from the BIR side of their own core count:
+    a 1-core copy failed the static check of every instruction naming ranks (replica
+    groups, peers), and 82 of 100 collective cases were counted as ones BIR cannot say
+    and never compared. What is left are the BIR writer's own limits (fp8 dtypes without
+    a BIR name, fill)."""
+    r = conform("--family", "collective", "--frontends", "native,bir", "--cases", "100",
+                "--seed", "1", "--json")
+    j = json.loads(r.stdout)
+    assert j["agree"] == 100 and j["bir_refused"] <= 30, (j["agree"], j["bir_refused"])
+
+
+def repeat_long(tmp):
+    """The repeat line is whole however long the command (it was cut at 16383 characters:
+    here long --config / --out / --module paths and many --family / --opcode / --set)."""
+    deep = os.path.join(tmp, *(["r" * 200] * 8))
+    os.makedirs(deep)
+    cfg = os.path.join(deep, "search.cfg")
+    shutil.copy(os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg"), cfg)
+    ref = os.path.join(os.path.dirname(T), "trnsim-search-ref.so")
+    mod = os.path.join(deep, "ref.so")
+    shutil.copy(ref, mod)
+    args = ["--config", cfg, "--module", "search=" + mod, "--out", os.path.join(deep, "out")]
+    args += ["--family", "search"] * 256 + ["--opcode", "Max"] * 200
+    args += ["--set", "search.duplicate_match_order=ascending"] * 200
+    r = conform(*args, "--cases", "5", "--seed", "3")
+    rep = re.search(r"^repeat: (.*)$", r.stdout, re.M).group(1)
+    assert len(rep) > 16384, len(rep)
+    assert shlex.split(rep)[1:] == ["conform", *args, "--cases", "5", "--seed", "3"], rep[-200:]
+
+
+def recipe_overflow(tmp):
+    """Recipe values anywhere in int64 (the ctest module built with its recipes from
+    CTEST_RECIPES): an expression whose value or any step of it leaves int64, or that
+    divides INT64_MIN by -1 (which trapped: SIGFPE), is one error line naming the recipe
+    and the expression; so is a range or core count that cannot be drawn. Before, a
+    wrapped product gave a small valid shape and the run passed."""
+    cfg = os.path.join(tmp, "ctest.cfg")
+    with open(cfg, "w") as f:
+        f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
+    out = os.path.join(tmp, "out")
+
+    def recipe(name, vars, dim, cores=None):
+        r = {"name": name, "vars": vars,
+             "tensors": [{"name": "x", "memory": "sbuf", "dtype": "float32",
+                          "shape": [1, dim], "input": True},
+                         {"name": "y", "memory": "sbuf", "dtype": "float32", "shape": [1, 4]}],
+             "instructions": [{"opcode": "CTestCopy", "inputs": ["x"], "outputs": ["y"]}]}
+        if cores:
+            r["cores"] = cores
+        return json.dumps([r])
+
+    def run(recipes, want):
+        env = dict(os.environ, CTEST_RECIPES=recipes)
+        r = conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+                    "--cases", "3", "--seed", "1", "--out", out, env=env, rc=2)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("trnsim: conform: "), r.stderr
+        assert want in r.stderr, (want, r.stderr)
+        assert r.stdout == "" and not os.path.exists(out), (r.stdout, want)
+
+    lo, hi = -2**63, 2**63 - 1
+    # the control: a plain recipe of this shape runs and agrees
+    env = dict(os.environ, CTEST_RECIPES=recipe("plain", {"N": [4, 4]}, "N"))
+    conform("--config", cfg, "--module", "ctest=" + opts.ctest, "--opcode", "CTestCopy",
+            "--cases", "3", "--seed", "1", "--out", out, env=env)
+    run(recipe("min_div", {"A": [lo, lo], "B": [-1, -1]}, "A/B"),
+        "recipe 'min_div': cannot evaluate \"A/B\"")
+    run(recipe("mul_wraps", {"A": [2**62 + 1, 2**62 + 1]}, "A*4"), "cannot evaluate \"A*4\"")
+    run(recipe("big_literal", {}, "99999999999999999999-9223372036854775807+4"),
+        "cannot evaluate \"99999999999999999999-9223372036854775807+4\"")
+    run(recipe("sum_wraps", {"A": [hi, hi]}, "A+A-A"), "cannot evaluate \"A+A-A\"")
+    run(recipe("wide", {"A": [lo, hi]}, 4), "recipe 'wide': var A: expected")
+    run(recipe("no_cores", {}, 4, cores=[0, 2]), "recipe 'no_cores': cores: expected")
+    # a draw that fails ("@" for an attribute the schema lacks) frees what it drew (an
+    # ASan build's leak check failed the exit status)
+    bad_at = json.loads(recipe("at", {}, 4))
+    bad_at[0]["instructions"][0]["imm"] = "@"
+    run(json.dumps(bad_at), "recipe 'at': attribute imm is \"@\" but CTestCopy's schema has no")
+
+
+tests = {"recipe_overflow": recipe_overflow, "nan_payloads": nan_payloads, "recipes": recipes,
+         "keep_going_time": keep_going_time, "search_ref": search_ref, "mutant": mutant,
+         "repeat": repeat, "frontends_bir": frontends_bir, "frontends_python": frontends_python,
+         "json": json_summary, "bad_inputs": bad_inputs, "out_checked": out_checked,
+         "case_folder": case_folder, "python_kept_case": python_kept_case,
+         "python_both_failed": python_both_failed, "bir_refused_all": bir_refused_all,
+         "long_list_attr": long_list_attr, "bir_many_cores": bir_many_cores,
+         "frontends_bir_multicore": frontends_bir_multicore, "repeat_long": repeat_long}
 with tempfile.TemporaryDirectory() as tmp:
     os.chdir(tmp)
     tests[opts.test](tmp)

@@ -4,7 +4,8 @@
  * list, whose tensor names conform must rename) and one it always
  * refuses (an output one element longer than the input: a recipe bug
  * conform must report with the check's message); CTestPlain (IT 211) has
- * none, so conform draws it from its operand roles alone. Both copy their
+ * none, so conform draws it from its operand roles alone. Built a second time
+ * as trnsim-ctest-env (below), its recipes come from the environment. Both copy their
  * input's raw bits. Built only for the tests; never installed. */
 #include <stdlib.h>
 
@@ -75,6 +76,56 @@ static const trn_operand_desc copy_operands[] = {
     {TRN_OUT, "y", 0, "as x"},
 };
 
+/* Built with CTEST_RECIPES_FROM_ENV (trnsim-ctest-env): CTestCopy's recipes
+ * are the text of the environment variable CTEST_RECIPES, so a test can give
+ * conform any recipe, a broken one included. */
+#ifdef CTEST_RECIPES_FROM_ENV
+#include <stdio.h>
+static char env_recipes[65536];
+__attribute__((constructor)) static void recipes_from_env(void) {
+    snprintf(env_recipes, sizeof env_recipes, "%s",
+             getenv("CTEST_RECIPES") ? getenv("CTEST_RECIPES") : copy_recipes);
+}
+#define CTEST_RECIPES env_recipes
+#else
+#define CTEST_RECIPES copy_recipes
+#endif
+
+#ifdef CTEST_RECIPES_FROM_ENV
+#include <math.h>
+#include <stdint.h>
+
+/* CTestList (IT 212, trnsim-ctest-env only): no recipes, a required list
+ * attribute whose schema allows 2^20 elements; its check refuses more than
+ * 68, the most conform should draw for a list it has no reason to make long,
+ * and an integer k with infinite bounds, which must not all become INT64_MIN. */
+static const trn_attr_desc list_attrs[] = {
+    {.name = "l",
+     .types = TRN_ATTR_LIST,
+     .elem = TRN_ATTR_INT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .len_max = 1u << 20,
+     .help = "any integers"},
+    {.name = "k",
+     .types = TRN_ATTR_INT,
+     .flags = TRN_ATTRF_REQUIRED,
+     .min = -INFINITY,
+     .max = INFINITY,
+     .help = "any integer"},
+};
+
+static trn_status list_check(const trn_host_api *api, trn_ctx *ctx, void *state) {
+    (void)state;
+    trn_ap in, out;
+    size_t n = api->value_len(api->attr(ctx, "l"));
+    if (n > 68) return api->error(ctx, "CTestList: l has %zu elements", n);
+    int64_t k; /* drawn across all of int64, INT64_MIN is as rare as any value */
+    if (api->attr_int(ctx, "k", &k) == TRN_FOUND && k == INT64_MIN)
+        return api->error(ctx, "CTestList: k = INT64_MIN (an infinite bound converted)");
+    return operands(api, ctx, &in, &out);
+}
+#endif
+
 static const trn_opcode_desc ctest_ops[] = {
     {.it = 210,
      .name = "CTestCopy",
@@ -82,13 +133,21 @@ static const trn_opcode_desc ctest_ops[] = {
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, copy_operands),
      .check = copy_check,
-     .conform = copy_recipes},
+     .conform = CTEST_RECIPES},
     {.it = 211,
      .name = "CTestPlain",
      .handler = copy,
      .flags = TRN_OPF_NO_ATTRS,
      TRN_ARRAY(operands, copy_operands),
      .check = copy_check},
+#ifdef CTEST_RECIPES_FROM_ENV
+    {.it = 212,
+     .name = "CTestList",
+     .handler = copy,
+     TRN_ARRAY(attrs, list_attrs),
+     TRN_ARRAY(operands, copy_operands),
+     .check = list_check},
+#endif
 };
 
 TRN_EXPORT const trn_plugin_desc trnsim_plugin = {

@@ -1,6 +1,6 @@
 """A stand-in for trnsim.conform_runner (tests/conform): each case folder run
 through the trnsim CLI, its tensors written to out/ as [cores, *shape]."""
-import json, os, subprocess, sys
+import json, os, shutil, subprocess, sys, tempfile
 import numpy as np
 
 def record_inputs(prog, d, path):
@@ -16,7 +16,19 @@ def record_inputs(prog, d, path):
                 out.write("%s %s\n" % (dt, " ".join(str(int(x)) for x in a.reshape(-1))))
 
 
-def main(dirs):
+def main(argv):
+    """argv: [--config FILE] [--set KEY=VALUE]... DIR..., as the real runner takes them;
+    the config and settings go to the CLI's run."""
+    if os.environ.get("FAKE_ARGS"):
+        with open(os.environ["FAKE_ARGS"], "a") as f:
+            f.write(json.dumps(argv) + "\n")
+    conf, dirs = [], []
+    it = iter(argv)
+    for a in it:
+        if a in ("--config", "--set"):
+            conf += [a, next(it)]
+        else:
+            dirs.append(a)
     exe = os.environ["TRNSIM_CLI"]
     flip = os.environ.get("FAKE_FLIP")
     for d in dirs:
@@ -24,13 +36,15 @@ def main(dirs):
         if os.environ.get("FAKE_INPUTS"):
             record_inputs(prog, d, os.environ["FAKE_INPUTS"])
         cores = prog.get("cores", 1)
-        args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits", "--output-unwritten=zeros"]
+        args = [exe, "run", os.path.join(d, "program.json"), "--raw-bits", "--output-unwritten=zeros",
+                *conf]
         ind = os.path.join(d, "in")
+        split = tempfile.mkdtemp()  # per-core slices; in/ stays as conform wrote it
         for f in sorted(os.listdir(ind)):
             a = np.load(os.path.join(ind, f))
             name = f[:-4]
             for c in range(cores):
-                p = os.path.join(ind, "%s.core%d.npy" % (name, c))
+                p = os.path.join(split, "%s.core%d.npy" % (name, c))
                 np.save(p, a[c])
                 args += ["--input", "%s@%d=%s" % (name, c, p)]
         os.makedirs(os.path.join(d, "out"), exist_ok=True)
@@ -38,6 +52,7 @@ def main(dirs):
             for c in range(cores):
                 args += ["--output", "%s@%d=%s" % (t["name"], c, os.path.join(d, "out", "%s.core%d.npy" % (t["name"], c)))]
         r = subprocess.run(args, capture_output=True, text=True)
+        shutil.rmtree(split)
         if r.returncode:
             open(os.path.join(d, "error.txt"), "w").write(r.stderr)
             continue

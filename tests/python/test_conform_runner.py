@@ -325,3 +325,33 @@ def test_registers_run_whole():
 def test_runner_failure_exits_2(tmp_path):
     r = run_runner(tmp_path / "missing")
     assert r.returncode == 2 and "missing" in r.stderr
+
+
+def test_runner_names_a_case_it_cannot_take(tmp_path):
+    """A program the runner cannot build (a tensor without a shape) is one line naming its
+    folder and exit 2, and the folders after it still run (it was a traceback, exit 1)."""
+    bad, good = tmp_path / "bad", tmp_path / "good"
+    (bad / "in").mkdir(parents=True)
+    (bad / "program.json").write_text('{"tensors": [{"name": "x", "dtype": "float32"}], '
+                                      '"instructions": []}')
+    gprog, gin, gcfg, _ = search_case()
+    write_case(good, gprog, gin, gcfg)
+    r = run_runner(bad, good)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr == "trnsim.conform_runner: %s: cannot run this case: KeyError: 'shape'\n" \
+        % bad, r.stderr
+    assert (good / "out" / "v.npy").exists()
+
+
+def test_case_run_again_keeps_no_stale_outputs(tmp_path):
+    """A kept case run again (its diff_command) that now fails has error.txt and no out/
+    (the first run's out/ stayed beside error.txt)."""
+    d = tmp_path / "c"
+    program, inputs, config, _ = search_case()
+    write_case(d, program, inputs, config)
+    assert run_runner(d).returncode == 0 and (d / "out" / "v.npy").exists()
+    (d / "out" / "old.npy").write_bytes(b"")
+    for f in os.listdir(d / "in"):
+        os.remove(d / "in" / f)  # now reads inputs nothing wrote: an error
+    assert run_runner(d).returncode == 0
+    assert (d / "error.txt").exists() and not (d / "out").exists(), os.listdir(d)
