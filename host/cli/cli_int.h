@@ -251,8 +251,13 @@ void cf_case_free_inputs(cf_run *R);
 int cf_report_difference(cf_run *R, cf_case *c, trn_error *e);
 void cf_print_summary(cf_run *R);
 void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
-/* DIR (and its missing parents) made, with no .npy of an earlier case left in it */
-int cf_make_case_dir(const char *dir, trn_error *e);
+/* A case folder is written under a private name in --out (*tmp, made) and renamed
+ * to its name (*dir, --out's absolute path /case-N) whole: an error or a kill part
+ * way leaves no partial case-N, and an earlier run's case-N is replaced only by a
+ * complete one. On an error after open, the caller removes tmp. */
+int cf_case_folder_open(const cf_run *R, uint64_t index, char *tmp, size_t tmplen, char *dir,
+                        size_t dirlen, trn_error *e);
+int cf_case_folder_commit(const char *tmp, const char *dir, trn_error *e);
 /* " S" appended to buf at *n, single-quoted for a shell unless plain; *n >= len: cut */
 void cf_quote(char *buf, size_t len, size_t *n, const char *s);
 /* conform_python.c: the Python front end, a batch of cases per process */

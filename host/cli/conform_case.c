@@ -2,7 +2,9 @@
  * instructions, smallest variables and cores, fewest non-zero inputs),
  * written to --out DIR/case-N/ with the `trnsim diff` line that repeats it,
  * and the run's summary (text or --json). docs/internals/conform.md. */
+#define _GNU_SOURCE /* renameat2 */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -343,32 +345,44 @@ static int dump_program(const json_t *prog, const char *path) {
     return fclose(f) ? -1 : 0;
 }
 
-/* The .npy files in DIR/sub: a folder written again (an earlier run's case
- * of the same number) holds only this case's tensors. */
-static void remove_npy(const char *dir, const char *sub) {
-    char path[PATH_MAX + 600];
-    snprintf(path, sizeof path, "%s/%s", dir, sub);
-    DIR *d = opendir(path);
-    for (struct dirent *de; d && (de = readdir(d));) {
-        size_t n = strlen(de->d_name);
-        if (n < 5 || strcmp(de->d_name + n - 4, ".npy")) continue;
-        snprintf(path, sizeof path, "%s/%s/%s", dir, sub, de->d_name);
-        unlink(path);
-    }
-    if (d) closedir(d);
-}
-
-int cf_make_case_dir(const char *dir, trn_error *e) {
-    if (make_dir(dir, e)) return -1;
-    const char *subs[] = {"in", "out", "out-a", "out-b"};
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; ++i) remove_npy(dir, subs[i]);
+int cf_case_folder_open(const cf_run *R, uint64_t index, char *tmp, size_t tmplen, char *dir,
+                        size_t dirlen, trn_error *e) {
+    char out[PATH_MAX];
+    if (make_dir(R->args->out, e)) return -1;
+    if (!realpath(R->args->out, out))
+        return trn_errorf(e, "--out %s: %s", R->args->out, strerror(errno));
+    int n = snprintf(dir, dirlen, "%s/case-%" PRIu64, out, index);
+    int m = snprintf(tmp, tmplen, "%s/.case-%" PRIu64 "-XXXXXX", out, index);
+    if (n < 0 || (size_t)n >= dirlen || m < 0 || (size_t)m >= tmplen)
+        return trn_errorf(e, "--out %s: path too long; give a shorter --out path", out);
+    if (!mkdtemp(tmp))
+        return trn_errorf(e, "--out: cannot create a folder in %s: %s", out, strerror(errno));
     return 0;
 }
 
-/* program.json, in/NAME.npy and diff-command.txt of the case just run. */
-static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e) {
+int cf_case_folder_commit(const char *tmp, const char *dir, trn_error *e) {
+    if (rename(tmp, dir) == 0) return 0; /* no case-N yet, or an empty one */
+    int err = errno;
+    /* an earlier run's case of the same number: exchanged whole, then removed */
+    if ((err == ENOTEMPTY || err == EEXIST) &&
+        renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+        cf_remove_tree(tmp);
+        return 0;
+    }
+    if (err == ENOTDIR)
+        return trn_errorf(
+            e, "--out: %s exists and is not a folder; remove it or give another --out", dir);
+    return trn_errorf(e, "--out: cannot put the case in place as %s: %s; remove it", dir,
+                      strerror(err == ENOTEMPTY || err == EEXIST ? errno : err));
+}
+
+/* program.json, in/NAME.npy and diff-command.txt of the case just run,
+ * written into dir; the diff line names the folder `named` (where dir is
+ * renamed to). */
+static int write_program(cf_run *R, const char *dir, const char *named, cf_shown *sh,
+                         trn_error *e) {
     char path[PATH_MAX + 64];
-    if (cf_make_case_dir(dir, e)) return -1;
+    if (make_dir(dir, e)) return -1;
     snprintf(path, sizeof path, "%s/program.json", dir);
     if (dump_program(R->prog, path))
         return trn_errorf(e, "--out: cannot write %s: %s", path, strerror(errno));
@@ -379,11 +393,11 @@ static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e)
         snprintf(path, sizeof path, "%s/in/%s.npy", dir, in->name);
         if (write_npy(path, in->dtype, in->ndim, in->shape, in->cores, in->data, e)) return -1;
     }
-    if (!diff_command(R, dir, sh->command, sizeof sh->command))
+    if (!diff_command(R, named, sh->command, sizeof sh->command))
         return trn_errorf(e,
                           "--out: the diff line of the case in %s is longer than %zu characters; "
                           "give a shorter --out path",
-                          dir, sizeof sh->command - 1);
+                          named, sizeof sh->command - 1);
     snprintf(path, sizeof path, "%s/diff-command.txt", dir);
     FILE *f = fopen(path, "w");
     if (!f || fprintf(f, "%s\n", sh->command) < 0 || fclose(f))
@@ -391,30 +405,34 @@ static int write_program(cf_run *R, const char *dir, cf_shown *sh, trn_error *e)
     return 0;
 }
 
-static void case_dir(const cf_run *R, const cf_case *c, char *dir, size_t len) {
-    snprintf(dir, len, "%s/case-%" PRIu64, R->args->out, c->index);
-}
-
-static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
-    char dir[PATH_MAX], path[PATH_MAX + 64], abs[PATH_MAX];
-    case_dir(R, c, dir, sizeof dir);
-    if (make_dir(dir, e)) return -1;
-    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
-    snprintf(sh->dir, sizeof sh->dir, "%s", dir);
-    if (write_program(R, dir, sh, e)) return -1;
+/* The case's files, written into tmp, named as dir. */
+static int write_case_files(cf_run *R, const char *tmp, const char *dir, cf_shown *sh,
+                            trn_error *e) {
+    char path[PATH_MAX + 64];
+    if (write_program(R, tmp, dir, sh, e)) return -1;
     finish_sides(R);
     for (int s = 0; s < 2; ++s) {
         if (!R->side[s].s) continue;
-        snprintf(path, sizeof path, "%s/out-%c", dir, "ab"[s]);
+        snprintf(path, sizeof path, "%s/out-%c", tmp, "ab"[s]);
         if (write_outputs(R->side[s].s, path, e)) return -1;
     }
     if (R->args->fe_bir && R->bir_text) {
-        snprintf(path, sizeof path, "%s/program.bir.json", dir);
+        snprintf(path, sizeof path, "%s/program.bir.json", tmp);
         FILE *f = fopen(path, "w");
         if (!f || fputs(R->bir_text, f) < 0 || fclose(f))
             return trn_errorf(e, "--out: cannot write %s", path);
     }
     return 0;
+}
+
+static int write_case(cf_run *R, const cf_case *c, cf_shown *sh, trn_error *e) {
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    if (cf_case_folder_open(R, c->index, tmp, sizeof tmp, dir, sizeof dir, e)) return -1;
+    snprintf(sh->dir, sizeof sh->dir, "%s", dir);
+    int rc = write_case_files(R, tmp, dir, sh, e);
+    if (rc == 0) rc = cf_case_folder_commit(tmp, dir, e);
+    if (rc) cf_remove_tree(tmp);
+    return rc;
 }
 
 /* Whether the case just run, written to its folder, differs under its own
@@ -433,7 +451,7 @@ static bool reproduces(cf_run *R, const cf_case *c) {
     char abs[PATH_MAX];
     if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs); /* as the case folder's line */
     bool ok = false;
-    if (!write_program(R, dir, &sh, &e)) {
+    if (!write_program(R, dir, dir, &sh, &e)) {
         char cmd[sizeof sh.command + 32];
         snprintf(cmd, sizeof cmd, "%s >/dev/null 2>&1", sh.command);
         fflush(stdout);

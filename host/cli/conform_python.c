@@ -343,14 +343,17 @@ static bool runner_command(const cf_run *R, const char *dir, char *buf, size_t l
 /* A differing case's folder kept under --out (not shrunk: the Python side
  * runs whole programs only). */
 static int keep_case(cf_run *R, py_case *pc, const char *why, trn_error *e) {
-    char dir[PATH_MAX], src[PATH_MAX + 8], dst[PATH_MAX + 8], abs[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/case-%" PRIu64, R->args->out, pc->c.index);
-    if (cf_make_case_dir(dir, e)) return -1;
-    if (realpath(dir, abs)) snprintf(dir, sizeof dir, "%s", abs);
+    char tmp[PATH_MAX], dir[PATH_MAX], src[PATH_MAX + 8], dst[PATH_MAX + 8];
+    if (cf_case_folder_open(R, pc->c.index, tmp, sizeof tmp, dir, sizeof dir, e)) return -1;
     snprintf(src, sizeof src, "%s/.", pc->dir);
-    snprintf(dst, sizeof dst, "%s/", dir);
+    snprintf(dst, sizeof dst, "%s/", tmp);
     char *cp[] = {"cp", "-r", src, dst, NULL};
-    if (spawn_wait(cp)) return trn_errorf(e, "--out: cannot copy the case to %s", dir);
+    int rc = spawn_wait(cp) ? trn_errorf(e, "--out: cannot copy the case to %s", dir) : 0;
+    if (rc == 0) rc = cf_case_folder_commit(tmp, dir, e);
+    if (rc) {
+        cf_remove_tree(tmp);
+        return -1;
+    }
     ++R->differ;
     --R->agree;
     cf_shown *s = R->n_shown < CF_MAX_SHOWN ? &R->shown[R->n_shown++] : NULL;

@@ -396,7 +396,8 @@ def out_checked(tmp):
 def case_folder(tmp):
     """Each case folder holds exactly its shrunk case: in/ had the unshrunk case's inputs
     too (i0_d.npy beside d.npy), written there by the new-process checks during shrinking,
-    and a folder written again kept an earlier run's tensors. A long --out path cut the
+    and a folder written again kept an earlier run's files. A case folder is written under
+    a private name and renamed into place whole. A long --out path cut the
     diff line at 8191 characters, so the check failed and the case was reported 'not
     shrunk: in a new process the case agrees'."""
     def check(out, stdout):
@@ -423,7 +424,22 @@ def case_folder(tmp):
     stale = os.path.join(out, "case-" + found[0])
     for sub in ["in", "out-a"]:
         np.save(os.path.join(stale, sub, "old_run.npy"), np.zeros(1, np.float32))
+    with open(os.path.join(stale, "notes.txt"), "w") as f:
+        f.write("an earlier run's\n")
     check(out, conform(*args, "--out", out, rc=1, env=env).stdout)
+    # a case folder is put in place whole: an earlier run's is replaced, not merged into
+    assert "notes.txt" not in os.listdir(stale), os.listdir(stale)
+    # ... and one that cannot be put in place leaves no partial folder, nor the file touched
+    blocked = os.path.join(tmp, "blocked")
+    os.mkdir(blocked)
+    with open(os.path.join(blocked, "case-" + found[0]), "w") as f:
+        f.write("mine\n")
+    r = conform(*args, "--out", blocked, rc=2, env=env)
+    want = ("trnsim: conform: --out: %s/case-%s exists and is not a folder; remove it or give "
+            "another --out\n" % (os.path.realpath(blocked), found[0]))
+    assert r.stderr == want, r.stderr
+    assert os.listdir(blocked) == ["case-" + found[0]], os.listdir(blocked)
+    assert open(os.path.join(blocked, "case-" + found[0])).read() == "mine\n"
     # a long (valid) --out path: every case shrunk, its diff line whole and reproducing
     deep = os.path.join(tmp, *(["d" * 200] * 7), "out")
     found = check(deep, conform(*args, "--out", deep, rc=1, env=env).stdout)
