@@ -198,16 +198,20 @@ def check_value_classes(path):
     assert {-128, 127} <= ints["int8"], sorted(ints["int8"])
 
 
-def frontends_python(tmp):
-    """With a stand-in runner (the CLI run on each folder) first on PYTHONPATH."""
+def stand_in_runner_env(tmp, **extra):
+    """The environment of a conform run whose Python side is the stand-in runner
+    (fake_runner.py: the CLI run on each folder), first on PYTHONPATH."""
     pkg = os.path.join(tmp, "py", "trnsim")
     os.makedirs(pkg)
     open(os.path.join(pkg, "__init__.py"), "w").close()
-    with open(os.path.join(HERE, "fake_runner.py")) as f, \
-            open(os.path.join(pkg, "conform_runner.py"), "w") as g:
-        g.write(f.read())
-    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
-               TRNSIM_PYTHON=opts.python, TMPDIR=tmp)
+    shutil.copy(os.path.join(HERE, "fake_runner.py"), os.path.join(pkg, "conform_runner.py"))
+    return dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
+                TRNSIM_PYTHON=opts.python, TMPDIR=tmp, **extra)
+
+
+def frontends_python(tmp):
+    """With a stand-in runner (the CLI run on each folder) first on PYTHONPATH."""
+    env = stand_in_runner_env(tmp)
     out = os.path.join(tmp, "out")
     env["FAKE_INPUTS"] = os.path.join(tmp, "inputs.txt")
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "40", "--seed",
@@ -239,7 +243,7 @@ def frontends_python(tmp):
     assert r.stderr.startswith("trnsim: conform: --frontends python: cannot start "), r.stderr
     # a package without the runner: Python's own last line, one line
     env["TRNSIM_PYTHON"] = opts.python
-    os.remove(os.path.join(pkg, "conform_runner.py"))
+    os.remove(os.path.join(tmp, "py", "trnsim", "conform_runner.py"))
     r = conform("--family", "search", "--frontends", "native,python", "--cases", "2", "--seed",
                 "5", "--out", os.path.join(tmp, "out2"), env=env, rc=2)
     assert r.stderr.count("\n") == 1, r.stderr
@@ -456,15 +460,8 @@ def python_kept_case(tmp):
     holding a quote went to another path: it's/ became its/, and the path reached a
     shell), and its runner line, run as printed, repeats the batch's run: the same
     --config and --set (they were left out)."""
-    pkg = os.path.join(tmp, "py", "trnsim")
-    os.makedirs(pkg)
-    open(os.path.join(pkg, "__init__.py"), "w").close()
-    with open(os.path.join(HERE, "fake_runner.py")) as f, \
-            open(os.path.join(pkg, "conform_runner.py"), "w") as g:
-        g.write(f.read())
     args_log = os.path.join(tmp, "args.jsonl")
-    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
-               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, FAKE_FLIP="1", FAKE_ARGS=args_log)
+    env = stand_in_runner_env(tmp, FAKE_FLIP="1", FAKE_ARGS=args_log)
     cfg = os.path.join(os.path.dirname(os.path.dirname(HERE)), "config", "search.cfg")
     out = os.path.join(tmp, "it's out")
     conf = ["--config", cfg, "--set", "search.duplicate_match_order=descending"]
@@ -491,10 +488,6 @@ def python_both_failed(tmp):
     """Against the Python front end alone, a case both sides fail (a recipe reading a
     tensor nothing wrote) is counted as failed on both sides, and a run of only such
     cases proved nothing: exit 2, as against a module (it said '3 agree', exit 0)."""
-    pkg = os.path.join(tmp, "py", "trnsim")
-    os.makedirs(pkg)
-    open(os.path.join(pkg, "__init__.py"), "w").close()
-    shutil.copy(os.path.join(HERE, "fake_runner.py"), os.path.join(pkg, "conform_runner.py"))
     cfg = os.path.join(tmp, "ctest.cfg")
     with open(cfg, "w") as f:
         f.write('plugins = ( { family = "ctest"; module = "%s"; } );\n' % opts.ctest)
@@ -503,8 +496,7 @@ def python_both_failed(tmp):
                            "tensors": [dict(t, name="x"), dict(t, name="y")],
                            "instructions": [{"opcode": "CTestCopy", "inputs": ["x"],
                                              "outputs": ["y"]}]}])
-    env = dict(os.environ, PYTHONPATH=os.path.join(tmp, "py"), TRNSIM_CLI=T,
-               TRNSIM_PYTHON=opts.python, TMPDIR=tmp, CTEST_RECIPES=recipes)
+    env = stand_in_runner_env(tmp, CTEST_RECIPES=recipes)
     for fe in ["native,python", "native,bir,python"]:
         r = conform("--config", cfg, "--frontends", fe, "--opcode", "CTestCopy", "--cases", "3",
                     "--seed", "1", env=env, rc=2)
