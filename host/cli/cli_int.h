@@ -258,6 +258,7 @@ void cf_apply_zero_hook(cf_run *R); /* after the inputs are drawn */
 int cf_case_folder_open(const cf_run *R, uint64_t index, char *tmp, size_t tmplen, char *dir,
                         size_t dirlen, trn_error *e);
 int cf_case_folder_commit(const char *tmp, const char *dir, trn_error *e);
+void cf_remove_tree(const char *path); /* a folder and everything in it */
 /* " S" appended to buf at *n, single-quoted for a shell unless plain; *n >= len: cut */
 void cf_quote(char *buf, size_t len, size_t *n, const char *s);
 /* conform_python.c: the Python front end, a batch of cases per process */
@@ -265,6 +266,5 @@ int cf_python_setup(cf_run *R, trn_error *e);
 int cf_python_add(cf_run *R, const cf_case *c, trn_error *e);
 int cf_python_flush(cf_run *R, bool last, trn_error *e);
 void cf_python_free(cf_run *R);
-void cf_remove_tree(const char *path); /* a folder and everything in it */
 
 #endif

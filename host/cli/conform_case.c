@@ -3,8 +3,8 @@
  * written to --out DIR/case-N/ with the `trnsim diff` line that repeats it,
  * and the run's summary (text or --json). docs/internals/conform.md. */
 #define _GNU_SOURCE /* renameat2 */
-#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -343,6 +343,15 @@ static int dump_program(const json_t *prog, const char *path) {
     }
     fprintf(f, "}\n");
     return fclose(f) ? -1 : 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
+    (void)st, (void)flag, (void)f;
+    return remove(path);
+}
+
+void cf_remove_tree(const char *path) {
+    if (access(path, F_OK) == 0) nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int cf_case_folder_open(const cf_run *R, uint64_t index, char *tmp, size_t tmplen, char *dir,

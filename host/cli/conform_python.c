@@ -7,7 +7,6 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <spawn.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -106,15 +105,6 @@ int cf_python_setup(cf_run *R, trn_error *e) {
         return trn_errorf(e, "--frontends python: cannot create a folder in %s: %s",
                           t && *t ? t : "/tmp", strerror(errno));
     return 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
-    (void)st, (void)flag, (void)f;
-    return remove(path);
-}
-
-void cf_remove_tree(const char *path) {
-    if (access(path, F_OK) == 0) nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void free_case(py_case *pc) {
@@ -388,7 +378,7 @@ int cf_python_flush(cf_run *R, bool last, trn_error *e) {
         }
     }
     for (int i = 0; i < p->n; ++i) {
-        nftw(p->cases[i].dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        cf_remove_tree(p->cases[i].dir);
         free_case(&p->cases[i]);
     }
     p->n = 0;
