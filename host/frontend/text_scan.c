@@ -19,22 +19,15 @@ bool trn_scan_skip(trn_scan *sc) {
     return false;
 }
 
-json_t *trn_scan_value(trn_scan *sc) {
-    trn_scan_ws(sc);
-    if (sc->i >= sc->n) return NULL;
-    char ch = sc->s[sc->i];
-    if (ch == '{' || ch == '[') {
-        json_error_t je;
-        json_t *v = json_loadb(sc->s + sc->i, sc->n - sc->i,
-                               JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
-        if (v) sc->i += (size_t)je.position;
-        return v;
-    }
+/* A scalar as scanned here: an integer, a plain string, true, false. */
+static json_t *scalar(trn_scan *sc) {
     int64_t x;
     const char *s;
     size_t len;
+    char ch = sc->s[sc->i];
     if (trn_scan_int(sc, &x)) return json_integer(x);
-    if (ch == '"' && trn_scan_str(sc, &s, &len)) return json_stringn(s, len);
+    /* plain: no escapes, control bytes or UTF-8, so jansson's check has nothing to find */
+    if (ch == '"' && trn_scan_str(sc, &s, &len)) return json_stringn_nocheck(s, len);
     if (sc->n - sc->i >= 4 && !memcmp(sc->s + sc->i, "true", 4)) {
         sc->i += 4;
         return json_true();
@@ -44,4 +37,49 @@ json_t *trn_scan_value(trn_scan *sc) {
         return json_false();
     }
     return NULL;
+}
+
+#define BUILT_DEPTH 8
+
+/* A container of scalars and containers as above, no key repeated, built
+ * here: the value jansson gives for it, without jansson's lexer (most of
+ * the time of a BIR file's allocations). NULL for anything else. */
+static json_t *built(trn_scan *sc, int depth) {
+    trn_scan_ws(sc);
+    if (sc->i >= sc->n) return NULL;
+    char open = sc->s[sc->i];
+    if (open != '{' && open != '[') return scalar(sc);
+    bool object = open == '{';
+    json_t *v = depth < BUILT_DEPTH ? (object ? json_object() : json_array()) : NULL;
+    if (!v) return NULL;
+    sc->i++;
+    if (trn_scan_lit(sc, object ? '}' : ']')) return v;
+    do {
+        const char *k = NULL;
+        size_t kl = 0;
+        if (object &&
+            (!trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') || json_object_getn(v, k, kl)))
+            break;
+        json_t *x = built(sc, depth + 1);
+        /* the setters take x's reference even when they fail */
+        if (!x ||
+            (object ? json_object_setn_new_nocheck(v, k, kl, x) : json_array_append_new(v, x)))
+            break;
+        if (trn_scan_lit(sc, object ? '}' : ']')) return v;
+    } while (trn_scan_lit(sc, ','));
+    json_decref(v);
+    return NULL;
+}
+
+json_t *trn_scan_value(trn_scan *sc) {
+    trn_scan_ws(sc);
+    if (sc->i >= sc->n) return NULL;
+    size_t at = sc->i;
+    json_t *v = built(sc, 0);
+    if (v || (sc->s[at] != '{' && sc->s[at] != '[')) return v;
+    json_error_t je;
+    sc->i = at;
+    v = json_loadb(sc->s + at, sc->n - at, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+    if (v) sc->i += (size_t)je.position;
+    return v;
 }

@@ -1,11 +1,15 @@
-/* Programs through the host library: JSON errors, placement, operands,
- * dynamic offsets, sub-instructions, settings, multi-core runs. */
+/* Programs through the host library: the text scanner's values against
+ * jansson's, JSON errors, placement, operands, dynamic offsets,
+ * sub-instructions, settings, multi-core runs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "exec/exec_test.h"
+#include "frontend/frontend_int.h"
 #include "host/test_util.h"
+#define TEST_RANDOM_SEED 0x5ca9a1dULL
+#include "host/test_random.h"
 
 static const char cfg[] =
     "plugins = ( { family = \"test\"; module = \"trnsim-test\"; settings = { scale = 3.5; }; } );";
@@ -391,8 +395,103 @@ static void remote_operands(void **st) {
                       "inputs[0]: core 2 does not exist (the program has 2 cores)");
 }
 
+/* trn_scan_value against jansson reading the same text (its oracle): the
+ * same value, or NULL from both, and the same end of the value. */
+static void scan_value_is_jansson(const char *text) {
+    trn_scan sc = {text, strlen(text), 0};
+    json_error_t je;
+    json_t *want = json_loadb(
+        text, sc.n, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    json_t *got = trn_scan_value(&sc);
+    bool scalar_refused = want && !json_is_object(want) && !json_is_array(want) && !got;
+    if (!scalar_refused &&
+        (!want != !got || (want && !json_equal(want, got)) || (got && sc.i != (size_t)je.position)))
+        fail_msg("'%s': the scanner gives %s, jansson %s (ends %zu, %d)", text,
+                 got ? json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT) : "nothing",
+                 want ? json_dumps(want, JSON_ENCODE_ANY | JSON_COMPACT) : "nothing", sc.i,
+                 je.position);
+    json_decref(want);
+    json_decref(got);
+}
+
+/* A random JSON value into text (with repeated keys, escapes, fractions
+ * and null now and then, which the scanner hands to jansson). */
+static void random_json(char *text, size_t cap, size_t *len, int depth) {
+    static const char *const scalars[] = {"0",      "-12",     "9223372036854775807",
+                                          "true",   "false",   "\"k\"",
+                                          "\"k2\"", "\"a b\"", "\"\"",
+                                          "null",   "2.5",     "\"\\n\"",
+                                          "1e2",    "-0"};
+    int kind = (int)rnd_in(depth ? 0 : 1, depth > 9 ? 0 : 2);
+    if (*len + 64 > cap) kind = 0;
+    if (kind == 0) {
+        const char *t = scalars[rnd_in(0, (int64_t)(sizeof scalars / sizeof scalars[0]) - 1)];
+        *len += (size_t)snprintf(text + *len, cap - *len, "%s", t);
+        return;
+    }
+    text[(*len)++] = kind == 1 ? '[' : '{';
+    for (int k = 0, m = (int)rnd_in(0, 4); k < m && *len + 64 < cap; ++k) {
+        if (k) text[(*len)++] = ',';
+        if (kind == 2)
+            *len += (size_t)snprintf(text + *len, cap - *len, "\"%c\": ", 'a' + (int)rnd_in(0, 5));
+        random_json(text, cap, len, depth + 1);
+    }
+    text[(*len)++] = kind == 1 ? ']' : '}';
+    text[*len] = 0;
+}
+
+static void scanned_values_are_jansson_values(void **state) {
+    (void)state;
+    static const char *const known[] = {
+        "{}",
+        "[]",
+        " { \"a\" : [1, -2, 0, -0, 9223372036854775807] } tail",
+        "{\"a\": 1, \"a\": 2}", /* a repeated key: refused by both */
+        "{\"a\": {\"b\": 1, \"b\": 1}}",
+        "{\"\": true, \"x\": false}",
+        "[\"a\\\"b\"]",
+        "[\"\\u00e9\"]",
+        "[\"\xc3\xa9\"]", /* escapes, UTF-8: jansson's */
+        "[null]",
+        "[1.5]",
+        "[1e3]",
+        "[01]",
+        "[-]",
+        "[9223372036854775808]",
+        "[1,]",
+        "{\"a\":1,}",
+        "[1 2]",
+        "{\"a\" 1}",
+        "{1: 2}",
+        "[",
+        "{\"a\": [1, {\"b\": [",
+        "[[[[[[[[[1]]]]]]]]]",
+        "[[[[[[[[[[[[[[[[[[[[\"deep\"]]]]]]]]]]]]]]]]]]]]",
+        "[true, false, \"x\", {\"k\": [[], {}]}]",
+        "[tru]",
+        "[falsey]"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) scan_value_is_jansson(known[i]);
+    /* random values, mostly valid JSON, now and then with one byte changed */
+    char text[4096];
+    int built = 0;
+    for (int n = 0; n < 20000; ++n) {
+        size_t len = 0;
+        random_json(text, sizeof text, &len, 0);
+        if (rnd_in(0, 3) == 0 && len > 1)
+            text[rnd_in(0, (int64_t)len - 1)] = "{}[],:\"1 "[rnd_in(0, 8)];
+        trn_scan sc = {text, len, 0};
+        json_t *v = trn_scan_value(&sc);
+        built += v != NULL;
+        json_decref(v);
+        scan_value_is_jansson(text);
+    }
+    /* the comparison covered values, not only refusals */
+    if (built < 5000) fail_msg("only %d of 20000 values built", built);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scanned_values_are_jansson_values),
         cmocka_unit_test(json_errors),
         cmocka_unit_test(placement),
         cmocka_unit_test(failed_load_leaves_nothing),
