@@ -3,7 +3,8 @@
  * blocks, nested blocks and loops; instructions with physical_ap and
  * register_ap arguments in bounds, ignored fields, and now and then what
  * only the document path reads (an immediate, can_read_uninit, an escaped
- * name, a non-string ignored field). Keys come in varied orders; some
+ * name, a non-string ignored field); now and then many allocations.
+ * Keys come in varied orders; some
  * files have several functions, the one to run named sg0000. */
 #include "bir_generate.h"
 
@@ -56,8 +57,19 @@ static json_t *allocation(const char *name, const char *kind, const char *dtype,
                      "tensor_shape", shape, "memorylocations", loc);
 }
 
-static json_t *allocations(void) {
+/* The six allocations the instructions use; now and then up to 59 more in
+ * DRAM first, past the reader's first table sizes (16, then 48). */
+static json_t *allocations(rng *r) {
     json_t *a = json_array();
+    int extra = below(r, 4) ? 0 : below(r, 60);
+    for (int i = 0; i < extra; ++i) {
+        char name[16], loc[24];
+        snprintf(name, sizeof name, "e%d", i);
+        snprintf(loc, sizeof loc, "e%d_loc", i);
+        json_array_append_new(
+            a, allocation(name, "Internal", "float32", json_pack("[i]", 4),
+                          location(loc, "DRAM", 256 + 16 * i, json_pack("[i]", 16))));
+    }
     json_array_append_new(a,
                           allocation("x", "ExternalInput", "float32", json_pack("[i, i]", 8, 64),
                                      location("x_loc", "Input", 0, json_pack("[i, i]", 8, 256))));
@@ -197,7 +209,7 @@ static json_t *function(gen *g, const char *name) {
     for (int i = 0, n = 1 + below(&g->r, 3); i < n; ++i)
         json_array_append_new(blocks, block(g, &number, 0));
     const char *fkeys[3] = {"name", "allocations", "blocks"};
-    json_t *fv[3] = {json_string(name), allocations(), blocks};
+    json_t *fv[3] = {json_string(name), allocations(&g->r), blocks};
     return object(&g->r, below(&g->r, 4) == 0, 3, fkeys, fv);
 }
 

@@ -1,6 +1,7 @@
 /* Allocations (memory_location_set) and their memory location: a tensor
  * at the file's placement, a register, or the RNG modules' state. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,7 +240,7 @@ static const char *alloc_name_at(const void *allocs, int i) {
     return ((const bir_alloc *)allocs)[i].name;
 }
 
-static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_error *e) {
+static int read_allocation(bir_ctx *c, json_t *a, int i, trn_error *e) {
     char where[BIR_WHERE_MAX];
     snprintf(where, sizeof where, "function %s, allocation %d", c->function, i);
     if (!json_is_object(a)) return trn_errorf(e, "%s: must be an object", where);
@@ -268,14 +269,14 @@ static int read_allocation(bir_ctx *c, json_t *a, int i, int64_t *hbm_end, trn_e
     int64_t pdim;
     if (trn_get_int(a, "partition_dim", 0, 0, 0, &pdim, where, e))
         return trn_error_prefix(e, "(trnsim reads partition_dim 0 only)");
-    return read_location(c, a, x, hbm_end, where, e);
+    return read_location(c, a, x, &c->hbm_end, where, e);
 }
 
 /* Input and Output locations have addresses of their own buffers: the host
  * places them, in order, after the last DRAM location. Then every tensor
  * is checked against the machine, as a native tensor is. */
-static int place_tensors(bir_ctx *c, int64_t hbm_end, trn_error *e) {
-    int64_t cursor = hbm_end;
+static int place_tensors(bir_ctx *c, trn_error *e) {
+    int64_t cursor = c->hbm_end;
     for (int i = 0; i < c->n_allocs; ++i) {
         bir_alloc *x = &c->allocs[i];
         if (x->kind != BIR_TENSOR || !x->host_placed) continue;
@@ -293,23 +294,40 @@ static int place_tensors(bir_ctx *c, int64_t hbm_end, trn_error *e) {
     return 0;
 }
 
+/* Room for n allocations (and their tensors), zeroed. The document gives
+ * the count; the text reader grows the tables as it meets allocations. */
+static int reserve(bir_ctx *c, size_t n, trn_error *e) {
+    if (n <= c->cap_allocs) return 0;
+    bir_alloc *a = realloc(c->allocs, n * sizeof *a);
+    if (a) c->allocs = a;
+    trn_tensor *t = a ? realloc(c->p->tensors, n * sizeof *t) : NULL;
+    if (!t) return trn_errorf(e, "out of memory");
+    c->p->tensors = t;
+    memset(a + c->cap_allocs, 0, (n - c->cap_allocs) * sizeof *a);
+    memset(t + c->cap_allocs, 0, (n - c->cap_allocs) * sizeof *t);
+    c->cap_allocs = n;
+    return 0;
+}
+
+int bir_add_allocation(bir_ctx *c, json_t *a, trn_error *e) {
+    int i = c->n_allocs;
+    if (i == INT_MAX) return trn_errorf(e, "function %s: too many allocations", c->function);
+    if ((size_t)i >= c->cap_allocs && reserve(c, 2 * (size_t)i + 16, e)) return -1;
+    c->n_allocs = i + 1;
+    return read_allocation(c, a, i, e);
+}
+
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e) {
     json_t *as = json_object_get(fn, "allocations");
     if (as && !json_is_array(as))
         return trn_errorf(e, "function %s: 'allocations' must be a list", c->function);
-    size_t n = json_array_size(as);
-    c->allocs = calloc(n + 1, sizeof *c->allocs);
-    c->p->tensors = calloc(n + 1, sizeof *c->p->tensors);
-    if (!c->allocs || !c->p->tensors) return trn_errorf(e, "out of memory");
-    int64_t hbm_end = 0;
-    for (size_t i = 0; i < n; ++i) {
-        c->n_allocs = (int)i + 1;
-        if (read_allocation(c, json_array_get(as, i), (int)i, &hbm_end, e)) return -1;
-    }
+    if (reserve(c, json_array_size(as) + 1, e)) return -1;
+    for (size_t i = 0; !c->allocs_in_place && i < json_array_size(as); ++i)
+        if (bir_add_allocation(c, json_array_get(as, i), e)) return -1;
     if (c->n_regs > (int)c->o->machine->registers)
         return trn_errorf(e, "function %s: %d REG allocations, the machine has %u registers",
                           c->function, c->n_regs, c->o->machine->registers);
-    return place_tensors(c, hbm_end, e);
+    return place_tensors(c, e);
 }
 
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name) {

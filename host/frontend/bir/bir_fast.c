@@ -1,8 +1,11 @@
 /* Reading a BIR file from its text without a document for every
  * instruction (docs/internals/programs.md, "The BIR fast path"). The top
- * level and the function's members other than `blocks` are parsed by
- * jansson and read by the document reader's own code (bir_read_header);
- * in a file with several functions, the others are parsed and dropped.
+ * level and the function's members other than `blocks` and `allocations`
+ * are parsed by jansson and read by the document reader's own code
+ * (bir_read_header); each allocation is parsed alone and read by that
+ * reader's bir_add_allocation, so no document of the whole list is built
+ * (100k allocations: a few hundred MB of JSON values and most of the load
+ * time). In a file with several functions, the others are parsed and dropped.
  * The blocks are scanned in place: blocks and loops by their keys, and each
  * simple instruction (an opcode a loaded module handles, a `name`, the
  * ignored fields as strings, `ins` / `outs` of physical_ap and register_ap
@@ -442,7 +445,7 @@ static int walk(fast *f, size_t at) {
 /* ---- the file ---- */
 
 static const char *const top_keys[] = {"version", "arch", "attributes", NULL};
-static const char *const function_keys[] = {"name", "attributes", "allocations", NULL};
+static const char *const function_keys[] = {"name", "attributes", NULL};
 
 /* key: value into obj (a repeated or unknown key: false). */
 static bool member_into(trn_scan *sc, json_t *obj, const char *key, const char *const *known) {
@@ -475,19 +478,25 @@ static bool read_header(fast *f, file *x) {
  * came before them (the order the compiler writes): nothing may follow. */
 static bool blocks_now(fast *f, file *x) {
     if (!json_object_get(x->root, "version") || !json_object_get(x->fn, "name") ||
-        !json_object_get(x->fn, "allocations"))
+        !f->c->allocs_in_place)
         return false;
     x->walked = true;
     x->failed = !read_header(f, x) || walk(f, f->sc.i);
     return true;
 }
 
-/* An object's members: `special` (required, once) by its reader, each
- * other known one into obj. Nothing may follow walked blocks. */
+/* A member read by its own reader rather than into the object. */
+typedef struct member_reader {
+    const char *key;
+    bool (*read)(fast *f, file *x);
+} member_reader;
+
+/* An object's members: each of `readers` (the first required) once by its
+ * reader, each other known one into obj. Nothing may follow walked blocks. */
 static bool object_members(fast *f, file *x, json_t *obj, const char *const *known,
-                           const char *special, bool (*read_special)(fast *, file *)) {
+                           const member_reader *readers) {
     trn_scan *sc = &f->sc;
-    bool have_special = false;
+    unsigned seen = 0;
     if (!trn_scan_lit(sc, '{') || trn_scan_peek(sc, '}')) return false;
     do {
         const char *k;
@@ -496,14 +505,34 @@ static bool object_members(fast *f, file *x, json_t *obj, const char *const *kno
         if (x->walked || !trn_scan_str(sc, &k, &kl) || !trn_scan_lit(sc, ':') ||
             !copy_name(k, kl, key))
             return false;
-        if (!strcmp(key, special)) {
-            if (have_special || !read_special(f, x)) return false;
-            have_special = true;
+        int r = 0;
+        while (readers[r].key && strcmp(readers[r].key, key)) ++r;
+        if (readers[r].key) {
+            if (seen & 1u << r || !readers[r].read(f, x)) return false;
+            seen |= 1u << r;
         } else if (!member_into(sc, obj, key, known)) {
             return false;
         }
     } while (trn_scan_lit(sc, ','));
-    return trn_scan_lit(sc, '}') && have_special;
+    return trn_scan_lit(sc, '}') && (seen & 1u);
+}
+
+/* A function's allocations, each read as it is met (a document of one
+ * allocation at a time, not of the whole list). */
+static bool allocations(fast *f, file *x) {
+    (void)x;
+    trn_scan *sc = &f->sc;
+    trn_error e;
+    if (!trn_scan_lit(sc, '[')) return false;
+    f->c->allocs_in_place = true;
+    if (trn_scan_lit(sc, ']')) return true;
+    do {
+        json_t *a = trn_scan_value(sc);
+        int rc = a ? bir_add_allocation(f->c, a, &e) : -1;
+        json_decref(a);
+        if (rc) return false;
+    } while (trn_scan_lit(sc, ','));
+    return trn_scan_lit(sc, ']');
 }
 
 /* A function's blocks: read now, or their place kept for after the header. */
@@ -515,9 +544,11 @@ static bool function_blocks(fast *f, file *x) {
     return trn_scan_skip(sc);
 }
 
-/* One function: its members but `blocks` into fn. */
+/* One function: its members but `blocks` and `allocations` into fn. */
 static bool function(fast *f, file *x) {
-    return object_members(f, x, x->fn, function_keys, "blocks", function_blocks);
+    static const member_reader readers[] = {
+        {"blocks", function_blocks}, {"allocations", allocations}, {NULL, NULL}};
+    return object_members(f, x, x->fn, function_keys, readers);
 }
 
 /* The functions: the one to run read by function(); with o->function
@@ -557,7 +588,8 @@ static bool functions(fast *f, file *x) {
 
 /* The top level: root gets its members, functions a list of the one to run. */
 static bool top_level(fast *f, file *x) {
-    if (!object_members(f, x, x->root, top_keys, "functions", functions)) return false;
+    static const member_reader readers[] = {{"functions", functions}, {NULL, NULL}};
+    if (!object_members(f, x, x->root, top_keys, readers)) return false;
     trn_scan_ws(&f->sc);
     return f->sc.i == f->sc.n;
 }

@@ -50,6 +50,9 @@ typedef struct bir_ctx {
     char block[BIR_WHERE_MAX]; /* the block path */
     bir_alloc *allocs;
     int n_allocs;
+    size_t cap_allocs;
+    bool allocs_in_place;       /* read from the text, one by one (bir_fast.c) */
+    int64_t hbm_end;            /* the end of the DRAM locations placed by the file */
     trn_name_index alloc_names; /* allocs by name (bir_find_alloc) */
     int n_regs;                 /* registers taken by REG allocations */
     bir_axis axes[BIR_MAX_DEPTH];
@@ -85,8 +88,12 @@ void bir_ctx_free(bir_ctx *c);
 int bir_read_header(bir_ctx *c, json_t *root, json_t **fn, trn_error *e);
 int bir_check_unhandled(bir_ctx *c, trn_error *e);
 
-/* bir_alloc.c: allocations -> tensors at the file's placement; registers; lookups. */
+/* bir_alloc.c: allocations -> tensors at the file's placement; registers; lookups.
+ * bir_read_allocations reads the function's list (unless each was added
+ * already, allocs_in_place), then places the tensors; bir_add_allocation
+ * reads the next one. */
 int bir_read_allocations(bir_ctx *c, json_t *fn, trn_error *e);
+int bir_add_allocation(bir_ctx *c, json_t *a, trn_error *e);
 const bir_alloc *bir_find_alloc(const bir_ctx *c, const char *name);
 int bir_dtype(const char *name, trn_dtype *out);
 /* The BIR name of a dtype, or NULL (the writer). */
