@@ -40,18 +40,21 @@ static const trn_opcode_desc *schema_of(void *arg, uint32_t it) {
     return ((trn_sim *)arg)->reg.table[it].op;
 }
 
+static bool same_ap(const trn_ap *x, const trn_ap *y) {
+    if (x->mem != y->mem || x->dtype != y->dtype || x->part_start != y->part_start ||
+        x->part_count != y->part_count || x->part_step != y->part_step || x->offset != y->offset ||
+        x->ndims != y->ndims)
+        return false;
+    for (uint32_t d = 0; d < x->ndims; ++d)
+        if (x->dims[d].step != y->dims[d].step || x->dims[d].num != y->dims[d].num) return false;
+    return true;
+}
+
 static bool same_operands(const trn_operand *a, const trn_operand *b, int n) {
-    for (int i = 0; i < n; ++i) {
-        const trn_ap *x = &a[i].ap, *y = &b[i].ap;
+    for (int i = 0; i < n; ++i)
         if (a[i].tensor != b[i].tensor || a[i].offset_register != b[i].offset_register ||
-            x->mem != y->mem || x->dtype != y->dtype || x->part_start != y->part_start ||
-            x->part_count != y->part_count || x->part_step != y->part_step ||
-            x->offset != y->offset || x->ndims != y->ndims)
+            !same_ap(&a[i].ap, &b[i].ap))
             return false;
-        for (uint32_t d = 0; d < x->ndims; ++d)
-            if (x->dims[d].step != y->dims[d].step || x->dims[d].num != y->dims[d].num)
-                return false;
-    }
     return true;
 }
 
@@ -63,8 +66,7 @@ static bool same_tensors(const trn_program *a, const trn_program *b) {
         if ((x->name != y->name && (!x->name || !y->name || strcmp(x->name, y->name))) ||
             x->mem != y->mem || x->dtype != y->dtype || x->ndim != y->ndim ||
             x->count != y->count || x->partition != y->partition ||
-            x->offset_bytes != y->offset_bytes ||
-            !same_operands(&(trn_operand){.ap = x->ap}, &(trn_operand){.ap = y->ap}, 1))
+            x->offset_bytes != y->offset_bytes || !same_ap(&x->ap, &y->ap))
             return false;
         for (int d = 0; d < x->ndim; ++d)
             if (x->shape[d] != y->shape[d]) return false;
